@@ -1,0 +1,70 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "StoreDesk",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "storedesk", targets: ["storedesk"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
+        .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+    ],
+    targets: [
+        // Pure domain: entities, rules, state machines, simulation, signatures. No curses, no GRDB.
+        .target(
+            name: "StoreDeskCore",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // The demo dataset, embedded as a resource bundle. Lives in the top-level Data/ folder.
+        .target(
+            name: "StoreDeskDemoData",
+            path: "Data",
+            exclude: ["README.md"],
+            resources: [.copy("Demo")]
+        ),
+        // GRDB: migrations, records, named write transactions, observation, generator, checks.
+        .target(
+            name: "StoreDeskStore",
+            dependencies: [
+                "StoreDeskCore",
+                "StoreDeskDemoData",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The only code that sees curses.
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
+        .target(name: "StoreDeskTerminal", dependencies: ["CNcurses", "StoreDeskUI"]),
+        // Screens: state, actions, reducers, views into a Canvas; themes; keymap.
+        .target(
+            name: "StoreDeskUI",
+            dependencies: [
+                "StoreDeskCore",
+                "StoreDeskStore",
+                .product(name: "TOMLKit", package: "TOMLKit"),
+            ]
+        ),
+        // Wiring only: ArgumentParser commands.
+        .executableTarget(
+            name: "storedesk",
+            dependencies: [
+                "StoreDeskCore",
+                "StoreDeskStore",
+                "StoreDeskUI",
+                "StoreDeskTerminal",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "StoreDeskCoreTests", dependencies: ["StoreDeskCore"], resources: [.copy("Vectors")]),
+        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(name: "StoreDeskTerminalTests", dependencies: ["StoreDeskTerminal", "StoreDeskUI"]),
+        .testTarget(name: "StoreDeskUITests", dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore"], resources: [.copy("Golden")]),
+        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

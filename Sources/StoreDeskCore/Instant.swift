@@ -1,0 +1,106 @@
+import Foundation
+
+/// A moment in time as Apple's servers write it: whole milliseconds since 1970-01-01 UTC.
+///
+/// Core never reads the wall clock; instants come in from a `Clock` so every rule is testable.
+///
+///     let start = Instant(iso8601: "2026-03-01T08:00:00Z")
+///     start?.adding(.days(3))
+public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConvertible {
+    public var millis: Int64
+
+    public init(millis: Int64) { self.millis = millis }
+
+    public init(_ date: Date) { self.millis = Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+
+    /// Parses `2026-03-01T08:00:00Z`, `2026-03-01T08:00:00.250+08:00` or a bare date `2026-03-01` (UTC).
+    public init?(iso8601 text: String) {
+        let full = ISO8601DateFormatter()
+        full.formatOptions = [.withInternetDateTime]
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let day = ISO8601DateFormatter()
+        day.formatOptions = [.withFullDate]
+        guard let date = full.date(from: text) ?? fractional.date(from: text) ?? day.date(from: text) else { return nil }
+        self.init(date)
+    }
+
+    /// Decodes Apple's milliseconds, or an ISO-8601 string as the hand-written demo data uses.
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let millis = try? container.decode(Int64.self) {
+            self.millis = millis
+            return
+        }
+        let text = try container.decode(String.self)
+        guard let instant = Instant(iso8601: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "'\(text)' is neither milliseconds nor an ISO-8601 date")
+        }
+        self = instant
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(millis)
+    }
+
+    public var date: Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+
+    public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.millis < rhs.millis }
+
+    public func adding(_ duration: Duration) -> Instant { Instant(millis: millis + duration.millis) }
+
+    public func duration(since other: Instant) -> Duration { Duration(millis: millis - other.millis) }
+
+    /// `2026-03-01T08:00:00Z`: the form used in JSON output.
+    public var iso8601: String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
+    public var description: String { iso8601 }
+
+    /// `2026-03-01 16:00` in the given zone: the form shown on screen.
+    public func shortText(in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(
+            format: "%04d-%02d-%02d %02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0)
+    }
+
+    /// `2026-03-01` in the given zone.
+    public func dayText(in zone: TimeZone) -> String { String(shortText(in: zone).prefix(10)) }
+
+    /// `2026-03-01 16:00:05` in the given zone.
+    public func secondsText(in zone: TimeZone) -> String {
+        let seconds = ((millis / 1000) % 60 + 60) % 60
+        return shortText(in: zone) + String(format: ":%02d", seconds)
+    }
+}
+
+extension Instant {
+    /// A span of time in milliseconds. Calendar months are handled by `SubscriptionPeriod`, not here.
+    public struct Duration: Hashable, Comparable, Sendable {
+        public var millis: Int64
+        public init(millis: Int64) { self.millis = millis }
+        public static func seconds(_ n: Int64) -> Duration { Duration(millis: n * 1000) }
+        public static func minutes(_ n: Int64) -> Duration { Duration(millis: n * 60_000) }
+        public static func hours(_ n: Int64) -> Duration { Duration(millis: n * 3_600_000) }
+        public static func days(_ n: Int64) -> Duration { Duration(millis: n * 86_400_000) }
+        public static func < (lhs: Duration, rhs: Duration) -> Bool { lhs.millis < rhs.millis }
+
+        /// `3d 4h`, `12m`, `45s`: the largest two units, for ages on screen.
+        public var shortText: String {
+            let total = abs(millis) / 1000
+            let d = total / 86_400, h = (total % 86_400) / 3600, m = (total % 3600) / 60, s = total % 60
+            let sign = millis < 0 ? "-" : ""
+            if d > 0 { return "\(sign)\(d)d \(h)h" }
+            if h > 0 { return "\(sign)\(h)h \(m)m" }
+            if m > 0 { return "\(sign)\(m)m \(s)s" }
+            return "\(sign)\(s)s"
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// One auto-renewable subscription chain, keyed by its original transaction id.
+public struct Subscription: Hashable, Sendable, Codable, Identifiable {
+    /// The originalTransactionId that every renewal shares.
+    public var id: String
+    public var userId: String
+    public var appId: String
+    public var productId: String
+    public var groupId: String
+    public var state: SubscriptionState
+    public var autoRenew: Bool
+    public var originalPurchaseDate: Instant
+    public var purchaseDate: Instant
+    public var expiresDate: Instant
+    public var gracePeriodExpiresDate: Instant?
+    public var revocationDate: Instant?
+    public var revocationReason: String?
+    public var expirationIntent: String?
+    public var offerType: String?
+    public var offerId: String?
+
+    public init(
+        id: String, userId: String, appId: String, productId: String, groupId: String, state: SubscriptionState,
+        autoRenew: Bool, originalPurchaseDate: Instant, purchaseDate: Instant, expiresDate: Instant,
+        gracePeriodExpiresDate: Instant? = nil, revocationDate: Instant? = nil, revocationReason: String? = nil,
+        expirationIntent: String? = nil, offerType: String? = nil, offerId: String? = nil
+    ) {
+        self.id = id
+        self.userId = userId
+        self.appId = appId
+        self.productId = productId
+        self.groupId = groupId
+        self.state = state
+        self.autoRenew = autoRenew
+        self.originalPurchaseDate = originalPurchaseDate
+        self.purchaseDate = purchaseDate
+        self.expiresDate = expiresDate
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.expirationIntent = expirationIntent
+        self.offerType = offerType
+        self.offerId = offerId
+    }
+
+    public enum CodingKeys: String, CodingKey {
+        case id = "original_transaction_id"
+        case state
+        case userId = "user_id"
+        case appId = "app_id"
+        case productId = "product_id"
+        case groupId = "group_id"
+        case autoRenew = "auto_renew"
+        case originalPurchaseDate = "original_purchase_date"
+        case purchaseDate = "purchase_date"
+        case expiresDate = "expires_date"
+        case gracePeriodExpiresDate = "grace_period_expires_date"
+        case revocationDate = "revocation_date"
+        case revocationReason = "revocation_reason"
+        case expirationIntent = "expiration_intent"
+        case offerType = "offer_type"
+        case offerId = "offer_id"
+    }
+
+    /// Whether the player has access: active, or in the billing grace period.
+    public var isEntitled: Bool { state == .active || state == .gracePeriod }
+}
+
+/// The states an operator sees; `appleStatus` is the number Apple's Get Subscription Status returns.
+public enum SubscriptionState: String, Hashable, Sendable, Codable, CaseIterable {
+    case active
+    case gracePeriod = "grace_period"
+    case billingRetry = "billing_retry"
+    case expired
+    case revoked
+
+    public var appleStatus: Int {
+        switch self {
+        case .active: 1
+        case .expired: 2
+        case .billingRetry: 3
+        case .gracePeriod: 4
+        case .revoked: 5
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .active: "active"
+        case .gracePeriod: "grace period"
+        case .billingRetry: "billing retry"
+        case .expired: "expired"
+        case .revoked: "refunded"
+        }
+    }
+}

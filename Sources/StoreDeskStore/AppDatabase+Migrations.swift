@@ -1,0 +1,218 @@
+import GRDB
+
+extension AppDatabase {
+    /// The schema's history. Append-only: a shipped migration is never edited, a change is a new one.
+    static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-foundation") { db in
+            try db.execute(sql: foundationSchema)
+        }
+        return migrator
+    }()
+
+    /// Secondary indexes, kept apart so the bulk generator can build them after loading rows.
+    static let foundationIndexes = """
+        CREATE INDEX user_on_name ON user(name);
+        CREATE INDEX user_on_friendly_name ON user(friendly_name);
+        CREATE INDEX user_on_phone_last4 ON user(substr(phone, -4));
+        CREATE INDEX game_account_on_user ON game_account(user_id);
+        CREATE INDEX game_account_on_apple_id ON game_account(apple_id);
+        CREATE UNIQUE INDEX game_account_on_token ON game_account(app_account_token);
+        CREATE INDEX product_on_app ON product(app_id);
+        CREATE INDEX transaction_on_user ON store_transaction(user_id, purchase_date);
+        CREATE INDEX transaction_on_original ON store_transaction(original_transaction_id);
+        CREATE INDEX transaction_on_state ON store_transaction(state, finished);
+        CREATE INDEX transaction_on_product ON store_transaction(product_id);
+        CREATE UNIQUE INDEX order_on_transaction ON payment_order(transaction_id);
+        CREATE INDEX order_on_user ON payment_order(user_id);
+        CREATE INDEX callback_on_order ON server_callback(order_id);
+        CREATE UNIQUE INDEX grant_on_order ON item_grant(order_id);
+        CREATE INDEX grant_on_user ON item_grant(user_id);
+        CREATE INDEX subscription_on_user ON subscription(user_id);
+        CREATE INDEX subscription_on_state ON subscription(state, expires_date);
+        CREATE INDEX restore_on_status ON restore_request(status, created_at);
+        CREATE INDEX restore_on_user ON restore_request(user_id);
+        CREATE UNIQUE INDEX restore_open_once ON restore_request(transaction_id) WHERE status = 'open';
+        CREATE UNIQUE INDEX restore_confirmed_once ON restore_request(transaction_id) WHERE status = 'confirmed';
+        CREATE INDEX audit_on_at ON audit_log(at);
+        """
+
+    /// Substring search over ids and names: a trigram full-text index kept in step with `user` by triggers.
+    static let userSearchTriggers = """
+        CREATE TRIGGER user_search_insert AFTER INSERT ON user BEGIN
+          INSERT INTO user_search(rowid, id, name, friendly_name) VALUES (new.rowid, new.id, new.name, new.friendly_name);
+        END;
+        CREATE TRIGGER user_search_delete AFTER DELETE ON user BEGIN
+          INSERT INTO user_search(user_search, rowid, id, name, friendly_name) VALUES ('delete', old.rowid, old.id, old.name, old.friendly_name);
+        END;
+        CREATE TRIGGER user_search_update AFTER UPDATE OF id, name, friendly_name ON user BEGIN
+          INSERT INTO user_search(user_search, rowid, id, name, friendly_name) VALUES ('delete', old.rowid, old.id, old.name, old.friendly_name);
+          INSERT INTO user_search(rowid, id, name, friendly_name) VALUES (new.rowid, new.id, new.name, new.friendly_name);
+        END;
+        """
+
+    static let foundationSchema = """
+        CREATE TABLE store_meta (
+            key TEXT PRIMARY KEY NOT NULL,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE app (
+            id TEXT PRIMARY KEY NOT NULL,
+            name TEXT NOT NULL,
+            bundle_id TEXT NOT NULL,
+            app_key TEXT NOT NULL,
+            currency_per_yuan INTEGER NOT NULL CHECK (currency_per_yuan > 0),
+            restore_ownership TEXT NOT NULL CHECK (restore_ownership IN ('transfer', 'keep', 'share')),
+            grace_period_days INTEGER NOT NULL CHECK (grace_period_days IN (0, 3, 16, 28))
+        );
+        CREATE TABLE user (
+            rowid INTEGER PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            friendly_name TEXT NOT NULL DEFAULT '',
+            id_card TEXT NOT NULL DEFAULT '' CHECK (id_card = '' OR id_card GLOB '*[*]*'),
+            phone TEXT NOT NULL DEFAULT '',
+            site INTEGER NOT NULL CHECK (site IN (0, 1, 3, 8, 9, 10)),
+            adult_type INTEGER NOT NULL CHECK (adult_type BETWEEN 0 AND 4),
+            fcm INTEGER NOT NULL,
+            authoriz_state INTEGER NOT NULL,
+            safety INTEGER NOT NULL,
+            client_id TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        CREATE TABLE game_account (
+            id INTEGER PRIMARY KEY,
+            apple_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES user(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            sid TEXT NOT NULL,
+            role_id TEXT NOT NULL,
+            role_name TEXT NOT NULL,
+            app_account_token TEXT NOT NULL
+        );
+        CREATE TABLE product (
+            id TEXT PRIMARY KEY NOT NULL,
+            app_id TEXT NOT NULL REFERENCES app(id),
+            name TEXT NOT NULL,
+            type TEXT NOT NULL CHECK (type IN ('consumable', 'non_consumable', 'auto_renewable', 'non_renewing')),
+            price_cents INTEGER NOT NULL CHECK (price_cents > 0),
+            currency TEXT NOT NULL,
+            subscription_group TEXT,
+            period TEXT,
+            grants_currency INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE store_transaction (
+            id TEXT PRIMARY KEY NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            user_id TEXT NOT NULL REFERENCES user(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            product_id TEXT NOT NULL REFERENCES product(id),
+            quantity INTEGER NOT NULL CHECK (quantity > 0),
+            state TEXT NOT NULL CHECK (state IN ('purchasing', 'purchased', 'failed', 'restored', 'deferred')),
+            failure_reason TEXT,
+            environment TEXT NOT NULL CHECK (environment IN ('Production', 'Sandbox')),
+            sid TEXT NOT NULL,
+            role_id TEXT NOT NULL,
+            app_order_id TEXT NOT NULL,
+            ext TEXT NOT NULL CHECK (length(ext) <= 512),
+            purchase_date INTEGER NOT NULL,
+            expires_date INTEGER,
+            revocation_date INTEGER,
+            revocation_reason TEXT,
+            finished INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE payment_order (
+            order_id TEXT PRIMARY KEY NOT NULL,
+            transaction_id TEXT NOT NULL REFERENCES store_transaction(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            user_id TEXT NOT NULL REFERENCES user(id),
+            product_id TEXT NOT NULL REFERENCES product(id),
+            payment TEXT NOT NULL,
+            sub_payment TEXT NOT NULL,
+            amount_cents INTEGER NOT NULL,
+            sid TEXT NOT NULL,
+            role_id TEXT NOT NULL,
+            app_order_id TEXT NOT NULL,
+            ext TEXT NOT NULL,
+            created_at INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('pending', 'granted'))
+        ) WITHOUT ROWID;
+        CREATE TABLE server_callback (
+            id INTEGER PRIMARY KEY,
+            order_id TEXT NOT NULL,
+            attempt INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            sign_expected TEXT NOT NULL,
+            sign_received TEXT NOT NULL,
+            verdict TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            reply TEXT NOT NULL,
+            received_at INTEGER NOT NULL
+        );
+        CREATE TABLE item_grant (
+            id INTEGER PRIMARY KEY,
+            order_id TEXT NOT NULL REFERENCES payment_order(order_id),
+            user_id TEXT NOT NULL REFERENCES user(id),
+            sid TEXT NOT NULL,
+            role_id TEXT NOT NULL,
+            product_id TEXT NOT NULL REFERENCES product(id),
+            quantity INTEGER NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('product', 'currency')),
+            currency_amount INTEGER NOT NULL,
+            source TEXT NOT NULL CHECK (source IN ('purchase', 'restore')),
+            granted_at INTEGER NOT NULL
+        );
+        CREATE TABLE subscription (
+            original_transaction_id TEXT PRIMARY KEY NOT NULL,
+            user_id TEXT NOT NULL REFERENCES user(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            product_id TEXT NOT NULL REFERENCES product(id),
+            group_id TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('active', 'grace_period', 'billing_retry', 'expired', 'revoked')),
+            auto_renew INTEGER NOT NULL,
+            original_purchase_date INTEGER NOT NULL,
+            purchase_date INTEGER NOT NULL,
+            expires_date INTEGER NOT NULL,
+            grace_period_expires_date INTEGER,
+            revocation_date INTEGER,
+            revocation_reason TEXT,
+            expiration_intent TEXT,
+            offer_type TEXT,
+            offer_id TEXT
+        ) WITHOUT ROWID;
+        CREATE TABLE restore_request (
+            id INTEGER PRIMARY KEY,
+            transaction_id TEXT NOT NULL REFERENCES store_transaction(id),
+            user_id TEXT NOT NULL REFERENCES user(id),
+            product_id TEXT NOT NULL REFERENCES product(id),
+            quantity INTEGER NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'confirmed', 'declined')),
+            created_at INTEGER NOT NULL,
+            resolved_at INTEGER,
+            resolved_by TEXT,
+            resolved_role TEXT,
+            target_user_id TEXT,
+            target_sid TEXT,
+            target_role_id TEXT,
+            reason TEXT
+        );
+        CREATE TABLE login_entry_configuration (
+            app_id TEXT PRIMARY KEY NOT NULL REFERENCES app(id),
+            entries TEXT,
+            updated_at INTEGER NOT NULL,
+            updated_by TEXT NOT NULL
+        );
+        CREATE TABLE audit_log (
+            id INTEGER PRIMARY KEY,
+            at INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            role TEXT NOT NULL,
+            action TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            detail TEXT NOT NULL
+        );
+        CREATE VIRTUAL TABLE user_search USING fts5(
+            id, name, friendly_name, content = 'user', content_rowid = 'rowid', tokenize = 'trigram'
+        );
+        """ + foundationIndexes + userSearchTriggers
+}

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+
+/// Everything the console and `storedesk user show` tell about one player.
+public struct UserProfile: Sendable, Hashable {
+    public var user: User
+    public var gameAccounts: [GameAccount]
+    public var subscriptions: [Subscription]
+    public var recentTransactions: [StoreTransaction]
+    public var transactionCount: Int
+    public var openRestoreRequests: Int
+}
+
+extension AppDatabase {
+    public func user(id: String) throws -> User? {
+        try reader.read { try User.fetchOne($0, key: ["id": id]) }
+    }
+
+    public func profile(userId: String, recent: Int = 10) throws -> UserProfile {
+        try reader.read { db in
+            guard let user = try User.fetchOne(db, key: ["id": userId]) else { throw StoreError.unknownUser(id: userId) }
+            return UserProfile(
+                user: user,
+                gameAccounts: try GameAccount.fetchAll(
+                    db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id", arguments: [userId]),
+                subscriptions: try Subscription.fetchAll(
+                    db, sql: "SELECT * FROM subscription WHERE user_id = ? ORDER BY expires_date DESC", arguments: [userId]),
+                recentTransactions: try StoreTransaction.fetchAll(
+                    db, sql: "SELECT * FROM store_transaction WHERE user_id = ? ORDER BY purchase_date DESC LIMIT ?",
+                    arguments: [userId, recent]),
+                transactionCount: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM store_transaction WHERE user_id = ?", arguments: [userId]) ?? 0,
+                openRestoreRequests: try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM restore_request WHERE user_id = ? AND status = 'open'",
+                    arguments: [userId]) ?? 0)
+        }
+    }
+
+    /// Users matching `text` in id, name, friendly name or the last four digits of the phone, in list
+    /// order, at most `limit`.
+    public func searchUsers(_ text: String, limit: Int) throws -> [User] {
+        try reader.read { db in try UserSearch(text: text).page(db, from: .start, limit: limit).map(\.user) }
+    }
+}
+
+/// A user with its place in the list (the table's rowid: creation order, and the keyset cursor).
+public struct UserRow: Hashable, Sendable {
+    public var rowid: Int64
+    public var user: User
+}
+
+/// A user filter as the console's `/` and `storedesk user search` apply it, with keyset pagination.
+///
+/// Three characters or more go through the trigram full-text index, so a substring is found without
+/// scanning the table; shorter text is matched with LIKE in list order. The last four phone digits
+/// match exactly, so a masked number never leaks more than it shows.
+public struct UserSearch: Sendable, Hashable {
+    public var text: String
+
+    public init(text: String) { self.text = text.trimmingCharacters(in: .whitespaces) }
+
+    /// Where a page starts.
+    public enum Anchor: Sendable, Hashable {
+        case start
+        case end
+        /// Rows strictly after this rowid, ascending.
+        case after(Int64)
+        /// Rows from this rowid on, ascending.
+        case from(Int64)
+        /// Rows strictly before this rowid (the page still comes back in ascending order).
+        case before(Int64)
+    }
+
+    var likePattern: String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    var isPhoneSuffix: Bool { text.count == 4 && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
+
+    var usesFullTextIndex: Bool { text.unicodeScalars.count >= 3 }
+
+    /// An FTS5 string literal: the whole text as one phrase.
+    var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    public func page(_ db: Database, from anchor: Anchor, limit: Int) throws -> [UserRow] {
+        var bound = ""
+        var boundArgs: StatementArguments = []
+        var descending = false
+        switch anchor {
+        case .start: break
+        case .end: descending = true
+        case .after(let rowid): bound = "rowid > ?"; boundArgs = [rowid]
+        case .from(let rowid): bound = "rowid >= ?"; boundArgs = [rowid]
+        case .before(let rowid): bound = "rowid < ?"; boundArgs = [rowid]; descending = true
+        }
+        let order = descending ? "DESC" : "ASC"
+        var sql: String
+        var arguments: StatementArguments = []
+        if text.isEmpty {
+            sql = "SELECT rowid AS sd_rowid FROM user" + (bound.isEmpty ? "" : " WHERE " + bound)
+            arguments += boundArgs
+        } else if usesFullTextIndex {
+            sql = "SELECT rowid AS sd_rowid FROM user_search WHERE user_search MATCH ?" + (bound.isEmpty ? "" : " AND " + bound)
+            arguments += [ftsPhrase]
+            arguments += boundArgs
+            if isPhoneSuffix {
+                sql = "SELECT sd_rowid FROM (" + sql + " UNION SELECT rowid FROM user WHERE substr(phone, -4) = ?"
+                    + (bound.isEmpty ? "" : " AND " + bound) + ")"
+                arguments += [text]
+                arguments += boundArgs
+            }
+        } else {
+            sql = "SELECT rowid AS sd_rowid FROM user WHERE (id LIKE ?1 ESCAPE '\\' OR name LIKE ?1 ESCAPE '\\' OR friendly_name LIKE ?1 ESCAPE '\\')"
+            arguments += [likePattern]
+            if !bound.isEmpty {
+                sql += " AND " + bound.replacingOccurrences(of: "?", with: "?2")
+                arguments += boundArgs
+            }
+        }
+        sql = "SELECT u.rowid AS sd_rowid, u.* FROM (" + sql + " ORDER BY sd_rowid \(order) LIMIT \(max(0, limit))) m JOIN user u ON u.rowid = m.sd_rowid ORDER BY u.rowid"
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            UserRow(rowid: row["sd_rowid"], user: try User(row: row))
+        }
+    }
+
+    /// How many users match; for the list's position indicator.
+    public func count(_ db: Database) throws -> Int {
+        if text.isEmpty { return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
+        return try page(db, from: .start, limit: Int.max / 2).count
+    }
+}

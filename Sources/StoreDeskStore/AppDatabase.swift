@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+
+/// The StoreDesk store: one SQLite file behind GRDB, with its migrations and named writes.
+///
+/// Opening never changes a file the user pointed at unless asked: a read-only open leaves it byte for
+/// byte as it was, an outdated schema is refused without `--migrate`, and a one-shot command uses a
+/// `DatabaseQueue` so the file keeps its journal mode. The console opens a `DatabasePool` (WAL).
+///
+///     let store = try AppDatabase.open(path: "demo.sqlite", access: .readOnly)
+///     let user = try store.user(id: "10000001")
+public struct AppDatabase: Sendable {
+    /// How the caller means to use the file.
+    public enum Access: Sendable, Equatable {
+        /// Reads only; the file is opened with SQLite's read-only flag.
+        case readOnly
+        /// Reads and writes through one connection; keeps the file's journal mode.
+        case readWrite
+        /// Concurrent reads beside one writer (the console); switches the file to WAL.
+        case readWriteConcurrent
+    }
+
+    /// The connection or pool; reads go through it too.
+    public let writer: any DatabaseWriter
+    public let path: String
+    public let isReadOnly: Bool
+
+    public var reader: any DatabaseReader { writer }
+
+    init(writer: any DatabaseWriter, path: String, isReadOnly: Bool) {
+        self.writer = writer
+        self.path = path
+        self.isReadOnly = isReadOnly
+    }
+
+    /// A fresh, migrated, empty in-memory store for tests.
+    public static func inMemory() throws -> AppDatabase {
+        let queue = try DatabaseQueue(configuration: configuration(readOnly: false))
+        try migrator.migrate(queue)
+        return AppDatabase(writer: queue, path: ":memory:", isReadOnly: false)
+    }
+
+    static func configuration(readOnly: Bool) -> Configuration {
+        var config = Configuration()
+        config.readonly = readOnly
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(2)
+        config.label = "storedesk"
+        return config
+    }
+
+    /// Opens an existing store, checking that it is one this binary understands before touching it.
+    ///
+    /// - Parameter migrate: apply pending migrations (only with an explicit `--migrate`, or for the
+    ///   default store that StoreDesk itself owns).
+    public static func open(path: String, access: Access, migrate: Bool = false) throws -> AppDatabase {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { throw StoreError.missing(path: path) }
+        guard !isDirectory.boolValue else { throw StoreError.notSQLite(path: path) }
+        guard fm.isReadableFile(atPath: path) else { throw StoreError.database(path: path, message: "cannot read the file (permission denied)") }
+        try checkHeader(path: path)
+
+        // Inspect the schema through a read-only connection: this never changes the file.
+        let pending = try inspect(path: path)
+        if !pending.isEmpty && !(migrate && access != .readOnly) {
+            throw StoreError.olderSchema(path: path, missing: pending)
+        }
+        if access != .readOnly {
+            let directory = (path as NSString).deletingLastPathComponent
+            guard fm.isWritableFile(atPath: path), fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+                throw StoreError.readOnlyFile(path: path)
+            }
+        }
+        do {
+            let writer: any DatabaseWriter
+            switch access {
+            case .readOnly:
+                writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+            case .readWrite:
+                writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: false))
+            case .readWriteConcurrent:
+                writer = try DatabasePool(path: path, configuration: configuration(readOnly: false))
+            }
+            if !pending.isEmpty { try migrator.migrate(writer) }
+            return AppDatabase(writer: writer, path: path, isReadOnly: access == .readOnly)
+        } catch let error as DatabaseError {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    /// Creates a new store at `path` with the current schema. Refuses an existing file.
+    public static func create(path: String) throws -> AppDatabase {
+        guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.exists(path: path) }
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration(readOnly: false))
+            try migrator.migrate(pool)
+            return AppDatabase(writer: pool, path: path, isReadOnly: false)
+        } catch let error as DatabaseError {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    /// The first 16 bytes of every SQLite 3 file.
+    static func checkHeader(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw StoreError.database(path: path, message: "cannot open the file")
+        }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notSQLite(path: path) }
+    }
+
+    /// Returns the migrations this binary knows that the file lacks; throws when the file is not a
+    /// store or is newer than this binary.
+    static func inspect(path: String) throws -> [String] {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+            defer { try? queue.close() }
+            return try queue.read { db in
+                guard try db.tableExists("grdb_migrations") else {
+                    throw StoreError.notAStore(path: path)
+                }
+                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+                let known = migrator.migrations
+                let unknown = applied.filter { !known.contains($0) }
+                if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknown: unknown) }
+                return known.filter { !applied.contains($0) }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(error, path: path)
+        }
+    }
+}
+
+extension StoreError {
+    /// Says what a SQLite error means for the file at `path`.
+    init(_ error: DatabaseError, path: String) {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: self = .locked(path: path)
+        case .SQLITE_NOTADB: self = .notSQLite(path: path)
+        case .SQLITE_READONLY: self = .readOnlyFile(path: path)
+        case .SQLITE_CANTOPEN where !FileManager.default.isWritableFile(atPath: path): self = .readOnlyFile(path: path)
+        case .SQLITE_CORRUPT: self = .database(path: path, message: "the database file is corrupt")
+        default: self = .database(path: path, message: error.message ?? "\(error.resultCode)")
+        }
+    }
+}

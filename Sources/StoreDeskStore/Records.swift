@@ -1,0 +1,79 @@
+import GRDB
+import StoreDeskCore
+
+// The Core entities are the store's records: their CodingKeys are the column names.
+
+extension Instant: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { millis.databaseValue }
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> Instant? {
+        Int64.fromDatabaseValue(dbValue).map(Instant.init(millis:))
+    }
+}
+
+extension Site: DatabaseValueConvertible {}
+extension AdultType: DatabaseValueConvertible {}
+extension RestoreOwnership: DatabaseValueConvertible {}
+extension ProductType: DatabaseValueConvertible {}
+extension SubscriptionPeriod: DatabaseValueConvertible {}
+extension TransactionState: DatabaseValueConvertible {}
+extension FailureReason: DatabaseValueConvertible {}
+extension StoreEnvironment: DatabaseValueConvertible {}
+extension OrderStatus: DatabaseValueConvertible {}
+extension GrantKind: DatabaseValueConvertible {}
+extension GrantSource: DatabaseValueConvertible {}
+extension SubscriptionState: DatabaseValueConvertible {}
+extension RestoreStatus: DatabaseValueConvertible {}
+
+extension App: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "app"
+}
+
+extension User: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "user"
+    public enum Columns {
+        public static let id = Column(CodingKeys.id)
+        public static let name = Column(CodingKeys.name)
+        public static let friendlyName = Column(CodingKeys.friendlyName)
+        public static let phone = Column(CodingKeys.phone)
+    }
+}
+
+extension GameAccount: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "game_account"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension Product: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "product"
+}
+
+extension StoreTransaction: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "store_transaction"
+}
+
+extension PaymentOrder: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "payment_order"
+}
+
+extension Grant: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "item_grant"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension Subscription: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "subscription"
+}
+
+extension RestoreRequest: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "restore_request"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+extension LoginEntryConfiguration: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "login_entry_configuration"
+}
+
+extension AuditEntry: FetchableRecord, MutablePersistableRecord {
+    public static let databaseTableName = "audit_log"
+    public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,74 @@
+import GRDB
+
+/// `storedesk check`: SQLite's own integrity check plus the domain's invariants. Later features add
+/// their invariants to `invariants`.
+public enum StoreCheck {
+    public struct Violation: Hashable, Sendable, Codable {
+        /// A stable name for the kind of problem, for scripts.
+        public var kind: String
+        /// The row it concerns (an order id, a transaction id, a table), when there is one.
+        public var subject: String
+        public var message: String
+    }
+
+    /// One named rule: a query whose every row is a violation `(subject, message)`.
+    struct Invariant {
+        var kind: String
+        var sql: String
+    }
+
+    static let invariants: [Invariant] = [
+        Invariant(
+            kind: "order_granted_twice",
+            sql: """
+                SELECT order_id, 'order ' || order_id || ' was granted ' || COUNT(*) || ' times'
+                FROM item_grant GROUP BY order_id HAVING COUNT(*) > 1
+                """),
+        Invariant(
+            kind: "grant_without_order",
+            sql: """
+                SELECT CAST(g.id AS TEXT), 'grant ' || g.id || ' points at order ' || g.order_id || ', which does not exist'
+                FROM item_grant g LEFT JOIN payment_order o ON o.order_id = g.order_id WHERE o.order_id IS NULL
+                """),
+        Invariant(
+            kind: "finished_purchase_not_delivered",
+            sql: """
+                SELECT t.id, 'transaction ' || t.id || ' (user ' || t.user_id || ', ' || t.product_id
+                  || ') is purchased and finished but has no grant and no open restore request'
+                FROM store_transaction t
+                WHERE t.state = 'purchased' AND t.finished = 1
+                  AND NOT EXISTS (SELECT 1 FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id
+                                  WHERE o.transaction_id = t.id)
+                  AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id AND r.status = 'open')
+                """),
+    ]
+
+    public static func run(_ db: Database) throws -> [Violation] {
+        var violations: [Violation] = []
+        for row in try String.fetchAll(db, sql: "PRAGMA integrity_check") where row != "ok" {
+            violations.append(Violation(kind: "integrity", subject: "", message: row))
+        }
+        let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        for row in foreignKeys {
+            let table: String = row[0]
+            let rowid: Int64? = row[1]
+            let parent: String = row[2]
+            violations.append(
+                Violation(
+                    kind: "foreign_key", subject: table,
+                    message: "\(table) row \(rowid.map(String.init) ?? "?") points at a missing \(parent)"))
+        }
+        for invariant in invariants {
+            for row in try Row.fetchAll(db, sql: invariant.sql) {
+                violations.append(Violation(kind: invariant.kind, subject: row[0] ?? "", message: row[1] ?? ""))
+            }
+        }
+        return violations
+    }
+}
+
+extension AppDatabase {
+    public func check() throws -> [StoreCheck.Violation] {
+        try reader.read { try StoreCheck.run($0) }
+    }
+}

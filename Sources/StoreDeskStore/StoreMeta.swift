@@ -1,0 +1,26 @@
+import GRDB
+import StoreDeskCore
+
+/// Small facts about a store kept in `store_meta`: its clock and what it was built from.
+public enum StoreMeta {
+    public enum Key: String, Sendable {
+        /// The store's own "now" in milliseconds: demo and synthetic data are consistent relative to it.
+        case clock
+        /// What the store was built from: the demo dataset's name, or the generator's parameters.
+        case dataset
+    }
+
+    public static func set(_ key: Key, _ value: String, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO store_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            arguments: [key.rawValue, value])
+    }
+
+    public static func get(_ key: Key, in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [key.rawValue])
+    }
+
+    public static func clock(in db: Database) throws -> Instant? {
+        try get(.clock, in: db).flatMap(Int64.init).map(Instant.init(millis:))
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import StoreDeskStore
+
+/// Prints one line on stderr and leaves with a non-zero code: how every command reports bad input.
+func fail(_ message: String, code: Int32 = 1) -> ExitCode {
+    FileHandle.standardError.write(Data(("storedesk: " + message + "\n").utf8))
+    return ExitCode(code)
+}
+
+/// Runs a command's body, turning known errors into their one-line form.
+func reporting<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as StoreError {
+        throw fail(error.description)
+    } catch let error as ExitCode {
+        throw error
+    } catch let error as CleanExit {
+        throw error
+    } catch {
+        throw fail("\(error)")
+    }
+}
+
+/// Stable JSON: sorted keys, pretty printed, no escaped slashes.
+func printJSON<T: Encodable>(_ value: T) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let data = try encoder.encode(value)
+    FileHandle.standardOutput.write(data)
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+/// Whether standard error is a terminal (for progress bars).
+var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+extension Int {
+    /// `1,234,567`.
+    var grouped: String {
+        let digits = String(abs(self))
+        var out = ""
+        for (i, ch) in digits.enumerated() {
+            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+            out.append(ch)
+        }
+        return (self < 0 ? "-" : "") + out
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+struct SeedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "seed",
+        abstract: "Generate a deterministic synthetic store (up to millions of users).",
+        discussion: "The same --users and --seed always give the same data. Refuses to replace an existing file without --force.")
+
+    @Option(help: "How many users to generate.") var users: Int = 10_000
+    @Option(help: "The generator's seed.") var seed: UInt64 = 1
+    @Option(help: ArgumentHelp("The store file to write (default: the default store path).", valueName: "path")) var db: String?
+    @Flag(help: "Replace an existing file.") var force = false
+    @Flag(help: "Print the summary as JSON.") var json = false
+
+    func run() throws {
+        try reporting {
+            guard users >= 0 else { throw StoreError.invalidArgument("--users must be 0 or more, got \(users)") }
+            let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? DefaultStore.path()
+            if FileManager.default.fileExists(atPath: path) && !force { throw StoreError.exists(path: path) }
+            let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
+            let started = Date()
+            let bar = ProgressBar(total: users, enabled: stderrIsTerminal && !json)
+            let summary = try SyntheticSeeder.seed(
+                path: path, users: users, seed: seed, catalogue: demo.catalogue, clock: demo.meta.clock,
+                replacing: force, progress: bar.update)
+            bar.finish()
+            let elapsed = Date().timeIntervalSince(started)
+            if json {
+                struct Output: Encodable {
+                    var path: String
+                    var seed: UInt64
+                    var elapsedSeconds: Double
+                    var counts: SyntheticSeeder.Summary
+                }
+                try printJSON(Output(path: path, seed: seed, elapsedSeconds: (elapsed * 100).rounded() / 100, counts: summary))
+            } else {
+                print(
+                    "seeded \(summary.users.grouped) users, \(summary.transactions.grouped) transactions, "
+                        + "\(summary.subscriptions.grouped) subscriptions, \(summary.grants.grouped) grants, "
+                        + "\(summary.restoreRequests.grouped) open restore requests in "
+                        + String(format: "%.1f s", elapsed) + " → \(path)")
+            }
+        }
+    }
+}
+
+/// A one-line progress bar on stderr, drawn only on a terminal.
+final class ProgressBar {
+    let total: Int
+    let enabled: Bool
+    let started = Date()
+
+    init(total: Int, enabled: Bool) {
+        self.total = total
+        self.enabled = enabled
+    }
+
+    func update(_ done: Int) {
+        guard enabled, total > 0 else { return }
+        let width = 30
+        let filled = min(width, done * width / total)
+        let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
+        let line = "\r[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] "
+            + "\(done.grouped)/\(total.grouped) users  " + String(format: "%.0f/s ", rate)
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    func finish() {
+        guard enabled, total > 0 else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
