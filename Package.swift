@@ -27,6 +27,12 @@ let package = Package(
             exclude: ["README.md"],
             resources: [.copy("Demo")]
         ),
+        // The colour themes, embedded as a resource bundle. Lives in the top-level Themes/ folder.
+        .target(
+            name: "StoreDeskThemes",
+            path: "Themes",
+            resources: [.copy("dark.toml"), .copy("light.toml"), .copy("high-contrast.toml"), .copy("colorblind.toml")]
+        ),
         // GRDB: migrations, records, named write transactions, observation, generator, checks.
         .target(
             name: "StoreDeskStore",
@@ -45,6 +51,7 @@ let package = Package(
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStore",
+                "StoreDeskThemes",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),

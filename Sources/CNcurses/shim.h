@@ -33,7 +33,8 @@ static inline int sd_setlocale_all(void) { return setlocale(LC_ALL, "") != NULL;
 /// Writes one wide character (with its attributes and colour pair) at y, x.
 static inline int sd_put_wide(WINDOW *w, int y, int x, const wchar_t *chars, attr_t attrs, int pair) {
     cchar_t cell;
-    if (setcchar(&cell, chars, attrs, (short)pair, NULL) != OK) return ERR;
+    int extended = pair;
+    if (setcchar(&cell, chars, attrs, 0, &extended) != OK) return ERR;
     return mvwadd_wch(w, y, x, &cell);
 }
 

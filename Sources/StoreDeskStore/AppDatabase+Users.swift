@@ -131,3 +131,22 @@ public struct UserSearch: Sendable, Hashable {
         return try page(db, from: .start, limit: Int.max / 2).count
     }
 }
+
+extension AppDatabase {
+    /// The user's place in the list (its rowid), for jumping to it.
+    public func userRowid(id: String) throws -> Int64? {
+        try reader.read { try Int64.fetchOne($0, sql: "SELECT rowid FROM user WHERE id = ?", arguments: [id]) }
+    }
+
+    public func apps() throws -> [App] {
+        try reader.read { try App.fetchAll($0, sql: "SELECT * FROM app ORDER BY id") }
+    }
+
+    /// Writes one audit line in its own transaction.
+    public func recordAudit(_ entry: AuditEntry) throws {
+        try writer.write { db in
+            var entry = entry
+            try entry.insert(db)
+        }
+    }
+}

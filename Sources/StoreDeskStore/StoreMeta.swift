@@ -24,3 +24,8 @@ public enum StoreMeta {
         try get(.clock, in: db).flatMap(Int64.init).map(Instant.init(millis:))
     }
 }
+
+extension AppDatabase {
+    /// The store's own clock, when it keeps one (demo and synthetic stores do).
+    public func clock() throws -> Instant? { try reader.read { try StoreMeta.clock(in: $0) } }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+extension AppState {
+    /// The console's view: draws the whole frame into a canvas. Reads only the state.
+    public func render() -> Canvas {
+        var canvas = Canvas(size: size)
+        let layout = self.layout
+        guard !layout.isTooSmall else {
+            renderTooSmall(into: &canvas)
+            return canvas
+        }
+        renderHeader(into: &canvas, rect: layout[.header])
+        renderTabs(into: &canvas, rect: layout[.tabs])
+        switch screen {
+        case .users:
+            users.renderList(into: &canvas, rect: layout[.list], focused: focus == .list, filter: users.filter, filtering: isFiltering)
+            users.renderDetail(into: &canvas, rect: layout[.detail], focused: focus == .detail, zone: timeZone, now: clock)
+        }
+        renderFooter(into: &canvas, rect: layout[.footer])
+        renderStatus(into: &canvas, rect: layout[.status])
+        if case .help(let scroll) = mode { renderHelp(into: &canvas, scroll: scroll) }
+        return canvas
+    }
+
+    var isFiltering: Bool {
+        if case .filter = mode { return true }
+        return false
+    }
+
+    func renderTooSmall(into canvas: inout Canvas) {
+        let need = Layout.minimum
+        let message = "terminal too small: need \(need.width)x\(need.height), have \(size.width)x\(size.height)"
+        var lines = wrap(message, width: size.width)
+        let firstHint = lines.count
+        lines += wrap("enlarge the window, or press q to quit", width: size.width)
+        for (i, line) in lines.enumerated() where i < size.height {
+            canvas.write(line, at: Point(x: 0, y: i), role: i < firstHint ? .statusWarning : .muted, maxWidth: size.width)
+        }
+    }
+
+    /// Breaks text at spaces so that no line is wider than `width` columns.
+    func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if candidate.columns <= width || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    func renderHeader(into canvas: inout Canvas, rect: Rect) {
+        canvas.fill(rect, role: .header)
+        var x = rect.x
+        x += canvas.write(" StoreDesk ", at: Point(x: x, y: rect.y), role: .headerBadge)
+        let badge = session.readOnly ? " RO " : ""
+        let available = max(0, rect.width - (x - rect.x) - badge.columns - 1)
+        canvas.write(headerText(width: available), at: Point(x: x, y: rect.y), role: .header, maxWidth: available)
+        if session.readOnly {
+            canvas.write(badge, at: Point(x: rect.x + rect.width - badge.columns, y: rect.y), role: .readOnlyBadge)
+        }
+    }
+
+    /// The header's facts, dropping the least useful ones first when the terminal is narrow.
+    func headerText(width: Int) -> String {
+        let file = (storePath as NSString).lastPathComponent
+        let role = session.role.rawValue
+        let actor = session.actor.isEmpty ? "" : " · " + session.actor
+        let appText = app.map { "\($0.name) (\($0.id))" }
+        let appShort = app.map(\.name)
+        let time = clock.secondsText(in: timeZone)
+        let shortTime = String(time.suffix(8))
+        let candidates: [[String?]] = [
+            [appText, environment.rawValue, file, time, role + actor],
+            [appText, environment.rawValue, file, time, role],
+            [appShort, environment.rawValue, file, time, role],
+            [appShort, environment.rawValue, time, role],
+            [appShort, environment.rawValue, shortTime, role],
+            [appShort, shortTime, role],
+        ]
+        for candidate in candidates {
+            let text = " " + candidate.compactMap { $0 }.joined(separator: " │ ")
+            if text.columns <= width { return text }
+        }
+        return " " + [appShort, shortTime, role].compactMap { $0 }.joined(separator: " │ ")
+    }
+
+    func renderTabs(into canvas: inout Canvas, rect: Rect) {
+        var x = rect.x + 1
+        for (i, id) in ScreenID.allCases.enumerated() {
+            let label = " \(i + 1) \(id.title) "
+            x += canvas.write(label, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab)
+            x += 1
+        }
+    }
+
+    func renderFooter(into canvas: inout Canvas, rect: Rect) {
+        var x = rect.x + 1
+        for binding in Keymap.footer where binding.applies(to: screen) {
+            if binding.writes && session.readOnly { continue }
+            let disabled = binding.unavailableReason(in: self) != nil
+            let key = binding.command == .down ? "j/k" : binding.keys[0].label
+            let width = key.columns + 1 + binding.help.columns
+            guard x + width <= rect.x + rect.width else { break }
+            x += canvas.write(key, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerKey)
+            x += 1
+            x += canvas.write(binding.help, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerText)
+            x += 2
+        }
+    }
+
+    func renderStatus(into canvas: inout Canvas, rect: Rect) {
+        switch mode {
+        case .filter:
+            let text = "/" + users.filter
+            let x = canvas.write(text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            let hint = "enter keep · esc clear"
+            if x + hint.columns + 4 < rect.width {
+                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
+            }
+        case .command(let text):
+            let x = canvas.write(":" + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            if let status, x + status.text.columns + 4 < rect.width {
+                canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
+            }
+        case .normal, .help:
+            if let status {
+                let role: Role = switch status.kind {
+                case .info: .statusInfo
+                case .success: .statusSuccess
+                case .warning: .statusWarning
+                case .error: .statusError
+                }
+                canvas.write(status.text, at: Point(x: rect.x, y: rect.y), role: role, maxWidth: rect.width)
+            } else {
+                canvas.write("? help · : command · / filter · q quit", at: Point(x: rect.x, y: rect.y), role: .muted, maxWidth: rect.width)
+            }
+        }
+    }
+
+    /// The `?` overlay: every action for this screen, unavailable ones dimmed with the reason.
+    func renderHelp(into canvas: inout Canvas, scroll: Int) {
+        let width = min(size.width - 4, 96), height = size.height - 4
+        let box = Rect(x: (size.width - width) / 2, y: 2, width: width, height: height)
+        canvas.fill(box, role: .text)
+        canvas.frame(box, title: "Help: \(screen.title) · esc closes · j/k scroll", role: .borderFocused)
+        let inner = box.inset
+        var lines: [(String, String, String?)] = []
+        for binding in Keymap.helpEntries(for: self) {
+            let keys = binding.keys.count > 4 ? "1…9" : binding.keyLabel
+            lines.append((keys, binding.summary, binding.unavailableReason(in: self)))
+        }
+        let keyWidth = min(16, lines.map { $0.0.columns }.max() ?? 8) + 2
+        let visible = Array(lines.dropFirst(min(scroll, max(0, lines.count - inner.height))).prefix(inner.height))
+        for (row, line) in visible.enumerated() {
+            let y = inner.y + row
+            let disabled = line.2 != nil
+            canvas.write(line.0.padded(to: keyWidth), at: Point(x: inner.x + 1, y: y), role: disabled ? .helpDisabled : .helpKey)
+            let text = line.1 + (line.2.map { "  (unavailable: \($0))" } ?? "")
+            canvas.write(text, at: Point(x: inner.x + 1 + keyWidth, y: y), role: disabled ? .helpDisabled : .helpText, maxWidth: inner.width - keyWidth - 2)
+        }
+    }
+}

@@ -1,0 +1,28 @@
+import StoreDeskCore
+import StoreDeskStore
+
+/// Work a reducer asks for; the runtime performs it and feeds the result back as an `Action`.
+/// Reducers stay pure: they describe reads and writes, never perform them.
+public enum Effect: Sendable {
+    /// A read on the store; the closure's result is dispatched.
+    case read(@Sendable (AppDatabase) throws -> Action)
+    /// A write on the store (never produced when the session is read-only).
+    case write(@Sendable (AppDatabase) throws -> Action)
+    /// Load a theme by name and apply it.
+    case loadTheme(String)
+    /// Leave the console.
+    case quit
+}
+
+/// Everything that can change the console's state: keys, time, size, and the results of effects.
+public enum Action: Sendable {
+    case key(Key)
+    case resize(Size)
+    case tick(Instant)
+    /// The store changed (this process or another): visible data is fetched again.
+    case storeChanged
+    case appsLoaded([App])
+    case users(UsersScreen.Event)
+    case themeApplied(name: String, warnings: [String])
+    case failed(String)
+}

@@ -1,0 +1,209 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+/// The Users screen: every user in a keyset-paged list that never holds more rows than it shows,
+/// a `/` filter, and the selected user's profile in the detail pane.
+public struct UsersScreen: Sendable {
+    public var filter = ""
+    /// The visible window of rows, in list order.
+    public var rows: [UserRow] = []
+    public var selected = 0
+    /// Users in the store (unfiltered), for the pane title.
+    public var total: Int?
+    public var profile: UserProfile?
+    public var detailScroll = 0
+    /// Users whose phone number was revealed in this session (support only, audited).
+    public var revealed: Set<String> = []
+    /// Bumped on every new query, so a late result for an old filter is dropped.
+    var generation = 0
+
+    public init() {}
+
+    public var selectedRow: UserRow? { rows.indices.contains(selected) ? rows[selected] : nil }
+
+    /// Results of this screen's effects.
+    public enum Event: Sendable {
+        case window(rows: [UserRow], select: Int64?, generation: Int)
+        case count(Int)
+        case profile(UserProfile)
+        case revealed(userId: String)
+        /// The user asked for with `--select` or `:user ID`.
+        case jump(rowid: Int64?, id: String)
+    }
+
+    // MARK: - Effects
+
+    func window(_ generation: Int, select: Int64?, _ fetch: @escaping @Sendable (AppDatabase) throws -> [UserRow]) -> Effect {
+        .read { db in .users(.window(rows: try fetch(db), select: select, generation: generation)) }
+    }
+
+    /// Reload from the start with the current filter, plus the count.
+    mutating func reload(pageSize: Int) -> [Effect] {
+        generation += 1
+        let search = UserSearch(text: filter), generation = self.generation
+        return [
+            window(generation, select: nil) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } },
+            .read { db in .users(.count(try db.reader.read { try UserSearch(text: "").count($0) })) },
+        ]
+    }
+
+    /// Fetch the visible window again from its first row, keeping the selection on the same rowid.
+    mutating func refresh(pageSize: Int) -> [Effect] {
+        generation += 1
+        let search = UserSearch(text: filter), generation = self.generation
+        let first = rows.first?.rowid, keep = selectedRow?.rowid
+        return [
+            window(generation, select: keep) { db in
+                try db.reader.read { db in
+                    var page = try search.page(db, from: first.map { .from($0) } ?? .start, limit: pageSize)
+                    if page.count < pageSize, let top = page.first?.rowid ?? first {
+                        // Rows went away near the end: fill the window from above.
+                        page = try search.page(db, from: .before(top), limit: pageSize - page.count) + page
+                    }
+                    return page
+                }
+            },
+            .read { db in .users(.count(try db.reader.read { try UserSearch(text: "").count($0) })) },
+        ]
+    }
+
+    func profileEffect() -> [Effect] {
+        guard let id = selectedRow?.user.id else { return [] }
+        return [.read { db in .users(.profile(try db.profile(userId: id))) }]
+    }
+
+    // MARK: - Reducer
+
+    mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
+        let search = UserSearch(text: filter)
+        switch command {
+        case .up:
+            if selected > 0 {
+                selected -= 1
+                return profileEffect()
+            }
+            guard let first = rows.first else { return [] }
+            generation += 1
+            let current = rows
+            return [window(generation, select: nil) { db in
+                let previous = try db.reader.read { try search.page($0, from: .before(first.rowid), limit: 1) }
+                return previous.isEmpty ? current : previous + current.dropLast(current.count >= pageSize ? 1 : 0)
+            }]
+        case .down:
+            if selected < rows.count - 1 {
+                selected += 1
+                return profileEffect()
+            }
+            guard let last = rows.last else { return [] }
+            generation += 1
+            let current = rows
+            return [window(generation, select: -1) { db in
+                let next = try db.reader.read { try search.page($0, from: .after(last.rowid), limit: 1) }
+                return next.isEmpty ? current : Array(current.dropFirst(current.count >= pageSize ? 1 : 0)) + next
+            }]
+        case .pageDown:
+            guard let last = rows.last else { return [] }
+            generation += 1
+            return [window(generation, select: nil) { db in
+                try db.reader.read { db in
+                    let next = try search.page(db, from: .after(last.rowid), limit: pageSize)
+                    guard !next.isEmpty else { return [] }
+                    if next.count < pageSize {
+                        return try search.page(db, from: .before(next[0].rowid), limit: pageSize - next.count) + next
+                    }
+                    return next
+                }
+            }]
+        case .pageUp:
+            guard let first = rows.first else { return [] }
+            generation += 1
+            return [window(generation, select: nil) { db in
+                try db.reader.read { db in
+                    let previous = try search.page(db, from: .before(first.rowid), limit: pageSize)
+                    guard !previous.isEmpty else { return [] }
+                    if previous.count < pageSize, let end = previous.last {
+                        return previous + (try search.page(db, from: .after(end.rowid), limit: pageSize - previous.count))
+                    }
+                    return previous
+                }
+            }]
+        case .top:
+            generation += 1
+            return [window(generation, select: nil) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } }]
+        case .bottom:
+            generation += 1
+            return [window(generation, select: -1) { db in try db.reader.read { try search.page($0, from: .end, limit: pageSize) } }]
+        default:
+            return []
+        }
+    }
+
+    /// Applies an effect's result. `select` is a rowid to keep selected, -1 for the last row, nil to
+    /// keep the selection's place in the window.
+    mutating func apply(_ event: Event, pageSize: Int) -> [Effect] {
+        switch event {
+        case .window(let newRows, let select, let gen):
+            guard gen == generation else { return [] }
+            // An empty page while paging means there is nothing further: keep what is shown.
+            if newRows.isEmpty && !rows.isEmpty && select == nil && !filterChangedSinceWindow { return [] }
+            let previousId = selectedRow?.user.id
+            rows = newRows
+            filterChangedSinceWindow = false
+            if let select, select >= 0, let index = rows.firstIndex(where: { $0.rowid == select }) {
+                selected = index
+            } else if select == -1 {
+                selected = max(0, rows.count - 1)
+            } else {
+                // No row to follow, or it is gone: stay at the same place in the window.
+                selected = min(selected, max(0, rows.count - 1))
+            }
+            if selectedRow?.user.id != previousId { detailScroll = 0 }
+            if selectedRow == nil { profile = nil }
+            return profileEffect()
+        case .count(let n):
+            total = n
+            return []
+        case .profile(let p):
+            if p.user.id == selectedRow?.user.id { profile = p }
+            return []
+        case .revealed(let userId):
+            revealed.insert(userId)
+            return []
+        case .jump(let rowid, _):
+            guard let rowid else { return [] }
+            generation += 1
+            let search = UserSearch(text: filter)
+            return [window(generation, select: rowid) { db in
+                try db.reader.read { db in
+                    // Show the user with as many rows above it as the end of the list allows.
+                    let below = try search.page(db, from: .from(rowid), limit: pageSize)
+                    guard below.count < pageSize else { return below }
+                    return try search.page(db, from: .before(rowid), limit: pageSize - below.count) + below
+                }
+            }]
+        }
+    }
+
+    /// Set when the filter text changes, so an empty result replaces the window instead of being
+    /// read as "nothing further".
+    var filterChangedSinceWindow = false
+
+    mutating func setFilter(_ text: String, pageSize: Int) -> [Effect] {
+        guard text != filter else { return [] }
+        filter = text
+        selected = 0
+        filterChangedSinceWindow = true
+        return Array(reload(pageSize: pageSize).prefix(1))
+    }
+
+    /// Look a user up by id and put it in the window, selected.
+    mutating func jump(to id: String) -> [Effect] {
+        filter = ""
+        filterChangedSinceWindow = true
+        return [.read { db in
+            guard let rowid = try db.userRowid(id: id) else { throw StoreError.unknownUser(id: id) }
+            return .users(.jump(rowid: rowid, id: id))
+        }]
+    }
+}

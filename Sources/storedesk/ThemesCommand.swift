@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import StoreDeskUI
+
+struct ThemesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "themes", abstract: "List and check colour themes.", subcommands: [List.self, Check.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The themes this console can use.")
+        func run() throws {
+            let catalog = ThemeCatalog()
+            for name in catalog.names {
+                print(name + (catalog.files[name].map { "\t" + $0.path } ?? "\t(built in)"))
+            }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check theme files (default: every known theme). Exit 1 if any is broken.")
+        @Argument(help: "Theme files or names.") var files: [String] = []
+
+        func run() throws {
+            let catalog = ThemeCatalog()
+            var broken = 0
+            for name in files.isEmpty ? catalog.names : files {
+                do {
+                    let (theme, warnings) = try catalog.load(name)
+                    for warning in warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+                    print("ok: \(name) (\(theme.name)\(warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))")
+                } catch {
+                    broken += 1
+                    FileHandle.standardError.write(Data("storedesk: \(error)\n".utf8))
+                }
+            }
+            if broken > 0 { throw ExitCode(1) }
+        }
+    }
+}
