@@ -63,12 +63,40 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
     public var description: String { iso8601 }
 
     /// `2026-03-01 16:00` in the given zone: the form shown on screen.
+    ///
+    /// Plain arithmetic on the civil calendar (Howard Hinnant's days-from-civil), not `Calendar`:
+    /// a frame shows dozens of dates, and ICU's calendar costs more than drawing the frame.
     public func shortText(in zone: TimeZone) -> String {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
-        return String(
-            format: "%04d-%02d-%02d %02d:%02d", c.year ?? 0, c.month ?? 0, c.day ?? 0, c.hour ?? 0, c.minute ?? 0)
+        let local = millis / 1000 + Int64(Instant.offsetSeconds(of: zone, at: self))
+        let days = local >= 0 ? local / 86_400 : (local - 86_399) / 86_400
+        let secondsOfDay = local - days * 86_400
+        let (year, month, day) = Instant.civil(fromDays: days)
+        return Instant.pad(year, 4) + "-" + Instant.pad(month, 2) + "-" + Instant.pad(day, 2) + " "
+            + Instant.pad(secondsOfDay / 3600, 2) + ":" + Instant.pad((secondsOfDay % 3600) / 60, 2)
+    }
+
+    static func pad(_ value: Int64, _ width: Int) -> String {
+        let text = String(value)
+        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    }
+
+    /// Year, month, day of a count of days since 1970-01-01.
+    static func civil(fromDays z0: Int64) -> (Int64, Int64, Int64) {
+        let z = z0 + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+
+    /// The zone's offset from UTC at this instant; UTC itself without asking ICU.
+    static func offsetSeconds(of zone: TimeZone, at instant: Instant) -> Int {
+        if zone.identifier == "UTC" || zone.identifier == "GMT" { return 0 }
+        return zone.secondsFromGMT(for: instant.date)
     }
 
     /// `2026-03-01` in the given zone.

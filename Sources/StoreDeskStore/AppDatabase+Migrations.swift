@@ -21,10 +21,9 @@ extension AppDatabase {
         CREATE INDEX product_on_app ON product(app_id);
         CREATE INDEX transaction_on_user ON store_transaction(user_id, purchase_date);
         CREATE INDEX transaction_on_original ON store_transaction(original_transaction_id);
-        CREATE INDEX transaction_on_state ON store_transaction(state, finished);
+        CREATE INDEX transaction_unfinished ON store_transaction(state, purchase_date) WHERE finished = 0;
         CREATE INDEX transaction_on_product ON store_transaction(product_id);
         CREATE UNIQUE INDEX order_on_transaction ON payment_order(transaction_id);
-        CREATE INDEX order_on_user ON payment_order(user_id);
         CREATE INDEX callback_on_order ON server_callback(order_id);
         CREATE UNIQUE INDEX grant_on_order ON item_grant(order_id);
         CREATE INDEX grant_on_user ON item_grant(user_id);
@@ -35,6 +34,16 @@ extension AppDatabase {
         CREATE UNIQUE INDEX restore_open_once ON restore_request(transaction_id) WHERE status = 'open';
         CREATE UNIQUE INDEX restore_confirmed_once ON restore_request(transaction_id) WHERE status = 'confirmed';
         CREATE INDEX audit_on_at ON audit_log(at);
+        """
+
+    /// The number of users, kept in `store_meta` so the console never counts a million rows to show it.
+    static let userCountTriggers = """
+        CREATE TRIGGER user_count_insert AFTER INSERT ON user BEGIN
+          UPDATE store_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'user_count';
+        END;
+        CREATE TRIGGER user_count_delete AFTER DELETE ON user BEGIN
+          UPDATE store_meta SET value = CAST(value AS INTEGER) - 1 WHERE key = 'user_count';
+        END;
         """
 
     /// Substring search over ids and names: a trigram full-text index kept in step with `user` by triggers.
@@ -214,5 +223,6 @@ extension AppDatabase {
         CREATE VIRTUAL TABLE user_search USING fts5(
             id, name, friendly_name, content = 'user', content_rowid = 'rowid', tokenize = 'trigram'
         );
-        """ + foundationIndexes + userSearchTriggers
+        INSERT INTO store_meta (key, value) VALUES ('user_count', '0');
+        """ + foundationIndexes + userSearchTriggers + userCountTriggers
 }

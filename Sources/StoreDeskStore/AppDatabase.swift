@@ -63,13 +63,27 @@ public struct AppDatabase: Sendable {
         try checkHeader(path: path)
 
         // Inspect the schema through a read-only connection: this never changes the file.
+        if access == .readOnly {
+            do {
+                let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+                let pending = try queue.read { try inspect($0, path: path) }
+                guard pending.isEmpty else { throw StoreError.olderSchema(path: path, missing: pending) }
+                return AppDatabase(writer: queue, path: path, isReadOnly: true)
+            } catch let error as DatabaseError {
+                throw StoreError(error, path: path)
+            }
+        }
         let pending = try inspect(path: path)
         if !pending.isEmpty && !(migrate && access != .readOnly) {
             throw StoreError.olderSchema(path: path, missing: pending)
         }
         if access != .readOnly {
+            // The permission bits count even for root, who could write anyway: a chmod says "hands off".
+            let permissions = (try? fm.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o644
             let directory = (path as NSString).deletingLastPathComponent
-            guard fm.isWritableFile(atPath: path), fm.isWritableFile(atPath: directory.isEmpty ? "." : directory) else {
+            guard permissions & 0o222 != 0, fm.isWritableFile(atPath: path),
+                fm.isWritableFile(atPath: directory.isEmpty ? "." : directory)
+            else {
                 throw StoreError.readOnlyFile(path: path)
             }
         }
@@ -118,19 +132,19 @@ public struct AppDatabase: Sendable {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
             defer { try? queue.close() }
-            return try queue.read { db in
-                guard try db.tableExists("grdb_migrations") else {
-                    throw StoreError.notAStore(path: path)
-                }
-                let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-                let known = migrator.migrations
-                let unknown = applied.filter { !known.contains($0) }
-                if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknown: unknown) }
-                return known.filter { !applied.contains($0) }
-            }
+            return try queue.read { try inspect($0, path: path) }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
+    }
+
+    static func inspect(_ db: Database, path: String) throws -> [String] {
+        guard try db.tableExists("grdb_migrations") else { throw StoreError.notAStore(path: path) }
+        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        let known = migrator.migrations
+        let unknown = applied.filter { !known.contains($0) }
+        if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknown: unknown) }
+        return known.filter { !applied.contains($0) }
     }
 }
 

@@ -19,6 +19,12 @@ public enum StoreCheck {
 
     static let invariants: [Invariant] = [
         Invariant(
+            kind: "user_count_drift",
+            sql: """
+                SELECT 'user_count', 'store_meta says ' || m.value || ' users but the table holds ' || (SELECT COUNT(*) FROM user)
+                FROM store_meta m WHERE m.key = 'user_count' AND CAST(m.value AS INTEGER) != (SELECT COUNT(*) FROM user)
+                """),
+        Invariant(
             kind: "order_granted_twice",
             sql: """
                 SELECT order_id, 'order ' || order_id || ' was granted ' || COUNT(*) || ' times'
@@ -69,6 +75,11 @@ public enum StoreCheck {
 
 extension AppDatabase {
     public func check() throws -> [StoreCheck.Violation] {
-        try reader.read { try StoreCheck.run($0) }
+        do {
+            return try reader.read { try StoreCheck.run($0) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            // Damage bad enough that SQLite stops reading is itself the finding.
+            return [StoreCheck.Violation(kind: "integrity", subject: "", message: error.message ?? "the database disk image is malformed")]
+        }
     }
 }

@@ -8,6 +8,8 @@ public enum StoreMeta {
         case clock
         /// What the store was built from: the demo dataset's name, or the generator's parameters.
         case dataset
+        /// How many users the store holds, kept by triggers.
+        case userCount = "user_count"
     }
 
     public static func set(_ key: Key, _ value: String, in db: Database) throws {
@@ -28,4 +30,11 @@ public enum StoreMeta {
 extension AppDatabase {
     /// The store's own clock, when it keeps one (demo and synthetic stores do).
     public func clock() throws -> Instant? { try reader.read { try StoreMeta.clock(in: $0) } }
+}
+
+extension AppDatabase {
+    /// The number of users, read from the counter the triggers keep (no table scan).
+    public func userCount() throws -> Int {
+        try reader.read { try StoreMeta.get(.userCount, in: $0).flatMap { Int($0) } ?? 0 }
+    }
 }

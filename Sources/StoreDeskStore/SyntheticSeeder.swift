@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import StoreDeskCore
 
 /// Writes a `SyntheticPopulation` into a new store fast enough for a million users in under a minute:
@@ -26,16 +27,25 @@ public enum SyntheticSeeder {
         try FileReplacement.write(to: path, replacing: replacing) { temporary in
             var config = AppDatabase.configuration(readOnly: false)
             config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE")
+                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 4")
             }
             let queue = try DatabaseQueue(path: temporary, configuration: config)
             try AppDatabase.migrator.migrate(queue)
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
-                let indexes = try String.fetchAll(
-                    db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
-                for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-                    try db.execute(sql: "DROP INDEX \(name.quotedDatabaseIdentifier)")
+                // Indexes and the search index's triggers are rebuilt in one pass after the rows are in.
+                let deferred = try Row.fetchAll(
+                    db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL")
+                for row in deferred {
+                    let type: String = row["type"], name: String = row["name"]
+                    try db.execute(sql: "DROP \(type == "index" ? "INDEX" : "TRIGGER") \(name.quotedDatabaseIdentifier)")
+                }
+                var mark = Date()
+                func phase(_ name: String) {
+                    if ProcessInfo.processInfo.environment["STOREDESK_SEED_PHASES"] != nil {
+                        FileHandle.standardError.write(Data("\(name): \(String(format: "%.2f", Date().timeIntervalSince(mark))) s\n".utf8))
+                    }
+                    mark = Date()
                 }
                 try db.inTransaction {
                     try StoreMeta.set(.clock, String(clock.millis), in: db)
@@ -44,15 +54,29 @@ public enum SyntheticSeeder {
                     for product in catalogue.products { try product.insert(db) }
                     let population = SyntheticPopulation(catalogue: catalogue, seed: seed, now: clock)
                     var writer = try RowWriter(db)
-                    for index in 0..<users {
-                        try writer.write(population.household(index), into: &summary)
-                        if index % 10_000 == 9_999 { progress(index + 1) }
+                    // Households are generated on a second core, a batch ahead of the inserts.
+                    let batch = 5_000
+                    var next = population.prefetch(0..<min(batch, users))
+                    var start = 0
+                    while start < users {
+                        let households = next.wait()
+                        let following = start + batch
+                        if following < users { next = population.prefetch(following..<min(following + batch, users)) }
+                        for household in households { try writer.write(household, into: &summary) }
+                        start = following
+                        progress(min(start, users))
                     }
                     progress(users)
                     return .commit
                 }
-                for sql in indexes { try db.execute(sql: sql) }
+                phase("rows")
+                for row in deferred { try db.execute(sql: row["sql"]) }
+                phase("indexes")
+                try db.execute(sql: "INSERT INTO user_search(user_search) VALUES ('rebuild')")
+                try db.execute(sql: "UPDATE store_meta SET value = (SELECT COUNT(*) FROM user) WHERE key = 'user_count'")
+                phase("search index")
                 try db.execute(sql: "PRAGMA analysis_limit = 1000; ANALYZE")
+                phase("analyze")
                 try db.execute(sql: "PRAGMA foreign_keys = ON")
             }
             try queue.close()
@@ -65,39 +89,39 @@ public enum SyntheticSeeder {
 
     /// Prepared statements, one per table, bound and stepped for every row.
     struct RowWriter {
-        let user, account, transaction, order, grant, subscription, restore: Statement
+        let user, account, transaction, order, grant, subscription, restore: BulkInsert
 
         init(_ db: Database) throws {
-            user = try db.makeStatement(sql: """
+            user = try BulkInsert(db, sql: """
                 INSERT INTO user (id, name, friendly_name, id_card, phone, site, adult_type, fcm, authoriz_state, safety, client_id, created_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            account = try db.makeStatement(sql: """
+            account = try BulkInsert(db, sql: """
                 INSERT INTO game_account (apple_id, user_id, app_id, sid, role_id, role_name, app_account_token)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """)
-            transaction = try db.makeStatement(sql: """
+            transaction = try BulkInsert(db, sql: """
                 INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id, quantity, state,
                   failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date, expires_date,
                   revocation_date, revocation_reason, finished)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            order = try db.makeStatement(sql: """
+            order = try BulkInsert(db, sql: """
                 INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment, sub_payment,
                   amount_cents, sid, role_id, app_order_id, ext, created_at, status)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            grant = try db.makeStatement(sql: """
+            grant = try BulkInsert(db, sql: """
                 INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount, source, granted_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            subscription = try db.makeStatement(sql: """
+            subscription = try BulkInsert(db, sql: """
                 INSERT INTO subscription (original_transaction_id, user_id, app_id, product_id, group_id, state, auto_renew,
                   original_purchase_date, purchase_date, expires_date, grace_period_expires_date, revocation_date,
                   revocation_reason, expiration_intent, offer_type, offer_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            restore = try db.makeStatement(sql: """
+            restore = try BulkInsert(db, sql: """
                 INSERT INTO restore_request (transaction_id, user_id, product_id, quantity, status, created_at)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """)
@@ -105,42 +129,54 @@ public enum SyntheticSeeder {
 
         mutating func write(_ h: SyntheticPopulation.Household, into summary: inout Summary) throws {
             let u = h.user
-            try user.execute(arguments: [
-                u.id, u.name, u.friendlyName, u.idCard, u.phone, u.site.rawValue, u.adultType.rawValue, u.fcm,
-                u.authorizState, u.safety, u.clientId, u.createdAt.millis,
-            ])
+            try user.insert {
+                $0.text(u.id); $0.text(u.name); $0.text(u.friendlyName); $0.text(u.idCard); $0.text(u.phone)
+                $0.int(u.site.rawValue); $0.int(u.adultType.rawValue); $0.bool(u.fcm); $0.int(u.authorizState)
+                $0.int(u.safety); $0.text(u.clientId); $0.int(u.createdAt.millis)
+            }
             for a in h.accounts {
-                try account.execute(arguments: [a.appleId, a.userId, a.appId, a.sid, a.roleId, a.roleName, a.appAccountToken])
+                try account.insert {
+                    $0.text(a.appleId); $0.text(a.userId); $0.text(a.appId); $0.text(a.sid); $0.text(a.roleId)
+                    $0.text(a.roleName); $0.text(a.appAccountToken)
+                }
             }
             for t in h.transactions {
-                try transaction.execute(arguments: [
-                    t.id, t.originalTransactionId, t.userId, t.appId, t.productId, t.quantity, t.state.rawValue,
-                    t.failureReason?.rawValue, t.environment.rawValue, t.sid, t.roleId, t.appOrderId, t.ext,
-                    t.purchaseDate.millis, t.expiresDate?.millis, t.revocationDate?.millis, t.revocationReason, t.finished,
-                ])
+                try transaction.insert {
+                    $0.text(t.id); $0.text(t.originalTransactionId); $0.text(t.userId); $0.text(t.appId)
+                    $0.text(t.productId); $0.int(t.quantity); $0.text(t.state.rawValue); $0.text(t.failureReason?.rawValue)
+                    $0.text(t.environment.rawValue); $0.text(t.sid); $0.text(t.roleId); $0.text(t.appOrderId)
+                    $0.text(t.ext); $0.int(t.purchaseDate.millis); $0.int(t.expiresDate?.millis)
+                    $0.int(t.revocationDate?.millis); $0.text(t.revocationReason); $0.bool(t.finished)
+                }
             }
             for o in h.orders {
-                try order.execute(arguments: [
-                    o.id, o.transactionId, o.appId, o.userId, o.productId, o.payment, o.subPayment, o.amountCents, o.sid,
-                    o.roleId, o.appOrderId, o.ext, o.createdAt.millis, o.status.rawValue,
-                ])
+                try order.insert {
+                    $0.text(o.id); $0.text(o.transactionId); $0.text(o.appId); $0.text(o.userId); $0.text(o.productId)
+                    $0.text(o.payment); $0.text(o.subPayment); $0.int(o.amountCents); $0.text(o.sid); $0.text(o.roleId)
+                    $0.text(o.appOrderId); $0.text(o.ext); $0.int(o.createdAt.millis); $0.text(o.status.rawValue)
+                }
             }
             for g in h.grants {
-                try grant.execute(arguments: [
-                    g.orderId, g.userId, g.sid, g.roleId, g.productId, g.quantity, g.kind.rawValue, g.currencyAmount,
-                    g.source.rawValue, g.grantedAt.millis,
-                ])
+                try grant.insert {
+                    $0.text(g.orderId); $0.text(g.userId); $0.text(g.sid); $0.text(g.roleId); $0.text(g.productId)
+                    $0.int(g.quantity); $0.text(g.kind.rawValue); $0.int(g.currencyAmount); $0.text(g.source.rawValue)
+                    $0.int(g.grantedAt.millis)
+                }
             }
             for s in h.subscriptions {
-                try subscription.execute(arguments: [
-                    s.id, s.userId, s.appId, s.productId, s.groupId, s.state.rawValue, s.autoRenew,
-                    s.originalPurchaseDate.millis, s.purchaseDate.millis, s.expiresDate.millis,
-                    s.gracePeriodExpiresDate?.millis, s.revocationDate?.millis, s.revocationReason, s.expirationIntent,
-                    s.offerType, s.offerId,
-                ])
+                try subscription.insert {
+                    $0.text(s.id); $0.text(s.userId); $0.text(s.appId); $0.text(s.productId); $0.text(s.groupId)
+                    $0.text(s.state.rawValue); $0.bool(s.autoRenew); $0.int(s.originalPurchaseDate.millis)
+                    $0.int(s.purchaseDate.millis); $0.int(s.expiresDate.millis); $0.int(s.gracePeriodExpiresDate?.millis)
+                    $0.int(s.revocationDate?.millis); $0.text(s.revocationReason); $0.text(s.expirationIntent)
+                    $0.text(s.offerType); $0.text(s.offerId)
+                }
             }
             for r in h.restoreRequests {
-                try restore.execute(arguments: [r.transactionId, r.userId, r.productId, r.quantity, r.status.rawValue, r.createdAt.millis])
+                try restore.insert {
+                    $0.text(r.transactionId); $0.text(r.userId); $0.text(r.productId); $0.int(r.quantity)
+                    $0.text(r.status.rawValue); $0.int(r.createdAt.millis)
+                }
             }
             summary.users += 1
             summary.gameAccounts += h.accounts.count
@@ -149,6 +185,87 @@ public enum SyntheticSeeder {
             summary.grants += h.grants.count
             summary.subscriptions += h.subscriptions.count
             summary.restoreRequests += h.restoreRequests.count
+        }
+    }
+}
+
+/// One prepared INSERT bound straight through SQLite's C API: at millions of rows, building
+/// `StatementArguments` for each row costs more than SQLite's own work.
+struct BulkInsert {
+    let statement: Statement
+    let db: Database
+
+    init(_ db: Database, sql: String) throws {
+        self.db = db
+        statement = try db.makeStatement(sql: sql)
+    }
+
+    struct Binder {
+        let handle: SQLiteStatement
+        var index: Int32 = 0
+
+        mutating func text(_ value: String?) {
+            index += 1
+            guard var value else {
+                sqlite3_bind_null(handle, index)
+                return
+            }
+            value.withUTF8 { buffer in
+                _ = buffer.withMemoryRebound(to: CChar.self) {
+                    sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), transient)
+                }
+            }
+        }
+
+        mutating func int(_ value: Int) { int(Int64(value)) }
+
+        mutating func int(_ value: Int64?) {
+            index += 1
+            if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+        }
+
+        mutating func bool(_ value: Bool) { int(value ? 1 : 0) }
+    }
+
+    func insert(_ bind: (inout Binder) -> Void) throws {
+        let handle = statement.sqliteStatement
+        var binder = Binder(handle: handle)
+        bind(&binder)
+        let code = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
+        }
+    }
+}
+
+/// SQLite copies the bound bytes before the call returns (SQLITE_TRANSIENT).
+private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+extension SyntheticPopulation {
+    /// Starts generating a range of households on another thread.
+    func prefetch(_ range: Range<Int>) -> Prefetch {
+        let prefetch = Prefetch()
+        let population = self
+        DispatchQueue.global(qos: .userInitiated).async {
+            prefetch.fulfil(range.map { population.household($0) })
+        }
+        return prefetch
+    }
+
+    /// Households being generated elsewhere; `wait` blocks until they are ready.
+    final class Prefetch: @unchecked Sendable {
+        private let ready = DispatchSemaphore(value: 0)
+        private var households: [Household] = []
+
+        func fulfil(_ households: [Household]) {
+            self.households = households
+            ready.signal()
+        }
+
+        func wait() -> [Household] {
+            ready.wait()
+            return households
         }
     }
 }

@@ -155,19 +155,23 @@ extension AppState {
         canvas.fill(box, role: .text)
         canvas.frame(box, title: "Help: \(screen.title) · esc closes · j/k scroll", role: .borderFocused)
         let inner = box.inset
-        var lines: [(String, String, String?)] = []
+        // One line a binding; an unavailable one is dimmed and says why on the line below.
+        var lines: [(keys: String, text: String, role: Role, keyRole: Role)] = []
         for binding in Keymap.helpEntries(for: self) {
             let keys = binding.keys.count > 4 ? "1…9" : binding.keyLabel
-            lines.append((keys, binding.summary, binding.unavailableReason(in: self)))
+            if let reason = binding.unavailableReason(in: self) {
+                lines.append((keys, binding.summary, .helpDisabled, .helpDisabled))
+                lines.append(("", "unavailable: " + reason, .helpDisabled, .helpDisabled))
+            } else {
+                lines.append((keys, binding.summary, .helpText, .helpKey))
+            }
         }
-        let keyWidth = min(16, lines.map { $0.0.columns }.max() ?? 8) + 2
-        let visible = Array(lines.dropFirst(min(scroll, max(0, lines.count - inner.height))).prefix(inner.height))
+        let keyWidth = min(16, lines.map { $0.keys.columns }.max() ?? 8) + 2
+        let visible = lines.dropFirst(min(scroll, max(0, lines.count - inner.height))).prefix(inner.height)
         for (row, line) in visible.enumerated() {
             let y = inner.y + row
-            let disabled = line.2 != nil
-            canvas.write(line.0.padded(to: keyWidth), at: Point(x: inner.x + 1, y: y), role: disabled ? .helpDisabled : .helpKey)
-            let text = line.1 + (line.2.map { "  (unavailable: \($0))" } ?? "")
-            canvas.write(text, at: Point(x: inner.x + 1 + keyWidth, y: y), role: disabled ? .helpDisabled : .helpText, maxWidth: inner.width - keyWidth - 2)
+            canvas.write(line.keys.padded(to: keyWidth), at: Point(x: inner.x + 1, y: y), role: line.keyRole)
+            canvas.write(line.text, at: Point(x: inner.x + 1 + keyWidth, y: y), role: line.role, maxWidth: inner.width - keyWidth - 2)
         }
     }
 }

@@ -18,25 +18,35 @@ public struct Theme: Sendable, Equatable {
 
     public func style(_ role: Role) -> Style { styles[role] ?? Theme.builtInDefault.styles[role] ?? Style() }
 
-    /// The dark default, also the fallback for every role a file leaves out.
+    /// The dark default (the same as `Themes/dark.toml`, which a test keeps in step), used without
+    /// reading any file, and the fallback for every role a theme file leaves out.
     public static let builtInDefault: Theme = {
-        let bg = Color.indexed(235), fg = Color.indexed(252), dim = Color.indexed(244)
-        let accent = Color.indexed(75), green = Color.indexed(114), red = Color.indexed(203)
-        let yellow = Color.indexed(221), magenta = Color.indexed(176), cyan = Color.indexed(80)
+        let fg = Color.rgb(0xd0, 0xd4, 0xdc)
+        let dim = Color.rgb(0x80, 0x88, 0x96)
+        let faint = Color.rgb(0x5c, 0x63, 0x70)
+        let accent = Color.rgb(0x61, 0xaf, 0xef)
+        let panel = Color.rgb(0x2c, 0x31, 0x3a)
+        let ink = Color.rgb(0x1e, 0x21, 0x27)
+        let green = Color.rgb(0x98, 0xc3, 0x79)
+        let red = Color.rgb(0xe0, 0x6c, 0x75)
+        let yellow = Color.rgb(0xe5, 0xc0, 0x7b)
+        let orange = Color.rgb(0xd1, 0x9a, 0x66)
+        let magenta = Color.rgb(0xc6, 0x78, 0xdd)
+        let cyan = Color.rgb(0x56, 0xb6, 0xc2)
         var s: [Role: Style] = [:]
         s[.text] = Style(foreground: fg)
         s[.muted] = Style(foreground: dim)
         s[.title] = Style(foreground: accent, bold: true)
-        s[.header] = Style(foreground: fg, background: Color.indexed(237))
-        s[.headerBadge] = Style(foreground: bg, background: accent, bold: true)
-        s[.readOnlyBadge] = Style(foreground: bg, background: yellow, bold: true)
+        s[.header] = Style(foreground: fg, background: panel)
+        s[.headerBadge] = Style(foreground: ink, background: accent, bold: true)
+        s[.readOnlyBadge] = Style(foreground: ink, background: yellow, bold: true)
         s[.tab] = Style(foreground: dim)
         s[.tabActive] = Style(foreground: accent, bold: true, underline: true)
-        s[.border] = Style(foreground: Color.indexed(240))
+        s[.border] = Style(foreground: faint)
         s[.borderFocused] = Style(foreground: accent)
         s[.listHeader] = Style(foreground: dim, bold: true)
-        s[.listSelected] = Style(foreground: bg, background: accent, bold: true)
-        s[.listSelectedUnfocused] = Style(foreground: fg, background: Color.indexed(239))
+        s[.listSelected] = Style(foreground: ink, background: accent, bold: true)
+        s[.listSelectedUnfocused] = Style(foreground: fg, background: panel)
         s[.detailLabel] = Style(foreground: dim)
         s[.detailValue] = Style(foreground: fg)
         s[.masked] = Style(foreground: yellow)
@@ -48,7 +58,7 @@ public struct Theme: Sendable, Equatable {
         s[.statusError] = Style(foreground: red, bold: true)
         s[.helpKey] = Style(foreground: accent, bold: true)
         s[.helpText] = Style(foreground: fg)
-        s[.helpDisabled] = Style(foreground: Color.indexed(242), dim: true)
+        s[.helpDisabled] = Style(foreground: faint, dim: true)
         s[.input] = Style(foreground: fg, underline: true)
         s[.match] = Style(foreground: yellow, bold: true)
         s[.statePurchasing] = Style(foreground: cyan)
@@ -58,10 +68,10 @@ public struct Theme: Sendable, Equatable {
         s[.stateDeferred] = Style(foreground: yellow)
         s[.subscriptionActive] = Style(foreground: green, bold: true)
         s[.subscriptionGrace] = Style(foreground: yellow, bold: true)
-        s[.subscriptionRetry] = Style(foreground: Color.indexed(209))
+        s[.subscriptionRetry] = Style(foreground: orange)
         s[.subscriptionExpired] = Style(foreground: dim)
         s[.subscriptionRevoked] = Style(foreground: red, bold: true)
-        return Theme(name: "default", styles: s)
+        return Theme(name: "dark", styles: s)
     }()
 
     /// No colour at all: attributes only, so selection and state still stand out.

@@ -25,6 +25,7 @@ public struct ThemeCatalog: Sendable {
     public func load(_ nameOrPath: String) throws -> (Theme, warnings: [String]) {
         if nameOrPath == "mono" { return (Theme.mono, []) }
         if nameOrPath == "default" { return (Theme.builtInDefault, []) }
+        if nameOrPath == "dark" && files["dark"] == ThemeFiles.all["dark"] { return (Theme.builtInDefault, []) }
         let url: URL
         if let known = files[nameOrPath] {
             url = known

@@ -24,7 +24,7 @@ public struct UsersScreen: Sendable {
 
     /// Results of this screen's effects.
     public enum Event: Sendable {
-        case window(rows: [UserRow], select: Int64?, generation: Int)
+        case window(rows: [UserRow], select: Selection, generation: Int)
         case count(Int)
         case profile(UserProfile)
         case revealed(userId: String)
@@ -32,9 +32,19 @@ public struct UsersScreen: Sendable {
         case jump(rowid: Int64?, id: String)
     }
 
+    /// Which row a new window selects.
+    public enum Selection: Sendable, Equatable {
+        /// The same place in the window (paging), clamped to the rows there are.
+        case samePlace
+        case first
+        case last
+        /// This row if it is in the window, else the same place (refresh, jump).
+        case row(Int64)
+    }
+
     // MARK: - Effects
 
-    func window(_ generation: Int, select: Int64?, _ fetch: @escaping @Sendable (AppDatabase) throws -> [UserRow]) -> Effect {
+    func window(_ generation: Int, select: Selection, _ fetch: @escaping @Sendable (AppDatabase) throws -> [UserRow]) -> Effect {
         .read { db in .users(.window(rows: try fetch(db), select: select, generation: generation)) }
     }
 
@@ -43,8 +53,8 @@ public struct UsersScreen: Sendable {
         generation += 1
         let search = UserSearch(text: filter), generation = self.generation
         return [
-            window(generation, select: nil) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } },
-            .read { db in .users(.count(try db.reader.read { try UserSearch(text: "").count($0) })) },
+            window(generation, select: .first) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } },
+            .read { db in .users(.count(try db.userCount())) },
         ]
     }
 
@@ -52,7 +62,7 @@ public struct UsersScreen: Sendable {
     mutating func refresh(pageSize: Int) -> [Effect] {
         generation += 1
         let search = UserSearch(text: filter), generation = self.generation
-        let first = rows.first?.rowid, keep = selectedRow?.rowid
+        let first = rows.first?.rowid, keep: Selection = selectedRow.map { .row($0.rowid) } ?? .first
         return [
             window(generation, select: keep) { db in
                 try db.reader.read { db in
@@ -64,7 +74,7 @@ public struct UsersScreen: Sendable {
                     return page
                 }
             },
-            .read { db in .users(.count(try db.reader.read { try UserSearch(text: "").count($0) })) },
+            .read { db in .users(.count(try db.userCount())) },
         ]
     }
 
@@ -86,7 +96,7 @@ public struct UsersScreen: Sendable {
             guard let first = rows.first else { return [] }
             generation += 1
             let current = rows
-            return [window(generation, select: nil) { db in
+            return [window(generation, select: .first) { db in
                 let previous = try db.reader.read { try search.page($0, from: .before(first.rowid), limit: 1) }
                 return previous.isEmpty ? current : previous + current.dropLast(current.count >= pageSize ? 1 : 0)
             }]
@@ -98,14 +108,14 @@ public struct UsersScreen: Sendable {
             guard let last = rows.last else { return [] }
             generation += 1
             let current = rows
-            return [window(generation, select: -1) { db in
+            return [window(generation, select: .last) { db in
                 let next = try db.reader.read { try search.page($0, from: .after(last.rowid), limit: 1) }
                 return next.isEmpty ? current : Array(current.dropFirst(current.count >= pageSize ? 1 : 0)) + next
             }]
         case .pageDown:
             guard let last = rows.last else { return [] }
             generation += 1
-            return [window(generation, select: nil) { db in
+            return [window(generation, select: .samePlace) { db in
                 try db.reader.read { db in
                     let next = try search.page(db, from: .after(last.rowid), limit: pageSize)
                     guard !next.isEmpty else { return [] }
@@ -118,7 +128,7 @@ public struct UsersScreen: Sendable {
         case .pageUp:
             guard let first = rows.first else { return [] }
             generation += 1
-            return [window(generation, select: nil) { db in
+            return [window(generation, select: .samePlace) { db in
                 try db.reader.read { db in
                     let previous = try search.page(db, from: .before(first.rowid), limit: pageSize)
                     guard !previous.isEmpty else { return [] }
@@ -130,33 +140,29 @@ public struct UsersScreen: Sendable {
             }]
         case .top:
             generation += 1
-            return [window(generation, select: nil) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } }]
+            return [window(generation, select: .first) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } }]
         case .bottom:
             generation += 1
-            return [window(generation, select: -1) { db in try db.reader.read { try search.page($0, from: .end, limit: pageSize) } }]
+            return [window(generation, select: .last) { db in try db.reader.read { try search.page($0, from: .end, limit: pageSize) } }]
         default:
             return []
         }
     }
 
-    /// Applies an effect's result. `select` is a rowid to keep selected, -1 for the last row, nil to
-    /// keep the selection's place in the window.
+    /// Applies an effect's result.
     mutating func apply(_ event: Event, pageSize: Int) -> [Effect] {
         switch event {
         case .window(let newRows, let select, let gen):
             guard gen == generation else { return [] }
             // An empty page while paging means there is nothing further: keep what is shown.
-            if newRows.isEmpty && !rows.isEmpty && select == nil && !filterChangedSinceWindow { return [] }
+            if newRows.isEmpty && !rows.isEmpty && select == .samePlace { return [] }
             let previousId = selectedRow?.user.id
             rows = newRows
-            filterChangedSinceWindow = false
-            if let select, select >= 0, let index = rows.firstIndex(where: { $0.rowid == select }) {
-                selected = index
-            } else if select == -1 {
-                selected = max(0, rows.count - 1)
-            } else {
-                // No row to follow, or it is gone: stay at the same place in the window.
-                selected = min(selected, max(0, rows.count - 1))
+            switch select {
+            case .first: selected = 0
+            case .last: selected = max(0, rows.count - 1)
+            case .row(let rowid): selected = rows.firstIndex { $0.rowid == rowid } ?? min(selected, max(0, rows.count - 1))
+            case .samePlace: selected = min(selected, max(0, rows.count - 1))
             }
             if selectedRow?.user.id != previousId { detailScroll = 0 }
             if selectedRow == nil { profile = nil }
@@ -174,7 +180,7 @@ public struct UsersScreen: Sendable {
             guard let rowid else { return [] }
             generation += 1
             let search = UserSearch(text: filter)
-            return [window(generation, select: rowid) { db in
+            return [window(generation, select: .row(rowid)) { db in
                 try db.reader.read { db in
                     // Show the user with as many rows above it as the end of the list allows.
                     let below = try search.page(db, from: .from(rowid), limit: pageSize)
@@ -185,22 +191,16 @@ public struct UsersScreen: Sendable {
         }
     }
 
-    /// Set when the filter text changes, so an empty result replaces the window instead of being
-    /// read as "nothing further".
-    var filterChangedSinceWindow = false
-
     mutating func setFilter(_ text: String, pageSize: Int) -> [Effect] {
         guard text != filter else { return [] }
         filter = text
         selected = 0
-        filterChangedSinceWindow = true
         return Array(reload(pageSize: pageSize).prefix(1))
     }
 
     /// Look a user up by id and put it in the window, selected.
     mutating func jump(to id: String) -> [Effect] {
         filter = ""
-        filterChangedSinceWindow = true
         return [.read { db in
             guard let rowid = try db.userRowid(id: id) else { throw StoreError.unknownUser(id: id) }
             return .users(.jump(rowid: rowid, id: id))

@@ -58,6 +58,7 @@ struct SnapshotCommand: ParsableCommand {
     @Option(help: "Apply this list filter.") var filter: String?
 
     func run() throws {
+        let trace = PhaseTrace()
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID(rawValue: screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -65,16 +66,36 @@ struct SnapshotCommand: ParsableCommand {
             guard let terminalSize = Size(size) else {
                 throw StoreError.invalidArgument("--size must look like 120x40, got '\(size)'")
             }
+            trace.mark("arguments")
             let catalog = ThemeCatalog()
             let (theme, _) = try console.loadTheme(catalog)
+            trace.mark("theme")
             let database = try store.open(.readOnly)
+            trace.mark("open store")
             let clock = try database.clock() ?? Instant(Date())
             var state = AppState(
                 size: terminalSize, session: try console.session(), storePath: database.path, clock: clock,
                 timeZone: .current, themeName: theme.name, themeNames: catalog.names)
             state.screen = screenID
-            return try Snapshot.render(state: state, theme: theme, database: database, catalog: catalog, select: select, filter: filter)
+            let canvas = try Snapshot.render(state: state, theme: theme, database: database, catalog: catalog, select: select, filter: filter)
+            trace.mark("render")
+            return canvas
         }
         print(canvas.plainText, terminator: "")
+        trace.mark("print")
+    }
+}
+
+/// `STOREDESK_TRACE=1` prints how long each phase of a command took, on stderr.
+final class PhaseTrace {
+    let enabled = ProcessInfo.processInfo.environment["STOREDESK_TRACE"] == "1"
+    var last = DispatchTime.now()
+
+    func mark(_ phase: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now()
+        let ms = Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000
+        FileHandle.standardError.write(Data(String(format: "%-12@ %6.2f ms\n", phase, ms).utf8))
+        last = now
     }
 }

@@ -43,7 +43,7 @@ struct ConsoleOptions: ParsableArguments {
                 throw StoreError.invalidArgument(error.description)
             }
         }
-        return (try? catalog.load("dark")) ?? (Theme.builtInDefault, [])
+        return (Theme.builtInDefault, [])
     }
 
     func session() throws -> Session { Session(role: try consoleRole, actor: actorName, readOnly: readonly) }

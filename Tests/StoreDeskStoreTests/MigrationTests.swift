@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import Testing
+@testable import StoreDeskStore
+
+@Suite struct MigrationTests {
+    @Test func migratesAnEmptyFileToTheWholeSchema() throws {
+        let folder = TemporaryFolder()
+        let store = try AppDatabase.create(path: folder.path("new.sqlite"))
+        let tables = try store.reader.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") }
+        for table in ["app", "audit_log", "game_account", "item_grant", "login_entry_configuration", "payment_order",
+                      "product", "restore_request", "server_callback", "store_meta", "store_transaction", "subscription", "user"] {
+            #expect(tables.contains(table), "missing table \(table)")
+        }
+        let applied = try store.reader.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(applied == AppDatabase.migrator.migrations)
+        #expect(try store.check().isEmpty)
+    }
+
+    @Test func everyScreenLookupHasAnIndex() throws {
+        let store = try AppDatabase.inMemory()
+        let plans: [(String, StatementArguments)] = [
+            ("SELECT * FROM game_account WHERE user_id = ?", ["u"]),
+            ("SELECT * FROM store_transaction WHERE user_id = ? ORDER BY purchase_date DESC LIMIT 10", ["u"]),
+            ("SELECT * FROM subscription WHERE user_id = ?", ["u"]),
+            ("SELECT COUNT(*) FROM restore_request WHERE user_id = ? AND status = 'open'", ["u"]),
+            ("SELECT rowid FROM user WHERE substr(phone, -4) = ?", ["0000"]),
+            ("SELECT * FROM user WHERE id = ?", ["u"]),
+            ("SELECT * FROM item_grant WHERE order_id = ?", ["o"]),
+        ]
+        for (sql, arguments) in plans {
+            let plan = try store.reader.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+            #expect(plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(sql) scans: \(plan)")
+        }
+    }
+}
+
+@Suite struct RecordRoundTripTests {
+    @Test func everyRecordComesBackAsItWent() throws {
+        let store = try AppDatabase.inMemory()
+        let demo = try Fixtures.demo()
+        try store.writer.write { try DemoDatasetLoader.insert(demo, into: $0) }
+        try store.reader.read { db in
+            #expect(try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id") == demo.apps.sorted { $0.id < $1.id })
+            #expect(try Product.fetchAll(db).sorted { $0.id < $1.id } == demo.products.sorted { $0.id < $1.id })
+            #expect(try User.fetchAll(db, sql: "SELECT * FROM user ORDER BY rowid") == demo.users)
+            #expect(try StoreTransaction.fetchAll(db).sorted { $0.id < $1.id } == demo.transactions.sorted { $0.id < $1.id })
+            #expect(try PaymentOrder.fetchAll(db).sorted { $0.id < $1.id } == demo.orders.sorted { $0.id < $1.id })
+            #expect(try Subscription.fetchAll(db).sorted { $0.id < $1.id } == demo.subscriptions.sorted { $0.id < $1.id })
+            #expect(try LoginEntryConfiguration.fetchAll(db).sorted { $0.appId < $1.appId } == demo.loginEntries.sorted { $0.appId < $1.appId })
+            let accounts = try GameAccount.fetchAll(db, sql: "SELECT * FROM game_account ORDER BY id")
+            #expect(accounts.map { var a = $0; a.id = nil; return a } == demo.gameAccounts)
+            let grants = try Grant.fetchAll(db, sql: "SELECT * FROM item_grant ORDER BY id")
+            #expect(grants.map { var g = $0; g.id = nil; return g } == demo.grants)
+            let restores = try RestoreRequest.fetchAll(db, sql: "SELECT * FROM restore_request ORDER BY id")
+            #expect(restores.map { var r = $0; r.id = nil; return r } == demo.restoreRequests)
+            let audit = try AuditEntry.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY id")
+            #expect(audit.map { var a = $0; a.id = nil; return a } == demo.audit)
+            #expect(try StoreMeta.clock(in: db) == demo.meta.clock)
+        }
+    }
+
+    @Test func theDemoDatasetCoversWhatTheScreensShow() throws {
+        let demo = try Fixtures.demo()
+        #expect(demo.users.count >= 30)
+        #expect(Set(demo.users.map(\.site)) == Set(Site.allCases))
+        #expect(Set(demo.users.map(\.adultType)) == Set(AdultType.allCases))
+        #expect(demo.users.contains { $0.isGuest })
+        #expect(demo.users.contains { $0.name.unicodeScalars.contains { $0.properties.isEmojiPresentation } || $0.friendlyName.unicodeScalars.contains { $0.properties.isEmojiPresentation } })
+        #expect(demo.users.allSatisfy { Masking.isMaskedIDCard($0.idCard) })
+        let byAppleId = Dictionary(grouping: demo.gameAccounts, by: \.appleId)
+        #expect(byAppleId.values.contains { $0.count >= 3 })
+        #expect(Set(demo.subscriptions.map(\.state)) == Set(SubscriptionState.allCases))
+        #expect(demo.transactions.contains { $0.isDropped })
+        #expect(demo.restoreRequests.contains { $0.status == .open })
+    }
+}

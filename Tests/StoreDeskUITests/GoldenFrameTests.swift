@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+@testable import StoreDeskUI
+
+@Suite struct GoldenFrameTests {
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
+    func usersScreen(size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        try Golden.check(console.frame, named: "users-\(size)")
+    }
+
+    @Test func usersScreenFilteredByAChineseName() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 24))
+        console.press(.character("/"))
+        console.type("王")
+        try Golden.check(console.frame, named: "users-filter-wang-80x24")
+    }
+
+    @Test func usersScreenReadOnlyWithAUserSelected() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), readOnly: true)
+        console.press(.character(":"))
+        console.type("user 10000026")
+        console.press(.enter)
+        try Golden.check(console.frame, named: "users-readonly-selected-120x40")
+    }
+
+    @Test func helpOverlay() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 24))
+        console.press(.character("?"))
+        try Golden.check(console.frame, named: "help-80x24")
+    }
+
+    @Test(arguments: [Size(width: 40, height: 10), Size(width: 59, height: 30), Size(width: 100, height: 14)])
+    func tooSmall(size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        try Golden.check(console.frame, named: "too-small-\(size)")
+        let joined = console.text.replacingOccurrences(of: "\n", with: " ")
+        #expect(joined.contains("terminal too small: need 60x15, have \(size)"))
+    }
+}

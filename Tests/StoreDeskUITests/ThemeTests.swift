@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import StoreDeskUI
+
+@Suite struct ThemeTests {
+    static let themesFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Themes")
+
+    static var files: [URL] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: themesFolder.path)) ?? [])
+            .filter { $0.hasSuffix(".toml") }.sorted().map { themesFolder.appendingPathComponent($0) }
+    }
+
+    @Test func everyFileInThemesLoadsCleanlyAndNamesEveryRole() throws {
+        #expect(Self.files.count >= 4)
+        for url in Self.files {
+            let text = try String(contentsOf: url, encoding: .utf8)
+            let (theme, warnings) = try Theme.parse(text, file: url.lastPathComponent)
+            #expect(warnings.isEmpty, "\(url.lastPathComponent): \(warnings)")
+            let table = text.components(separatedBy: "[roles]").last ?? ""
+            for role in Role.allCases {
+                #expect(table.contains("\"\(role.rawValue)\""), "\(url.lastPathComponent) leaves out \(role.rawValue)")
+            }
+            // The selection always stands out from plain text.
+            #expect(theme.style(.listSelected) != theme.style(.text))
+        }
+    }
+
+    @Test func theBuiltInDefaultIsDarkToml() throws {
+        let url = Self.themesFolder.appendingPathComponent("dark.toml")
+        let (dark, _) = try Theme.parse(try String(contentsOf: url, encoding: .utf8), file: "dark.toml")
+        for role in Role.allCases {
+            #expect(dark.style(role) == Theme.builtInDefault.style(role), "\(role.rawValue) differs from dark.toml")
+        }
+    }
+
+    @Test func everyShippedThemeIsEmbeddedInTheBinary() {
+        let catalog = ThemeCatalog(environment: [:])
+        for url in Self.files {
+            #expect(catalog.files[url.deletingPathExtension().lastPathComponent] != nil, "\(url.lastPathComponent) is not in Package.swift's resources")
+        }
+        #expect(catalog.names.contains("mono"))
+    }
+
+    @Test func anUnknownKeyWarnsAndAMissingRoleFallsBack() throws {
+        let text = """
+            name = "partial"
+            colour = "oops"
+            [palette]
+            blue = "#0000ff"
+            [roles]
+            "text" = { fg = "blue" }
+            "no.such.role" = { fg = "red" }
+            "muted" = { fg = "not-a-colour" }
+            """
+        let (theme, warnings) = try Theme.parse(text, file: "partial.toml")
+        #expect(theme.style(.text).foreground == .rgb(0, 0, 255))
+        #expect(theme.style(.listSelected) == Theme.builtInDefault.style(.listSelected))
+        #expect(theme.style(.muted) == Theme.builtInDefault.style(.muted))
+        #expect(warnings.count == 3)
+        #expect(warnings.contains { $0.hasPrefix("partial.toml:2:") && $0.contains("unknown key 'colour'") })
+        #expect(warnings.contains { $0.hasPrefix("partial.toml:7:") && $0.contains("unknown role 'no.such.role'") })
+    }
+
+    @Test func aFileThatDoesNotParseIsAnErrorWithFileAndLine() {
+        let text = "name = \"broken\"\n[roles]\n\"text\" = { fg = \"blue\"\n"
+        do {
+            _ = try Theme.parse(text, file: "broken.toml")
+            Issue.record("a broken theme parsed")
+        } catch let error as ThemeError {
+            #expect(error.file == "broken.toml")
+            #expect(error.line == 3 || error.line == 4)
+            #expect(error.description.hasPrefix("broken.toml:"))
+            #expect(!error.description.contains("\n"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func monoKeepsSelectionVisibleWithoutColour() {
+        let mono = Theme.mono
+        for role in Role.allCases {
+            #expect(mono.style(role).foreground == .terminalDefault)
+            #expect(mono.style(role).background == .terminalDefault)
+        }
+        #expect(mono.style(.listSelected).reverse)
+        #expect(mono.style(.listSelected).bold)
+        #expect(mono.style(.tabActive).underline)
+    }
+
+    @Test func coloursDegradeFromTruecolorTo256To8() {
+        let blue = Color.rgb(0x61, 0xAF, 0xEF)
+        #expect(blue.degraded(to: .trueColor) == blue)
+        guard case .indexed(let i) = blue.degraded(to: .indexed256) else { Issue.record("not indexed"); return }
+        #expect(i >= 16)
+        #expect(blue.degraded(to: .ansi8) == .indexed(6) || blue.degraded(to: .ansi8) == .indexed(4))
+        #expect(Color.rgb(255, 0, 0).degraded(to: .ansi8) == .red)
+        #expect(Color.rgb(10, 10, 10).degraded(to: .ansi8) == .black)
+        #expect(Color.indexed(9).degraded(to: .ansi8) == .red)
+        #expect(Color.rgb(128, 128, 128).degraded(to: .indexed256) == .indexed(244))
+        #expect(Color.terminalDefault.degraded(to: .ansi8) == .terminalDefault)
+    }
+}
+
+@Suite struct LayoutTests {
+    @Test func paneArrangementAt80x24() {
+        let boxes = Layout(size: Size(width: 80, height: 24)).asciiBoxes.split(separator: "\n")
+        #expect(boxes[0] == Substring(String(repeating: "H", count: 80)))
+        #expect(boxes[1] == Substring(String(repeating: "T", count: 80)))
+        #expect(boxes[2] == Substring(String(repeating: "L", count: 36) + String(repeating: "D", count: 44)))
+        #expect(boxes[21] == boxes[2])
+        #expect(boxes[22] == Substring(String(repeating: "F", count: 80)))
+        #expect(boxes[23] == Substring(String(repeating: "S", count: 80)))
+    }
+
+    @Test func theListIsCappedOnWideTerminals() {
+        let layout = Layout(size: Size(width: 200, height: 50))
+        #expect(layout[.list].width == 64)
+        #expect(layout[.detail].width == 136)
+        #expect(layout.listRows == 50 - 4 - 3)
+    }
+
+    @Test func belowTheMinimumThereAreNoPanes() {
+        #expect(Layout(size: Size(width: 59, height: 40)).isTooSmall)
+        #expect(Layout(size: Size(width: 120, height: 14)).isTooSmall)
+        #expect(!Layout(size: Size(width: 60, height: 15)).isTooSmall)
+    }
+}
+
+@Suite struct TextWidthTests {
+    @Test func cjkAndEmojiTakeTwoColumns() {
+        #expect("abc".columns == 3)
+        #expect("张伟".columns == 4)
+        #expect("小龙🐉".columns == 6)
+        #expect("Zoë".columns == 3)
+        #expect("e\u{301}".columns == 1)
+        #expect("👩‍👧‍👦".columns == 2)
+    }
+
+    @Test func textIsCutAndPaddedByColumns() {
+        #expect("张伟🐉abc".fitted(to: 5) == "张伟…")
+        #expect("张伟".padded(to: 6) == "张伟  ")
+        #expect("星海征途".padded(to: 5) == "星海…")
+        #expect("星海征途".padded(to: 6) == "星海… ")
+        #expect("42".leftPadded(to: 5) == "   42")
+    }
+
+    @Test func theCanvasKeepsWideCharactersWhole() {
+        var canvas = Canvas(size: Size(width: 6, height: 1))
+        canvas.write("张伟龙", at: Point(x: 0, y: 0), role: .text)
+        #expect(canvas.plainText == "张伟龙\n")
+        canvas.write("x", at: Point(x: 1, y: 0), role: .text)
+        #expect(canvas.plainText == " x伟龙\n")
+        canvas.write("张伟龙", at: Point(x: 1, y: 0), role: .text)
+        #expect(canvas.plainText == " 张伟\n")
+    }
+}
