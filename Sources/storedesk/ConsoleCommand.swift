@@ -34,6 +34,12 @@ struct ConsoleCommand: ParsableCommand {
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
         let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
         let terminal = CursesTerminal(noColor: console.monochrome)
+        // A parent may have left these blocked (a test runner's thread, a supervisor): the console
+        // must still hear a resize and still give the terminal back on TERM, HUP and INT.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for sig in [SIGTERM, SIGHUP, SIGINT, SIGWINCH] { sigaddset(&unblock, sig) }
+        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for sig in [SIGTERM, SIGHUP, SIGINT] {
             signal(sig) { receivedSignal = $0 }
         }

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+
+@Suite struct CLITests {
+    @Test func firstRunBuildsTheDefaultStoreFromTheDemoDataAndCheckIsClean() throws {
+        let home = TemporaryHome()
+        let result = try Binary.run(["check"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("ok: "))
+        #expect(FileManager.default.fileExists(atPath: home.defaultStore))
+        let json = try Binary.run(["check", "--json"], home: home)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect(object?["clean"] as? Bool == true)
+        #expect((object?["violations"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func userShowAndSearchInTextAndJSON() throws {
+        let home = TemporaryHome()
+        let show = try Binary.run(["user", "show", "10000001", "--json"], home: home)
+        #expect(show.status == 0, "\(show.stderr)")
+        let profile = try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any]
+        let user = profile?["user"] as? [String: Any]
+        #expect(user?["name"] as? String == "张伟")
+        #expect(user?["phone"] as? String == "138****0000")
+        #expect(user?["site_name"] as? String == "WeChat")
+        #expect(!show.stdout.contains("13800000000"))
+        let search = try Binary.run(["user", "search", "张伟", "--json"], home: home)
+        let users = try JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as? [[String: Any]]
+        #expect(users?.map { $0["id"] as? String } == ["10000001"])
+        let byPhone = try Binary.run(["user", "search", "0000"], home: home)
+        #expect(byPhone.stdout.contains("138****0000"))
+        let text = try Binary.run(["user", "show", "10000001"], home: home)
+        #expect(text.stdout.contains("phone           138****0000"))
+    }
+
+    @Test func seedIsDeterministicAndRefusesToOverwrite() throws {
+        let home = TemporaryHome()
+        let a = try Binary.run(["seed", "--users", "300", "--seed", "9", "--db", home.path("a.sqlite"), "--json"], home: home)
+        #expect(a.status == 0, "\(a.stderr)")
+        let b = try Binary.run(["seed", "--users", "300", "--seed", "9", "--db", home.path("b.sqlite")], home: home)
+        #expect(b.stdout.contains("seeded 300 users"))
+        let dumpA = try shell("sqlite3 \(home.path("a.sqlite")) 'SELECT * FROM store_transaction ORDER BY id' | md5sum").output
+        let dumpB = try shell("sqlite3 \(home.path("b.sqlite")) 'SELECT * FROM store_transaction ORDER BY id' | md5sum").output
+        #expect(dumpA == dumpB)
+        #expect(try shell("sqlite3 \(home.path("a.sqlite")) 'PRAGMA integrity_check'").output == "ok\n")
+        #expect(try Binary.run(["check", "--db", home.path("a.sqlite")], home: home).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: home.path("a.sqlite")))
+        let again = try Binary.run(["seed", "--users", "5", "--db", home.path("a.sqlite")], home: home)
+        #expect(again.status != 0)
+        #expect(again.stderr == "storedesk: \(home.path("a.sqlite")) already exists: pass --force to replace it\n")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: home.path("a.sqlite"))) == before)
+        let forced = try Binary.run(["seed", "--users", "5", "--db", home.path("a.sqlite"), "--force"], home: home)
+        #expect(forced.status == 0)
+    }
+
+    /// Every bad input: one line on stderr naming the file or value, a non-zero exit, the file untouched.
+    @Test func badInputsGiveOneLineAndLeaveTheFileAlone() throws {
+        let home = TemporaryHome()
+        let notes = home.path("notes.txt")
+        try "just some notes\n".write(toFile: notes, atomically: true, encoding: .utf8)
+        let store = home.path("store.sqlite")
+        #expect(try Binary.run(["seed", "--users", "20", "--db", store], home: home).status == 0)
+        let future = home.path("future.sqlite")
+        try FileManager.default.copyItem(atPath: store, toPath: future)
+        try shell("sqlite3 \(future) \"PRAGMA journal_mode=DELETE; INSERT INTO grdb_migrations VALUES ('v99-future')\"")
+        let readOnly = home.path("readonly.sqlite")
+        try FileManager.default.copyItem(atPath: store, toPath: readOnly)
+        try shell("sqlite3 \(readOnly) 'PRAGMA journal_mode=DELETE'; chmod 444 \(readOnly)")
+
+        let cases: [(args: [String], file: String?, message: String)] = [
+            (["check", "--db", notes], notes, "storedesk: \(notes) is not a SQLite database"),
+            (["user", "show", "1", "--db", notes], notes, "storedesk: \(notes) is not a SQLite database"),
+            (["check", "--db", future], future, "storedesk: \(future) was written by a newer StoreDesk (unknown migrations: v99-future): upgrade storedesk"),
+            (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")): create one with `storedesk seed --db \(home.path("missing.sqlite"))`"),
+            (["user", "show", "no-such-user", "--db", store], store, "storedesk: no user with id 'no-such-user'"),
+            (["snapshot", "--db", store, "--size", "huge"], store, "storedesk: --size must look like 120x40, got 'huge'"),
+            (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users)"),
+            (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),
+            (["snapshot", "--db", store, "--role", "boss"], store, "storedesk: --role must be operator, support or developer, got 'boss'"),
+            (["snapshot", "--db", readOnly, "--theme", "no-such-theme"], readOnly, "storedesk: no-such-theme: no such theme (have: colorblind, dark, high-contrast, light, mono)"),
+            (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be 0 or more, got -3"),
+        ]
+        for item in cases {
+            let before = try item.file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+            let result = try Binary.run(item.args, home: home)
+            #expect(result.status != 0, "\(item.args) exited 0")
+            #expect(result.stderr == item.message + "\n", "\(item.args)")
+            if let file = item.file {
+                #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "\(file) changed")
+            }
+        }
+        // A read-only file is fine for reading and refused for the console's writes.
+        #expect(try Binary.run(["check", "--db", readOnly], home: home).status == 0)
+        let malformed = home.url.appendingPathComponent("Data")
+        try FileManager.default.createDirectory(at: malformed, withIntermediateDirectories: true)
+        let fresh = TemporaryHome()
+        let broken = try Binary.run(["check"], home: fresh, environment: ["STOREDESK_DATA": malformed.path])
+        #expect(broken.status != 0)
+        #expect(broken.stderr == "storedesk: \(malformed.path)/meta.json: missing or unreadable\n")
+        #expect(!FileManager.default.fileExists(atPath: fresh.defaultStore))
+    }
+
+    @Test func snapshotPrintsAFrameWithoutATerminal() throws {
+        let home = TemporaryHome()
+        let result = try Binary.run(["snapshot", "--size", "80x24", "--select", "10000003"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 25)
+        #expect(result.stdout.contains("小龙🐉"))
+        #expect(result.stdout.contains("150****1234"))
+        #expect(try Binary.run(["snapshot", "--size", "40x10"], home: home).stdout.contains("terminal too small"))
+    }
+
+    @Test func themesListAndCheck() throws {
+        let home = TemporaryHome()
+        let list = try Binary.run(["themes", "list"], home: home)
+        for name in ["dark", "light", "high-contrast", "colorblind", "mono"] { #expect(list.stdout.contains(name)) }
+        #expect(try Binary.run(["themes", "check"], home: home).status == 0)
+        let bad = home.path("bad.toml")
+        try "name = \"bad\"\n[roles\n".write(toFile: bad, atomically: true, encoding: .utf8)
+        let result = try Binary.run(["themes", "check", bad], home: home)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("storedesk: \(bad):2:"))
+    }
+
+    @Test func theConsoleRefusesToStartWithoutATerminal() throws {
+        let home = TemporaryHome()
+        let result = try Binary.run([], home: home)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the console needs a terminal"))
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Testing
+
+/// The real binary in a real terminal: tmux with TERM=tmux-256color and a UTF-8 locale.
+@Suite(.serialized) struct ConsoleInTmuxTests {
+    /// A tmux server of the test's own, with one window running a shell command.
+    final class Tmux {
+        let socket = "storedesk-e2e-\(UUID().uuidString.prefix(8))"
+
+        init(width: Int, height: Int, command: String) throws {
+            let result = try shell("tmux -L \(socket) -f /dev/null new-session -d -x \(width) -y \(height) -s main \(quote(command)) </dev/null >/dev/null 2>&1")
+            guard result.status == 0 else { throw Failure(message: "tmux did not start: \(result.output)") }
+            try shell("tmux -L \(socket) set-option -g window-size manual </dev/null >/dev/null 2>&1")
+        }
+
+        deinit { _ = try? shell("tmux -L \(socket) kill-server") }
+
+        func keys(_ keys: String...) throws { try shell("tmux -L \(socket) send-keys -t main \(keys.joined(separator: " "))") }
+        func literal(_ text: String) throws { try shell("tmux -L \(socket) send-keys -t main -l \(quote(text))") }
+        func capture(colours: Bool = false) throws -> String {
+            try shell("tmux -L \(socket) capture-pane -p \(colours ? "-e" : "") -t main").output
+        }
+        func resize(_ width: Int, _ height: Int) throws { try shell("tmux -L \(socket) resize-window -t main -x \(width) -y \(height)") }
+
+        /// Waits until the screen contains `text` (the console is live, so give it a moment).
+        @discardableResult
+        func waitFor(_ text: String, timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+            let deadline = Date().addingTimeInterval(timeout)
+            var screen = ""
+            while Date() < deadline {
+                screen = try capture()
+                if screen.contains(text) { return screen }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            Issue.record("timed out waiting for “\(text)”; screen was:\n\(screen)", sourceLocation: sourceLocation)
+            return screen
+        }
+    }
+
+    struct Failure: Error { var message: String }
+
+    static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @Test func driveTheConsoleLikeAPerson() throws {
+        let home = TemporaryHome()
+        // Build the default store first so the console starts on it.
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let marker = home.path("after.txt")
+        let command = "env \(env) \(Binary.path) --role support --refresh 0.3; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+        let tmux = try Tmux(width: 120, height: 40, command: command)
+
+        var screen = try tmux.waitFor("Profile")
+        #expect(screen.contains("StoreDesk"))
+        #expect(screen.contains("support · e2e"))
+        #expect(screen.contains("张伟"))
+
+        // Move down twice: the profile follows the selection.
+        try tmux.keys("j", "j")
+        screen = try tmux.waitFor("id             10000003")
+
+        // Filter by a Chinese name.
+        try tmux.keys("/")
+        try tmux.literal("王芳")
+        screen = try tmux.waitFor("filter “王芳”")
+        #expect(screen.contains("10000002"))
+        #expect(!screen.contains("10000001  "))
+        try tmux.keys("Enter")
+        try tmux.keys("/", "Escape")
+        try tmux.waitFor("Users · 40 ─")
+
+        // Help lists every action; esc closes it.
+        try tmux.keys("?")
+        screen = try tmux.waitFor("Help: Users")
+        #expect(screen.contains("Quit (Ctrl-C always quits)."))
+        try tmux.keys("Escape")
+
+        // Too small, then back.
+        try tmux.resize(40, 10)
+        screen = try tmux.waitFor("terminal too small")
+        #expect(screen.replacingOccurrences(of: "\n", with: " ").contains("need 60x15, have 40x10"))
+        try tmux.resize(120, 40)
+        screen = try tmux.waitFor("Profile")
+        #expect(screen.contains("StoreDesk"))
+
+        // Another process writes to the store: the change shows up on screen.
+        let write = try shell("sqlite3 \(home.defaultStore) \"UPDATE user SET friendly_name = '外部修改' WHERE id = '10000001'\"")
+        #expect(write.status == 0, "\(write.output)")
+        try tmux.waitFor("外部修改")
+
+        // The support role reveals a phone number; it is audited.
+        try tmux.keys("g", "p")
+        try tmux.waitFor("13800000000")
+        let audit = try shell("sqlite3 \(home.defaultStore) \"SELECT actor || ' ' || role || ' ' || action FROM audit_log WHERE subject = '10000001' ORDER BY id DESC LIMIT 1\"").output
+        #expect(audit == "e2e support reveal.phone\n")
+
+        // Colours reach the terminal.
+        #expect(try tmux.capture(colours: true).contains("\u{1B}["))
+
+        try tmux.keys("q")
+        let deadline = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 0.3)
+        let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+        #expect(after.hasPrefix("EXIT=0\n"), "\(after)")
+        // Curses gave the terminal back: canonical mode and echo are on again.
+        #expect(after.contains(" icanon ") && after.contains(" echo "), "\(after)")
+        screen = try tmux.capture()
+        #expect(!screen.contains("Profile"), "the console's screen is still showing")
+    }
+
+    @Test func ctrlCAndSigtermRestoreTheTerminalToo() throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
+        for (name, stop, code) in [("ctrl-c", "C-c", "0"), ("sigterm", "", "143")] {
+            let marker = home.path("\(name).txt")
+            let pidFile = home.path("\(name).pid")
+            let command = "env \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly'; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+            let tmux = try Tmux(width: 100, height: 30, command: command)
+            let screen = try tmux.waitFor("Profile")
+            #expect(screen.contains(" RO"))
+            if stop.isEmpty {
+                let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+                try shell("kill -TERM \(pid)")
+            } else {
+                try tmux.keys(stop)
+            }
+            let deadline = Date().addingTimeInterval(10)
+            while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
+            Thread.sleep(forTimeInterval: 0.3)
+            let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
+            #expect(after.hasPrefix("EXIT=\(code)\n"), "\(name): \(after)")
+            #expect(after.contains(" icanon ") && after.contains(" echo "), "\(name): \(after)")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+
+/// Runs the real `storedesk` binary that `make test` built.
+enum Binary {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    static var path: String {
+        if let override = ProcessInfo.processInfo.environment["STOREDESK_BIN"] { return override }
+        return repository.appendingPathComponent(".build/debug/storedesk").path
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the binary with a private HOME so the default store is the test's own.
+    static func run(_ arguments: [String], home homeFolder: TemporaryHome, stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let home = homeFolder.url
+        var env = ["HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
+                   "XDG_CONFIG_HOME": home.appendingPathComponent("config").path, "LANG": "C.UTF-8", "TZ": "UTC",
+                   "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        env.merge(environment) { $1 }
+        process.environment = env
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
+        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
+            stderr: String(decoding: stderrData, as: UTF8.self))
+    }
+}
+
+final class TemporaryHome {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-e2e-" + UUID().uuidString)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    var defaultStore: String { url.appendingPathComponent("data/storedesk/storedesk.sqlite").path }
+}
+
+/// Runs a shell command and returns its output, through `posix_spawn` and `waitpid` and a file
+/// rather than Foundation's `Process` and a pipe: a daemon the command starts (the tmux server)
+/// inherits descriptors and would otherwise keep the caller waiting forever.
+@discardableResult
+func shell(_ command: String) throws -> (status: Int32, output: String) {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-shell-" + UUID().uuidString).path
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    let script = "(" + command + ") </dev/null >'" + file + "' 2>&1"
+    var pid: pid_t = 0
+    let argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sh"), strdup("-c"), strdup(script), nil]
+    defer { for arg in argv { free(arg) } }
+    // Start from a clean signal mask: the test runner's threads block signals the console must hear.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var empty = sigset_t()
+    sigemptyset(&empty)
+    posix_spawnattr_setsigmask(&attributes, &empty)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    let spawned = posix_spawn(&pid, "/bin/sh", nil, &attributes, argv, environ)
+    guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    return (exit, (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
+}
