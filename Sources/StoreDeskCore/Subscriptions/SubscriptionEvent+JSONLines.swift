@@ -1,0 +1,107 @@
+import Foundation
+
+/// Why a notification line could not be read, in words an operator can act on.
+public enum SubscriptionDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    case emptyLine
+    /// Not JSON at all, or not an object.
+    case invalidJSON(String)
+    /// A `signedPayload` or signed info that is not `header.payload.signature` in base64url.
+    case malformedJWS(String)
+    /// A field Apple always sends is absent; the associated value is its dotted path.
+    case missingField(String)
+    /// A field holds the wrong kind of value (a number where a string belongs).
+    case wrongType(field: String, detail: String)
+    /// A field's value cannot be read, such as a date that is neither milliseconds nor ISO 8601.
+    case invalidValue(field: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .emptyLine: "the line is empty"
+        case .invalidJSON(let detail): "not a JSON object: \(detail)"
+        case .malformedJWS(let detail): "malformed JWS: \(detail)"
+        case .missingField(let field): "missing field '\(field)'"
+        case .wrongType(let field, let detail): "wrong type for '\(field)': \(detail)"
+        case .invalidValue(let field, let detail): "invalid value for '\(field)': \(detail)"
+        }
+    }
+
+    /// Turns Foundation's decoding errors into this vocabulary, keeping the field path.
+    init(_ error: any Error) {
+        if let own = error as? SubscriptionDecodingError {
+            self = own
+            return
+        }
+        guard let decoding = error as? DecodingError else {
+            self = .invalidJSON(String(describing: error))
+            return
+        }
+        func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (last.map { [$0] } ?? [])
+            return keys.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context): self = .missingField(path(context, key))
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            self = .wrongType(field: path(context), detail: context.debugDescription)
+        case .dataCorrupted(let context):
+            self =
+                context.codingPath.isEmpty
+                ? .invalidJSON(context.debugDescription)
+                : .invalidValue(field: path(context), detail: context.debugDescription)
+        @unknown default: self = .invalidJSON(String(describing: decoding))
+        }
+    }
+}
+
+/// The events read from a JSON Lines text, and the lines that could not be read, by line number.
+public struct SubscriptionEventLines: Sendable {
+    public struct Failure: Hashable, Sendable {
+        /// 1-based, as an editor shows it.
+        public var line: Int
+        public var error: SubscriptionDecodingError
+    }
+
+    public var events: [SubscriptionEvent]
+    public var failures: [Failure]
+}
+
+extension SubscriptionEvent {
+    /// Reads one line: a decoded notification or a raw `{"signedPayload": "..."}`. Throws
+    /// `SubscriptionDecodingError`, never traps, whatever the line holds.
+    public static func decode(jsonLine: String) throws -> SubscriptionEvent {
+        let text = jsonLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw SubscriptionDecodingError.emptyLine }
+        return try decode(jsonLine: Data(text.utf8))
+    }
+
+    /// Reads one line's bytes; see `decode(jsonLine:)`.
+    public static func decode(jsonLine: Data) throws -> SubscriptionEvent {
+        do {
+            return try JSONDecoder().decode(SubscriptionEvent.self, from: jsonLine)
+        } catch {
+            throw SubscriptionDecodingError(error)
+        }
+    }
+
+    /// Reads a whole JSON Lines text, skipping blank lines; one bad line does not stop the rest.
+    public static func decodeJSONLines(_ text: String) -> SubscriptionEventLines {
+        var result = SubscriptionEventLines(events: [], failures: [])
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { continue }
+            do {
+                result.events.append(try decode(jsonLine: trimmed))
+            } catch {
+                result.failures.append(.init(line: index + 1, error: SubscriptionDecodingError(error)))
+            }
+        }
+        return result
+    }
+
+    /// One line of decoded-notification JSON with sorted keys: the form `decode(jsonLine:)` reads back.
+    public func jsonLine() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+}
