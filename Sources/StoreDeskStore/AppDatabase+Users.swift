@@ -84,7 +84,12 @@ public struct UserSearch: Sendable, Hashable {
     /// An FTS5 string literal: the whole text as one phrase.
     var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
-    public func page(_ db: Database, from anchor: Anchor, limit: Int) throws -> [UserRow] {
+    /// Whether this filter scans the table (short text) rather than using an index; such a scan is
+    /// run in slices by the console so a keystroke never waits for the whole table.
+    public var scansTable: Bool { !text.isEmpty && !usesFullTextIndex }
+
+    /// One page of matches. `below` limits a table scan to rowids under it (a slice of the table).
+    public func page(_ db: Database, from anchor: Anchor, limit: Int, below: Int64? = nil) throws -> [UserRow] {
         var bound = ""
         var boundArgs: StatementArguments = []
         var descending = false
@@ -118,6 +123,11 @@ public struct UserSearch: Sendable, Hashable {
                 sql += " AND " + bound.replacingOccurrences(of: "?", with: "?2")
                 arguments += boundArgs
             }
+            if let below {
+                sql += " AND rowid < ?3"
+                if bound.isEmpty { arguments += [DatabaseValue.null] }
+                arguments += [below]
+            }
         }
         sql = "SELECT u.rowid AS sd_rowid, u.* FROM (" + sql + " ORDER BY sd_rowid \(order) LIMIT \(max(0, limit))) m JOIN user u ON u.rowid = m.sd_rowid ORDER BY u.rowid"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
@@ -148,5 +158,12 @@ extension AppDatabase {
             var entry = entry
             try entry.insert(db)
         }
+    }
+}
+
+extension AppDatabase {
+    /// The largest rowid in the user list, for slicing a scan.
+    public func lastUserRowid() throws -> Int64 {
+        try reader.read { try Int64.fetchOne($0, sql: "SELECT MAX(rowid) FROM user") ?? 0 }
     }
 }

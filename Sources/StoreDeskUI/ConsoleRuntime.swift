@@ -26,6 +26,8 @@ public final class ConsoleRuntime {
     let catalog: ThemeCatalog
     /// Set once something changed on screen since the last frame.
     var dirty = true
+    /// Effects put off until input is handled (`Effect.later`).
+    var deferred: [Effect] = []
 
     public init(state: AppState, theme: Theme, database: AppDatabase, catalog: ThemeCatalog) {
         self.state = state
@@ -34,8 +36,23 @@ public final class ConsoleRuntime {
         self.catalog = catalog
     }
 
-    /// Applies an action and every action its effects produce, until the state settles.
-    public func dispatch(_ action: Action) {
+    /// Applies an action and every action its effects produce. With `settle`, deferred work is done
+    /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
+    public func dispatch(_ action: Action, settle: Bool = true) {
+        apply(action)
+        while settle, !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
+    }
+
+    /// Performs the next deferred effect; false when there is none.
+    @discardableResult
+    public func performDeferred() -> Bool {
+        guard !deferred.isEmpty else { return false }
+        apply(perform(deferred.removeFirst()))
+        return true
+    }
+
+    func apply(_ action: Action?) {
+        guard let action else { return }
         var pending: [Action] = [action]
         var index = 0
         while index < pending.count {
@@ -61,6 +78,9 @@ public final class ConsoleRuntime {
                 return .themeApplied(name: loaded.name, warnings: warnings)
             case .quit:
                 return nil
+            case .later(let effect):
+                deferred.append(effect)
+                return nil
             }
         } catch let error as StoreError {
             return .failed(error.description)
@@ -82,30 +102,32 @@ public final class ConsoleRuntime {
         defer { _ = observation }
 
         if device.size != state.size { dispatch(.resize(device.size)) }
-        for effect in state.start() { if let next = perform(effect) { dispatch(next) } }
+        for effect in state.start() { if let next = perform(effect) { dispatch(next, settle: false) } }
         var lastTick = Date.distantPast, lastPoll = Date(), lastFrame = Date.distantPast
         let frameInterval = 1.0 / 30
 
         while !state.quitting && !shouldStop() {
             // Everything already waiting is applied before the next frame: a burst of keys costs one redraw.
-            var timeout = dirty ? 0 : 30
+            var timeout = dirty || !deferred.isEmpty ? 0 : 30
             while let event = device.nextEvent(timeoutMilliseconds: timeout) {
                 switch event {
-                case .key(let key): dispatch(.key(key))
-                case .resize(let size): dispatch(.resize(size))
+                case .key(let key): dispatch(.key(key), settle: false)
+                case .resize(let size): dispatch(.resize(size), settle: false)
                 }
                 timeout = 0
                 if state.quitting { return }
             }
+            // One slice of deferred work a turn, so the next key is never far away.
+            if !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
             let clock = Date()
-            if ownCommits.lower() { dispatch(.storeChanged) }
+            if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {
                 lastPoll = clock
-                if (try? watcher?.changed()) == true { dispatch(.storeChanged) }
+                if (try? watcher?.changed()) == true { dispatch(.storeChanged, settle: false) }
             }
             if clock.timeIntervalSince(lastTick) >= 1 {
                 lastTick = clock
-                dispatch(.tick(now()))
+                dispatch(.tick(now()), settle: false)
             }
             if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
                 device.present(state.render(), theme: theme)
@@ -117,7 +139,8 @@ public final class ConsoleRuntime {
 
     /// Loads the first data and renders one frame without a terminal: `storedesk snapshot`.
     public func settleFirstFrame() -> Canvas {
-        for effect in state.start() { if let next = perform(effect) { dispatch(next) } }
+        for effect in state.start() { apply(perform(effect)) }
+        while !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
         return state.render()
     }
 }

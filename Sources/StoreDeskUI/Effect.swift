@@ -12,6 +12,8 @@ public enum Effect: Sendable {
     case loadTheme(String)
     /// Leave the console.
     case quit
+    /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
+    indirect case later(Effect)
 }
 
 /// Everything that can change the console's state: keys, time, size, and the results of effects.

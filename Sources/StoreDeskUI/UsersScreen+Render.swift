@@ -7,6 +7,7 @@ extension UsersScreen {
         var title = "Users"
         if let total { title += " · \(total.formattedWithSeparators)" }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
+        if let scanProgress { title += " · searching \(Int(scanProgress * 100))%" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
@@ -14,6 +15,10 @@ extension UsersScreen {
         let nameWidth = max(4, inner.width - idWidth - siteWidth - 4)
         let header = " " + "ID".padded(to: idWidth) + " " + "NAME".padded(to: nameWidth) + " " + "TYPE".padded(to: siteWidth)
         canvas.writeLine(header, in: inner, row: 0, role: .listHeader)
+        if rows.isEmpty && scanProgress != nil {
+            canvas.write("searching…", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            return
+        }
         if rows.isEmpty {
             let message = filter.isEmpty ? "no users in this store" : "no user matches “\(filter)”"
             canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)

@@ -38,3 +38,10 @@ struct ThemesCommand: ParsableCommand {
         }
     }
 }
+
+struct KeysCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys", abstract: "Print the console's key bindings as a Markdown table (the README's key list).")
+
+    func run() throws { print(Keymap.markdownTable) }
+}

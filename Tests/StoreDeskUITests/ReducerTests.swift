@@ -109,6 +109,34 @@ import Testing
         #expect(console.state.users.rows.map(\.user.id) == ["10000026"])
     }
 
+    /// A short filter scans the table in slices: the keystroke is answered with what the first slice
+    /// found, the rest arrives between keys, and typing on drops the unfinished scan.
+    @Test func aShortFilterScansInSlicesBetweenKeys() throws {
+        let console = try ConsoleHarness(size: size) { state in
+            state.users.scanSlice = 10
+            state.users.scanBudget = 0
+        }
+        console.runtime.dispatch(.key(.character("/")), settle: false)
+        console.runtime.dispatch(.key(.character("a")), settle: false)
+        #expect(console.state.users.scanProgress != nil)
+        #expect(console.text.contains("searching"))
+        var turns = 0
+        while console.runtime.performDeferred() { turns += 1 }
+        #expect(turns >= 3)
+        #expect(console.state.users.scanProgress == nil)
+        let all = console.state.users.rows.map(\.user.id)
+        let direct = try console.database.searchUsers("a", limit: 100).map(\.id)
+        #expect(all == Array(direct.prefix(console.state.layout.listRows)))
+        #expect(!all.isEmpty)
+        // A new key mid-scan starts over; the old scan's turns are dropped.
+        console.runtime.dispatch(.key(.character("x")), settle: false)
+        console.runtime.dispatch(.key(.backspace), settle: false)
+        console.runtime.dispatch(.key(.backspace), settle: false)
+        while console.runtime.performDeferred() {}
+        #expect(console.state.users.filter == "")
+        #expect(console.state.users.rows.first?.user.id == "10000001")
+    }
+
     @Test func escBacksOutOfEverythingTransient() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("?"))

@@ -38,7 +38,7 @@ final class ConsoleHarness {
     let database: AppDatabase
     let runtime: ConsoleRuntime
 
-    init(size: Size, role: ConsoleRole = .operator, readOnly: Bool = false) throws {
+    init(size: Size, role: ConsoleRole = .operator, readOnly: Bool = false, configure: (inout AppState) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-ui-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("demo.sqlite").path
@@ -49,7 +49,9 @@ final class ConsoleHarness {
             size: size, session: Session(role: role, actor: "tester", readOnly: readOnly), storePath: path,
             clock: demo.meta.clock, timeZone: TimeZone(identifier: "UTC") ?? .current, themeName: "dark",
             themeNames: ThemeCatalog(environment: [:]).names)
-        runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: ThemeCatalog(environment: [:]))
+        var configured = state
+        configure(&configured)
+        runtime = ConsoleRuntime(state: configured, theme: .builtInDefault, database: database, catalog: ThemeCatalog(environment: [:]))
         _ = runtime.settleFirstFrame()
     }
 

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# StoreDesk benchmarks: figures, not pass/fail. Each timing is printed beside a baseline measured in
+# the same run, as a ratio. Stores are cached in $BENCH_DIR (default .bench/) between runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.build/release/storedesk}
+DIR=${BENCH_DIR:-.bench}
+RUNS=${RUNS:-30}
+mkdir -p "$DIR"
+
+seed() { # users file
+  if [ ! -f "$2" ]; then
+    /usr/bin/time -f "  peak memory %M KB" "$BIN" seed --users "$1" --seed 1 --db "$2"
+  fi
+}
+
+echo "== seed"
+seed 10000 "$DIR/10k.sqlite"
+seed 1000000 "$DIR/1m.sqlite"
+sqlite3 "$DIR/1m.sqlite" 'PRAGMA integrity_check' | sed 's/^/  integrity_check: /'
+
+median_ms() { # command...: median wall time of $RUNS runs, in ms
+  python3 - "$RUNS" "$@" <<'PY'
+import subprocess, sys, time, statistics
+runs = int(sys.argv[1]); cmd = sys.argv[2:]
+xs = []
+for _ in range(runs):
+    t = time.perf_counter(); subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    xs.append((time.perf_counter() - t) * 1000)
+print(f"{statistics.median(xs):.2f}")
+PY
+}
+
+echo "== snapshot --screen users --size 120x40 (whole process, median of $RUNS)"
+for store in 10k 1m; do
+  ours=$(median_ms "$BIN" snapshot --db "$DIR/$store.sqlite" --screen users --size 120x40)
+  base=$(median_ms sqlite3 "$DIR/$store.sqlite" "SELECT * FROM user ORDER BY rowid LIMIT 40")
+  printf "  %-3s storedesk %7s ms   sqlite3 CLI, same 40 rows %6s ms   ratio %.2fx\n" "$store" "$ours" "$base" "$(awk "BEGIN{print $ours/$base}")"
+done
+
+echo "== filter keystrokes (in process, key to finished frame)"
+for store in 10k 1m; do
+  printf "  %-3s " "$store"; "$BIN" bench filter --db "$DIR/$store.sqlite"
+done
+
+echo "== peak memory (max RSS)"
+for store in 10k 1m; do
+  snap=$(/usr/bin/time -f "%M" "$BIN" snapshot --db "$DIR/$store.sqlite" --size 120x40 2>&1 >/dev/null | tail -1)
+  filt=$(/usr/bin/time -f "%M" "$BIN" bench filter --db "$DIR/$store.sqlite" 2>&1 >/dev/null | tail -1)
+  printf "  %-3s snapshot %6.1f MB   filter session %6.1f MB\n" "$store" "$(awk "BEGIN{print $snap/1024}")" "$(awk "BEGIN{print $filt/1024}")"
+done
