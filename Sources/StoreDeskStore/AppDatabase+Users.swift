@@ -134,12 +134,6 @@ public struct UserSearch: Sendable, Hashable {
             UserRow(rowid: row["sd_rowid"], user: try User(row: row))
         }
     }
-
-    /// How many users match; for the list's position indicator.
-    public func count(_ db: Database) throws -> Int {
-        if text.isEmpty { return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user") ?? 0 }
-        return try page(db, from: .start, limit: Int.max / 2).count
-    }
 }
 
 extension AppDatabase {

@@ -150,7 +150,7 @@ extension AppState {
 
     /// The `?` overlay: every action for this screen, unavailable ones dimmed with the reason.
     func renderHelp(into canvas: inout Canvas, scroll: Int) {
-        let width = min(size.width - 4, 96), height = size.height - 4
+        let width = min(size.width - 2, 100), height = size.height - 4
         let box = Rect(x: (size.width - width) / 2, y: 2, width: width, height: height)
         canvas.fill(box, role: .text)
         canvas.frame(box, title: "Help: \(screen.title) · esc closes · j/k scroll", role: .borderFocused)

@@ -27,13 +27,12 @@ public struct Binding: Sendable {
     public var writes: Bool
     /// The screens it applies to; nil for every screen.
     public var screens: Set<ScreenID>?
-    public var inFooter: Bool
     /// Why the binding cannot be used right now, or nil when it can.
     public var disabledReason: @Sendable (AppState) -> String?
 
     public init(
         _ keys: [Key], _ command: Command, help: String, summary: String, writes: Bool = false,
-        screens: Set<ScreenID>? = nil, inFooter: Bool = false,
+        screens: Set<ScreenID>? = nil,
         disabledReason: @escaping @Sendable (AppState) -> String? = { _ in nil }
     ) {
         self.keys = keys
@@ -42,7 +41,6 @@ public struct Binding: Sendable {
         self.summary = summary
         self.writes = writes
         self.screens = screens
-        self.inFooter = inFooter
         self.disabledReason = disabledReason
     }
 
@@ -61,38 +59,38 @@ public struct Binding: Sendable {
 public enum Keymap {
     /// Every binding, global ones first. Order is the order in help and the README.
     public static let all: [Binding] = [
-        Binding([.character("q")], .quit, help: "quit", summary: "Quit (Ctrl-C always quits).", inFooter: true),
+        Binding([.character("q")], .quit, help: "quit", summary: "Quit (Ctrl-C always quits)."),
         Binding([.ctrl("c")], .quit, help: "quit", summary: "Quit from anywhere, even while typing."),
-        Binding([.character("?")], .help, help: "help", summary: "Show every action and its keys.", inFooter: true),
-        Binding([.character(":")], .commandLine, help: "command", summary: "Command line with tab completion (:users, :theme NAME, :q).", inFooter: true),
-        Binding([.character("/")], .filter, help: "filter", summary: "Filter the list as you type; enter keeps it, esc clears it.", inFooter: true),
+        Binding([.character("?")], .help, help: "help", summary: "Show every action and its keys."),
+        Binding([.character(":")], .commandLine, help: "command", summary: "Command line with tab completion (:users, :theme NAME, :q)."),
+        Binding([.character("/")], .filter, help: "filter", summary: "Filter the list as you type; enter keeps it, esc clears it."),
         Binding([.escape], .back, help: "back", summary: "Back out of anything transient: help, filter, command line, detail focus."),
-        Binding([.tab], .nextPane, help: "pane", summary: "Focus the next pane.", inFooter: true),
+        Binding([.tab], .nextPane, help: "pane", summary: "Focus the next pane."),
         Binding([.backTab], .previousPane, help: "pane", summary: "Focus the previous pane."),
         Binding([.character("]")], .nextTab, help: "next tab", summary: "Next screen."),
         Binding([.character("[")], .previousTab, help: "prev tab", summary: "Previous screen."),
         Binding((1...9).map { Key.character(Character(String($0))) }, .goToTab(0), help: "screen", summary: "Go to screen 1-9 by its number in the tab bar."),
         Binding([.character("k"), .up], .up, help: "up", summary: "Move up one row."),
-        Binding([.character("j"), .down], .down, help: "move", summary: "Move down one row.", inFooter: true),
+        Binding([.character("j"), .down], .down, help: "move", summary: "Move down one row."),
         Binding([.character("g"), .home], .top, help: "top", summary: "Go to the first row."),
         Binding([.character("G"), .end], .bottom, help: "bottom", summary: "Go to the last row."),
         Binding([.pageUp, .ctrl("b")], .pageUp, help: "page up", summary: "Up one page."),
         Binding([.pageDown, .ctrl("f")], .pageDown, help: "page down", summary: "Down one page."),
-        Binding([.enter], .open, help: "open", summary: "Open the selected row in the detail pane.", inFooter: true),
+        Binding([.enter], .open, help: "open", summary: "Open the selected row in the detail pane."),
         Binding([.ctrl("r")], .refresh, help: "refresh", summary: "Fetch the visible rows again now."),
         Binding(
             [.character("p")], .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number (audited).",
-            writes: true, screens: [.users], inFooter: true,
+            writes: true, screens: [.users],
             disabledReason: { state in
                 state.session.role == .support ? nil : "revealing a phone number needs the support role"
             }),
     ]
 
-    /// The footer's hints, most used first.
-    public static var footer: [Binding] {
+    /// The footer's hints, most used first: the first binding of each of these commands.
+    public static let footer: [Binding] = {
         let order: [Command] = [.down, .open, .filter, .nextPane, .revealPhone, .commandLine, .help, .quit]
-        return order.compactMap { command in all.first { $0.command == command && $0.inFooter } }
-    }
+        return order.compactMap { command in all.first { $0.command == command } }
+    }()
 
     /// The binding a key triggers on the current screen. Write bindings are not registered at all
     /// when the store is read-only.
