@@ -4,9 +4,14 @@ import StoreDeskThemes
 /// Where themes come from: the files shipped in `Themes/` (embedded), then the user's own in
 /// `$XDG_CONFIG_HOME/storedesk/themes/` (or `~/.config/storedesk/themes/`), which win on a name clash.
 public struct ThemeCatalog: Sendable {
-    public var files: [String: URL]
+    let environment: [String: String]
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// Every theme file by name, looked up when asked (a snapshot with the default theme never asks).
+    public var files: [String: URL] {
         var files = ThemeFiles.all
         let config = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
@@ -16,7 +21,7 @@ public struct ThemeCatalog: Sendable {
                 files[String(name.dropLast(5))] = userDirectory.appendingPathComponent(name)
             }
         }
-        self.files = files
+        return files
     }
 
     public var names: [String] { (files.keys + ["mono"]).sorted() }
@@ -25,6 +30,8 @@ public struct ThemeCatalog: Sendable {
     public func load(_ nameOrPath: String) throws -> (Theme, warnings: [String]) {
         if nameOrPath == "mono" { return (Theme.mono, []) }
         if nameOrPath == "default" { return (Theme.builtInDefault, []) }
+        let files = self.files
+        // The shipped dark.toml is the built-in default (a test keeps them equal): no need to parse it.
         if nameOrPath == "dark" && files["dark"] == ThemeFiles.all["dark"] { return (Theme.builtInDefault, []) }
         let url: URL
         if let known = files[nameOrPath] {

@@ -81,7 +81,7 @@ struct SnapshotCommand: ParsableCommand {
             let clock = try database.clock() ?? Instant(Date())
             var state = AppState(
                 size: terminalSize, session: try console.session(), storePath: database.path, clock: clock,
-                timeZone: .current, themeName: theme.name, themeNames: catalog.names)
+                timeZone: .current, themeName: theme.name, themeNames: [])
             state.screen = screenID
             let canvas = try Snapshot.render(state: state, theme: theme, database: database, catalog: catalog, select: select, filter: filter)
             trace.mark("render")
