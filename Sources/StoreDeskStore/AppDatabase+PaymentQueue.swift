@@ -34,8 +34,8 @@ extension AppDatabase {
     }
 
     static func apply(_ change: PaymentChange, in db: Database) throws {
-        if let transaction = change.transaction { try transaction.save(db) }
-        if let order = change.order { try order.save(db) }
+        if let transaction = change.transaction { try transaction.insert(db, onConflict: .replace) }
+        if let order = change.order { try order.insert(db, onConflict: .replace) }
         if let callback = change.callback { try callback.insert(db) }
         if var grant = change.grant { try grant.insert(db) }
         for event in change.events { try event.insert(db) }

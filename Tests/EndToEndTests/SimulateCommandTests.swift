@@ -104,3 +104,19 @@ import Testing
         #expect(try Binary.run(["check", "--db", path], home: home).status == 0)
     }
 }
+
+@Suite struct BenchQueueTests {
+    @Test func benchQueuePrintsThePipelineBesideRawInserts() throws {
+        let home = TemporaryHome()
+        let result = try Binary.run(["bench", "queue", "--transactions", "300"], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 4)
+        #expect(lines.first?.hasPrefix("queue: ") == true)
+        #expect(lines.contains { $0.contains("pipeline (sign, verify, persist)") && $0.hasSuffix("transactions/s") })
+        #expect(lines.contains { $0.contains("raw SQLite inserts, same rows") && $0.contains("pipeline/raw") })
+        let bad = try Binary.run(["bench", "queue", "--transactions", "0"], home: home)
+        #expect(bad.status == 1)
+        #expect(bad.stderr == "storedesk: --transactions must be above 0, got 0\n")
+    }
+}
