@@ -22,23 +22,16 @@ extension AppDatabase {
     /// Commits one simulation step: its transaction, order, callback and grant rows and its events, all
     /// in one SQLite transaction, so a crash at any moment leaves either all of it or none.
     public func apply(_ change: PaymentChange) throws {
-        try writer.write { db in try Self.apply(change, in: db) }
+        try writer.write { db in try PaymentRowWriter(db).write(change) }
     }
 
     /// Commits several steps in one SQLite transaction (each still with its own events).
     public func apply(_ changes: [PaymentChange]) throws {
         guard !changes.isEmpty else { return }
         try writer.write { db in
-            for change in changes { try Self.apply(change, in: db) }
+            let rows = try PaymentRowWriter(db)
+            for change in changes { try rows.write(change) }
         }
-    }
-
-    static func apply(_ change: PaymentChange, in db: Database) throws {
-        if let transaction = change.transaction { try transaction.insert(db, onConflict: .replace) }
-        if let order = change.order { try order.insert(db, onConflict: .replace) }
-        if let callback = change.callback { try callback.insert(db) }
-        if var grant = change.grant { try grant.insert(db) }
-        for event in change.events { try event.insert(db) }
     }
 
     /// Apps, products and a sample of users (in list order) to simulate purchases over.

@@ -2,70 +2,86 @@ import GRDB
 import StoreDeskCore
 
 extension AppDatabase {
-    /// The benchmark's baseline: the rows of `changes` written with hand-prepared SQLite statements
-    /// (no records, no events logic), `batch` changes per transaction, as `apply` does.
+    /// The benchmark's baseline: the rows of `changes` written with the raw prepared statements of
+    /// `PaymentRowWriter`, `batch` changes per transaction, as `simulate` commits them.
     public func insertRaw(_ changes: [PaymentChange], batch: Int = 64) throws {
         var index = 0
         while index < changes.count {
             let slice = changes[index..<min(changes.count, index + batch)]
             index += batch
             try writer.write { db in
-                let transaction = try db.cachedStatement(
-                    sql: """
-                        INSERT OR REPLACE INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
-                          quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
-                          expires_date, revocation_date, revocation_reason, finished)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?)
-                        """)
-                let order = try db.cachedStatement(
-                    sql: """
-                        INSERT OR REPLACE INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
-                          sub_payment, amount_cents, sid, role_id, app_order_id, ext, created_at, status)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                let callback = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason,
-                          reply, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                let grant = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount,
-                          source, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                let event = try db.cachedStatement(
-                    sql: "INSERT INTO transaction_event (transaction_id, at, kind, detail) VALUES (?, ?, ?, ?)")
-                for change in slice {
-                    if let t = change.transaction {
-                        try transaction.execute(arguments: [
-                            t.id, t.originalTransactionId, t.userId, t.appId, t.productId, t.quantity, t.state.rawValue,
-                            t.failureReason?.rawValue, t.environment.rawValue, t.sid, t.roleId, t.appOrderId, t.ext,
-                            t.purchaseDate.millis, t.finished,
-                        ])
-                    }
-                    if let o = change.order {
-                        try order.execute(arguments: [
-                            o.id, o.transactionId, o.appId, o.userId, o.productId, o.payment, o.subPayment, o.amountCents,
-                            o.sid, o.roleId, o.appOrderId, o.ext, o.createdAt.millis, o.status.rawValue,
-                        ])
-                    }
-                    if let c = change.callback {
-                        try callback.execute(arguments: [
-                            c.orderId, c.attempt, c.body, c.signExpected, c.signReceived, c.verdict, c.reason, c.reply,
-                            c.receivedAt.millis,
-                        ])
-                    }
-                    if let g = change.grant {
-                        try grant.execute(arguments: [
-                            g.orderId, g.userId, g.sid, g.roleId, g.productId, g.quantity, g.kind.rawValue, g.currencyAmount,
-                            g.source.rawValue, g.grantedAt.millis,
-                        ])
-                    }
-                    for e in change.events {
-                        try event.execute(arguments: [e.transactionId, e.at.millis, e.kind.rawValue, e.detail])
-                    }
-                }
+                let rows = try PaymentRowWriter(db)
+                for change in slice { try rows.write(change) }
             }
+        }
+    }
+}
+
+/// Cached prepared statements for the payment queue's rows: one statement per table, arguments bound
+/// by hand (no record encoding), so the hot path costs what SQLite costs.
+struct PaymentRowWriter {
+    let transaction: Statement
+    let order: Statement
+    let callback: Statement
+    let grant: Statement
+    let event: Statement
+
+    init(_ db: Database) throws {
+        transaction = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
+                  quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
+                  expires_date, revocation_date, revocation_reason, finished)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        order = try db.cachedStatement(
+            sql: """
+                INSERT OR REPLACE INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
+                  sub_payment, amount_cents, sid, role_id, app_order_id, ext, created_at, status)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        callback = try db.cachedStatement(
+            sql: """
+                INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason,
+                  reply, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        grant = try db.cachedStatement(
+            sql: """
+                INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount,
+                  source, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        event = try db.cachedStatement(
+            sql: "INSERT INTO transaction_event (transaction_id, at, kind, detail) VALUES (?, ?, ?, ?)")
+    }
+
+    func write(_ change: PaymentChange) throws {
+        if let t = change.transaction {
+            try transaction.execute(arguments: [
+                t.id, t.originalTransactionId, t.userId, t.appId, t.productId, t.quantity, t.state.rawValue,
+                t.failureReason?.rawValue, t.environment.rawValue, t.sid, t.roleId, t.appOrderId, t.ext,
+                t.purchaseDate.millis, t.expiresDate?.millis, t.revocationDate?.millis, t.revocationReason, t.finished,
+            ])
+        }
+        if let o = change.order {
+            try order.execute(arguments: [
+                o.id, o.transactionId, o.appId, o.userId, o.productId, o.payment, o.subPayment, o.amountCents,
+                o.sid, o.roleId, o.appOrderId, o.ext, o.createdAt.millis, o.status.rawValue,
+            ])
+        }
+        if let c = change.callback {
+            try callback.execute(arguments: [
+                c.orderId, c.attempt, c.body, c.signExpected, c.signReceived, c.verdict, c.reason, c.reply,
+                c.receivedAt.millis,
+            ])
+        }
+        if let g = change.grant {
+            try grant.execute(arguments: [
+                g.orderId, g.userId, g.sid, g.roleId, g.productId, g.quantity, g.kind.rawValue, g.currencyAmount,
+                g.source.rawValue, g.grantedAt.millis,
+            ])
+        }
+        for e in change.events {
+            try event.execute(arguments: [e.transactionId, e.at.millis, e.kind.rawValue, e.detail])
         }
     }
 }

@@ -73,9 +73,11 @@ struct BenchCommand: ParsableCommand {
             abstract: "Transactions per second of the headless payment pipeline beside raw SQLite inserts.")
         @Option(help: "About how many purchase attempts to run.") var transactions: Int = 20_000
         @Option(help: "The simulation's seed.") var seed: UInt64 = 1
+        @Option(help: "Steps committed per SQLite transaction (each step always with its events).") var batch: Int = 512
 
         func run() throws {
             try reporting {
+                guard batch > 0 else { throw StoreError.invalidArgument("--batch must be above 0, got \(batch)") }
                 guard transactions > 0 else {
                     throw StoreError.invalidArgument("--transactions must be above 0, got \(transactions)")
                 }
@@ -110,7 +112,7 @@ struct BenchCommand: ParsableCommand {
                 start = DispatchTime.now()
                 try simulation.run { change in
                     pending.append(change)
-                    if pending.count >= 64 {
+                    if pending.count >= batch {
                         try pipelineStore.apply(pending)
                         pending.removeAll(keepingCapacity: true)
                     }
@@ -118,9 +120,9 @@ struct BenchCommand: ParsableCommand {
                 try pipelineStore.apply(pending)
                 let pipelineMs = BenchCommand.since(start)
 
-                // The baseline: the same rows, raw prepared inserts, the same 64 steps per transaction.
+                // The baseline: the same rows, raw prepared inserts, the same steps per transaction.
                 start = DispatchTime.now()
-                try rawStore.insertRaw(changes, batch: 64)
+                try rawStore.insertRaw(changes, batch: batch)
                 let rawMs = BenchCommand.since(start)
 
                 let attempts = simulation.summary.attempts
@@ -131,7 +133,7 @@ struct BenchCommand: ParsableCommand {
                 func perSecond(_ ms: Double) -> Int { Int((Double(attempts) / max(ms, 0.001) * 1000).rounded()) }
                 print(
                     "queue: \(attempts.grouped) purchase attempts, \(simulation.summary.grants.grouped) grants, "
-                        + "\(rows.grouped) rows in \(changes.count.grouped) steps")
+                        + "\(rows.grouped) rows in \(changes.count.grouped) steps, \(batch) steps per commit")
                 print(
                     String(
                         format: "  pipeline (sign, verify, persist)  %8.1f ms  %@ transactions/s", pipelineMs,

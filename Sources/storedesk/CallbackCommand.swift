@@ -15,8 +15,10 @@ struct AppKeyOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The app's AppKey (never printed in the clear).", valueName: "key"))
     var appKey: String
 
-    func validate() throws {
-        if appKey.isEmpty { throw ValidationError("--app-key must not be empty") }
+    /// The key, or a one-line error when it is empty.
+    func checked() throws -> String {
+        guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
+        return appKey
     }
 }
 
@@ -29,9 +31,10 @@ struct CallbackSignCommand: ParsableCommand {
     @OptionGroup var key: AppKeyOption
 
     func run() throws {
+        let appKey = try key.checked()
         let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         let fields = try reporting { try CallbackInput.fields(fromLines: input) }
-        print(ServerCallback(fields: fields, appKey: key.appKey).body)
+        print(ServerCallback(fields: fields, appKey: appKey).body)
     }
 }
 
@@ -44,8 +47,9 @@ struct CallbackVerifyCommand: ParsableCommand {
     @Flag(help: "Print the verdict as JSON (the AppKey masked).") var json = false
 
     func run() throws {
+        let appKey = try key.checked()
         let bytes = CallbackInput.body(from: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
-        let check = CallbackSignature.verify(bodyBytes: bytes, appKey: key.appKey)
+        let check = CallbackSignature.verify(bodyBytes: bytes, appKey: appKey)
         let orderId = check.fields.text("order_id")
         if json {
             struct Output: Encodable {

@@ -101,7 +101,7 @@ import Testing
         #expect(bad.status != 0)
         #expect(bad.stderr == "storedesk: stdin line 2 is not key=value: not a field\n")
         let empty = try Binary.run(["callback", "verify", "--app-key", ""], home: home, stdin: "a=1")
-        #expect(empty.status != 0)
-        #expect(!empty.stderr.isEmpty)
+        #expect(empty.status == 1)
+        #expect(empty.stderr == "storedesk: --app-key must not be empty\n")
     }
 }

@@ -52,6 +52,40 @@ import Testing
         #expect(timeline.first == .purchasing || timeline.first == .requestRefused)
     }
 
+    @Test func appliedRowsReadBackAsTheEngineMadeThem() throws {
+        // Given a short run's changes
+        let store = try Self.demoStore()
+        var simulation = try Self.simulation(store, seconds: 20)
+        let changes = simulation.runCollecting()
+        // When they are applied
+        try store.apply(changes)
+        // Then each row reads back equal through the records
+        var transactions: [String: StoreTransaction] = [:]
+        var orders: [String: PaymentOrder] = [:]
+        for change in changes {
+            if let t = change.transaction { transactions[t.id] = t }
+            if let o = change.order { orders[o.id] = o }
+        }
+        let stored = try store.reader.read { db in
+            try StoreTransaction.fetchAll(db, sql: "SELECT * FROM store_transaction WHERE id LIKE 'sim1-%'")
+        }
+        #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0) }) == transactions)
+        let storedOrders = try store.reader.read { db in
+            try PaymentOrder.fetchAll(db, sql: "SELECT * FROM payment_order WHERE order_id LIKE 'sim1-%'")
+        }
+        #expect(Dictionary(uniqueKeysWithValues: storedOrders.map { ($0.id, $0) }) == orders)
+        let grants = try store.reader.read { db in
+            try Grant.fetchAll(db, sql: "SELECT * FROM item_grant WHERE order_id LIKE 'sim1-%' ORDER BY id")
+        }
+        #expect(grants.map { var g = $0; g.id = nil; return g } == changes.compactMap(\.grant))
+        let callbacks = try store.reader.read { db in
+            try CallbackAttempt.fetchAll(db, sql: "SELECT * FROM server_callback ORDER BY id")
+        }
+        #expect(callbacks == changes.compactMap(\.callback))
+        let events = try store.reader.read { db in try PaymentEvent.fetchAll(db, sql: "SELECT * FROM transaction_event ORDER BY id") }
+        #expect(events == changes.flatMap(\.events))
+    }
+
     @Test func aStepIsAllOrNothing() throws {
         // Given a step whose grant cannot be written (its order does not exist)
         let store = try Self.demoStore()
