@@ -18,7 +18,8 @@ extension AppDatabase {
 }
 
 /// Cached prepared statements for the payment queue's rows: one statement per table, arguments bound
-/// by hand (no record encoding), so the hot path costs what SQLite costs.
+/// by hand (no record encoding), so the hot path costs what SQLite costs. A transaction or order that
+/// exists is updated in place (its state, finished flag, status), never deleted and re-inserted.
 struct PaymentRowWriter {
     let transaction: Statement
     let order: Statement
@@ -29,16 +30,20 @@ struct PaymentRowWriter {
     init(_ db: Database) throws {
         transaction = try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
+                INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
                   quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
                   expires_date, revocation_date, revocation_reason, finished)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET state = excluded.state, failure_reason = excluded.failure_reason,
+                  expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
+                  revocation_reason = excluded.revocation_reason, finished = excluded.finished
                 """)
         order = try db.cachedStatement(
             sql: """
-                INSERT OR REPLACE INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
+                INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
                   sub_payment, amount_cents, sid, role_id, app_order_id, ext, created_at, status)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (order_id) DO UPDATE SET status = excluded.status
                 """)
         callback = try db.cachedStatement(
             sql: """
