@@ -49,3 +49,6 @@ for store in 10k 1m; do
   filt=$(/usr/bin/time -f "%M" "$BIN" bench filter --db "$DIR/$store.sqlite" 2>&1 >/dev/null | tail -1)
   printf "  %-3s snapshot %6.1f MB   filter session %6.1f MB\n" "$store" "$(awk "BEGIN{print $snap/1024}")" "$(awk "BEGIN{print $filt/1024}")"
 done
+
+echo "== payment queue (headless pipeline beside raw SQLite inserts of the same rows, same run)"
+"$BIN" bench queue --transactions 20000 | sed 's/^/  /'

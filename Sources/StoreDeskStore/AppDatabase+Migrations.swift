@@ -7,8 +7,26 @@ extension AppDatabase {
         migrator.registerMigration("v1-foundation") { db in
             try db.execute(sql: foundationSchema)
         }
+        migrator.registerMigration("v2-payment-queue") { db in
+            try db.execute(sql: paymentQueueSchema)
+        }
         return migrator
     }()
+
+    /// The payment queue's timeline: every state change, callback and grant the simulator writes has
+    /// its event here, committed in the same transaction.
+    static let paymentQueueSchema = """
+        CREATE TABLE transaction_event (
+            id INTEGER PRIMARY KEY,
+            transaction_id TEXT NOT NULL,
+            at INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            detail TEXT NOT NULL
+        );
+        CREATE INDEX transaction_event_on_transaction ON transaction_event(transaction_id, id);
+        CREATE INDEX transaction_event_on_kind ON transaction_event(kind, transaction_id);
+        CREATE INDEX callback_on_verdict ON server_callback(verdict, order_id);
+        """
 
     /// Secondary indexes, kept apart so the bulk generator can build them after loading rows.
     static let foundationIndexes = """

@@ -47,6 +47,53 @@ public enum StoreCheck {
                                   WHERE o.transaction_id = t.id)
                   AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id AND r.status = 'open')
                 """),
+        Invariant(
+            kind: "accepted_callback_grants",
+            sql: """
+                SELECT c.order_id, 'order ' || c.order_id || ' has an accepted callback but '
+                  || (SELECT COUNT(*) FROM item_grant g WHERE g.order_id = c.order_id) || ' grants'
+                FROM server_callback c WHERE c.verdict = 'accepted'
+                  AND (SELECT COUNT(*) FROM item_grant g WHERE g.order_id = c.order_id) != 1
+                """),
+        Invariant(
+            kind: "order_accepted_twice",
+            sql: """
+                SELECT order_id, 'order ' || order_id || ' has ' || COUNT(*) || ' accepted callbacks'
+                FROM server_callback WHERE verdict = 'accepted' GROUP BY order_id HAVING COUNT(*) > 1
+                """),
+        Invariant(
+            kind: "grant_without_accepted_callback",
+            sql: """
+                SELECT g.order_id, 'simulated order ' || g.order_id || ' was granted without an accepted callback'
+                FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
+                WHERE EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = o.transaction_id)
+                  AND NOT EXISTS (SELECT 1 FROM server_callback c WHERE c.order_id = g.order_id AND c.verdict = 'accepted')
+                """),
+        Invariant(
+            kind: "dropped_order_granted",
+            sql: """
+                SELECT e.transaction_id, 'transaction ' || e.transaction_id
+                  || ' was dropped by a client crash but has an order or a grant'
+                FROM transaction_event e
+                WHERE e.kind = 'client_crashed'
+                  AND EXISTS (SELECT 1 FROM payment_order o WHERE o.transaction_id = e.transaction_id)
+                """),
+        Invariant(
+            kind: "dropped_order_lost",
+            sql: """
+                SELECT e.transaction_id, 'transaction ' || e.transaction_id
+                  || ' was dropped by a client crash but is no longer purchased and unfinished'
+                FROM transaction_event e JOIN store_transaction t ON t.id = e.transaction_id
+                WHERE e.kind = 'client_crashed' AND NOT (t.state = 'purchased' AND t.finished = 0)
+                """),
+        Invariant(
+            kind: "event_without_transaction",
+            sql: """
+                SELECT DISTINCT e.transaction_id, 'events for transaction ' || e.transaction_id || ', which does not exist'
+                FROM transaction_event e
+                WHERE e.kind NOT IN ('request_refused', 'purchase_refused')
+                  AND NOT EXISTS (SELECT 1 FROM store_transaction t WHERE t.id = e.transaction_id)
+                """),
     ]
 
     public static func run(_ db: Database) throws -> [Violation] {

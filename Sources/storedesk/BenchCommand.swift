@@ -11,7 +11,7 @@ struct BenchCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks that print figures (see Benchmarks/run.sh).",
-        subcommands: [Filter.self])
+        subcommands: [Filter.self, Queue.self])
 
     /// Types filter text into the Users screen one key at a time, as a person would, and times each
     /// keystroke from key to finished frame (reducer, queries, render).
@@ -63,6 +63,90 @@ struct BenchCommand: ParsableCommand {
                          samples.count, percentile(samples, 0.5), percentile(samples, 0.95), worst.1, worst.0))
             print(String(format: "      later scan slices: %d  p95 %.2f ms  max %.2f ms;  full result: p50 %.2f ms  max %.2f ms",
                          slices.count, percentile(slices, 0.95), slices.max() ?? 0, percentile(complete, 0.5), complete.max() ?? 0))
+        }
+    }
+
+    /// The headless payment pipeline (simulate, sign, verify, decide, persist with events) against the
+    /// same rows written with raw prepared SQLite inserts, in the same run, on scratch demo stores.
+    struct Queue: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Transactions per second of the headless payment pipeline beside raw SQLite inserts.")
+        @Option(help: "About how many purchase attempts to run.") var transactions: Int = 20_000
+        @Option(help: "The simulation's seed.") var seed: UInt64 = 1
+        @Option(help: "Steps committed per SQLite transaction (each step always with its events).") var batch: Int = 512
+
+        func run() throws {
+            try reporting {
+                guard batch > 0 else { throw StoreError.invalidArgument("--batch must be above 0, got \(batch)") }
+                guard transactions > 0 else {
+                    throw StoreError.invalidArgument("--transactions must be above 0, got \(transactions)")
+                }
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "storedesk-bench-" + UUID().uuidString)
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
+                func scratch(_ name: String) throws -> AppDatabase {
+                    let path = folder.appendingPathComponent(name).path
+                    try DemoDatasetLoader.build(demo, at: path)
+                    return try AppDatabase.open(path: path, access: .readWrite)
+                }
+                let pipelineStore = try scratch("pipeline.sqlite")
+                let rawStore = try scratch("raw.sqlite")
+                let catalogue = try pipelineStore.paymentCatalogue()
+                let rate = 1000.0
+                let configuration = PaymentSimulation.Configuration(
+                    seconds: max(1, Int((Double(transactions) / rate).rounded(.up))), rate: rate, seed: seed,
+                    start: Instant(millis: 1_800_000_000_000), userIds: catalogue.userIds, apps: catalogue.apps,
+                    products: catalogue.products, idPrefix: "bench-")
+
+                // The engine alone: requests, states, receipts, signing, verifying, grant decisions.
+                var engineOnly = PaymentSimulation(configuration)
+                var start = DispatchTime.now()
+                let changes = engineOnly.runCollecting()
+                let engineMs = BenchCommand.since(start)
+
+                // The whole pipeline: the same run, each step committed with its events.
+                var simulation = PaymentSimulation(configuration)
+                var pending: [PaymentChange] = []
+                start = DispatchTime.now()
+                try simulation.run { change in
+                    pending.append(change)
+                    if pending.count >= batch {
+                        try pipelineStore.apply(pending)
+                        pending.removeAll(keepingCapacity: true)
+                    }
+                }
+                try pipelineStore.apply(pending)
+                let pipelineMs = BenchCommand.since(start)
+
+                // The baseline: the same rows, raw prepared inserts, the same steps per transaction.
+                start = DispatchTime.now()
+                try rawStore.insertRaw(changes, batch: batch)
+                let rawMs = BenchCommand.since(start)
+
+                let attempts = simulation.summary.attempts
+                let rows = changes.reduce(0) { total, change in
+                    total + change.events.count + (change.transaction == nil ? 0 : 1) + (change.order == nil ? 0 : 1)
+                        + (change.callback == nil ? 0 : 1) + (change.grant == nil ? 0 : 1)
+                }
+                func perSecond(_ ms: Double) -> Int { Int((Double(attempts) / max(ms, 0.001) * 1000).rounded()) }
+                print(
+                    "queue: \(attempts.grouped) purchase attempts, \(simulation.summary.grants.grouped) grants, "
+                        + "\(rows.grouped) rows in \(changes.count.grouped) steps, \(batch) steps per commit")
+                print(
+                    String(
+                        format: "  pipeline (sign, verify, persist)  %8.1f ms  %@ transactions/s", pipelineMs,
+                        perSecond(pipelineMs).grouped))
+                print(
+                    String(
+                        format: "  engine only (no store)            %8.1f ms  %@ transactions/s", engineMs,
+                        perSecond(engineMs).grouped))
+                print(
+                    String(
+                        format: "  raw SQLite inserts, same rows     %8.1f ms  %@ transactions/s   pipeline/raw %.2fx",
+                        rawMs, perSecond(rawMs).grouped, pipelineMs / max(rawMs, 0.001)))
+            }
         }
     }
 }

@@ -10,7 +10,8 @@ struct StoreDeskCommand: ParsableCommand {
         discussion: "With no subcommand, opens the console on the store.",
         subcommands: [
             ConsoleCommand.self, SnapshotCommand.self, SeedCommand.self, CheckCommand.self, UserCommand.self,
-            ThemesCommand.self, KeysCommand.self, BenchCommand.self,
+            ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
+            SimulateCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 }

@@ -1,0 +1,543 @@
+import Foundation
+
+/// A deterministic payment queue: purchase attempts from random players over the catalogue, through
+/// `requestProduct` validation, StoreKit states, the receipt check, the signed server callback, the
+/// game server's grant rule, and `finishTransaction`, with injectable faults.
+///
+/// Pure: the seed, the start instant and the inputs decide every change, so the same configuration
+/// always yields the same changes. Time is simulated; the caller decides how fast to run it.
+///
+///     var simulation = PaymentSimulation(configuration)
+///     try simulation.run { change in try store.apply(change) }
+///     simulation.summary.grants
+public struct PaymentSimulation: Sendable {
+    public struct Configuration: Sendable {
+        /// Simulated seconds during which purchases arrive; steps due later are left in flight.
+        public var seconds: Int
+        /// Purchase attempts per simulated second (arrivals are Poisson).
+        public var rate: Double
+        public var seed: UInt64
+        public var faults: [PaymentFault]
+        /// The simulated clock's start.
+        public var start: Instant
+        public var userIds: [String]
+        public var apps: [App]
+        public var products: [Product]
+        /// Prefix of every transaction and order id, so runs on one store never collide.
+        public var idPrefix: String
+        /// Share of requests the client sends malformed (refused before the queue).
+        public var malformedShare: Double
+
+        public init(
+            seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
+            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02
+        ) {
+            self.seconds = seconds
+            self.rate = rate
+            self.seed = seed
+            self.faults = faults
+            self.start = start
+            self.userIds = userIds
+            self.apps = apps
+            self.products = products
+            self.idPrefix = idPrefix
+            self.malformedShare = malformedShare
+        }
+    }
+
+    /// What a run did, for the CLI and the header.
+    public struct Summary: Hashable, Sendable, Codable {
+        public var attempts = 0
+        public var requestsRefused = 0
+        public var purchasesRefused = 0
+        /// Final state of every transaction the run created.
+        public var states: [String: Int] = [:]
+        public var finished = 0
+        public var callbacksAccepted = 0
+        public var callbacksRejected = 0
+        public var callbacksDuplicate = 0
+        public var callbacksDropped = 0
+        public var callbacksUnanswered = 0
+        public var grants = 0
+        /// Paid, then the client crashed before finishing: waiting for a restore prompt.
+        public var droppedOrders = 0
+        /// Paid and ordered, callback not yet accepted when the run ended.
+        public var awaitingCallback = 0
+        public var events = 0
+
+        public init() {}
+
+        public enum CodingKeys: String, CodingKey {
+            case attempts, states, finished, grants, events
+            case requestsRefused = "requests_refused"
+            case purchasesRefused = "purchases_refused"
+            case callbacksAccepted = "callbacks_accepted"
+            case callbacksRejected = "callbacks_rejected"
+            case callbacksDuplicate = "callbacks_duplicate"
+            case callbacksDropped = "callbacks_dropped"
+            case callbacksUnanswered = "callbacks_unanswered"
+            case droppedOrders = "dropped_orders"
+            case awaitingCallback = "awaiting_callback"
+        }
+    }
+
+    /// What was decided for one purchase when it arrived (drawing everything up front keeps runs
+    /// deterministic whatever order steps are processed in).
+    struct Plan: Sendable {
+        var failure: FailureReason?
+        var askToBuy: Bool
+        var approve: Bool
+        var crash: Bool
+        var drops: Int
+        var duplicate: Bool
+        var tamperSign: Bool
+        var tamperField: Bool
+        var sandbox: Bool
+        var settleAfter: Int64
+        var decideAfter: Int64
+    }
+
+    enum Step: Sendable {
+        case arrive
+        case settle(String)
+        case decide(String)
+        case deliver(orderId: String, attempt: Int, received: Int)
+        case redeliver(orderId: String, attempt: Int)
+        case finish(String)
+    }
+
+    struct Scheduled: Sendable {
+        var at: Int64
+        var sequence: Int
+        var step: Step
+    }
+
+    public static let maxCallbackAttempts = 12
+
+    public let configuration: Configuration
+    public private(set) var summary = Summary()
+    /// The simulated clock: the instant of the last step processed.
+    public private(set) var now: Instant
+
+    private var random: SeededGenerator
+    private var agenda: [Scheduled] = []  // sorted latest first; the next step is last
+    private var sequence = 0
+    private var arrivals = 0
+    private var transactions: [String: StoreTransaction] = [:]
+    private var plans: [String: Plan] = [:]
+    private var orders: [String: PaymentOrder] = [:]
+    private var openByKey: [String: String] = [:]
+    private var granted: Set<String> = []
+    private var apps: [String: App] = [:]
+    private let sellable: [Product]
+    private var probabilities: [String: Double] = [:]
+    private var downWindows: [(from: Int64, to: Int64)] = []
+
+    public init(_ configuration: Configuration) {
+        self.configuration = configuration
+        self.now = configuration.start
+        self.random = SeededGenerator(seed: configuration.seed)
+        for app in configuration.apps { apps[app.id] = app }
+        let appIds = Set(configuration.apps.map(\.id))
+        sellable = configuration.products.filter { appIds.contains($0.appId) }
+        let quarter = configuration.start.millis + Int64(configuration.seconds) * 250
+        var downStart = quarter
+        for fault in configuration.faults {
+            switch fault {
+            case .clientCrash(let p): probabilities["crash", default: 0] += p
+            case .networkDrop(let p): probabilities["drop", default: 0] += p
+            case .duplicateCallback(let p): probabilities["duplicate", default: 0] += p
+            case .tamperedSign(let p): probabilities["sign", default: 0] += p
+            case .tamperedField(let p): probabilities["field", default: 0] += p
+            case .askToBuy(let p): probabilities["ask", default: 0] += p
+            case .failedPayment(let p): probabilities["fail", default: 0] += p
+            case .serverDown(let seconds):
+                downWindows.append((downStart, downStart + Int64(seconds) * 1000))
+                downStart += Int64(seconds) * 1000
+            }
+        }
+        if !configuration.userIds.isEmpty, !sellable.isEmpty, configuration.rate > 0 {
+            schedule(.arrive, at: configuration.start.millis + nextGap())
+        }
+    }
+
+    /// The end of the arrival window.
+    public var end: Instant { configuration.start.adding(.seconds(Int64(configuration.seconds))) }
+
+    /// Runs every step due up to the end of the run, handing each change to `emit` in order.
+    public mutating func run(_ emit: (PaymentChange) throws -> Void) rethrows {
+        try run(until: end, emit)
+    }
+
+    /// Runs the steps due up to `limit` (for the console's clock: pause, single step, speed).
+    public mutating func run(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
+        while let next = agenda.last, next.at <= limit.millis {
+            agenda.removeLast()
+            now = Instant(millis: next.at)
+            for change in perform(next.step) {
+                summary.events += change.events.count
+                try emit(change)
+            }
+        }
+        if limit > now { now = limit }
+        finishSummary()
+    }
+
+    /// Runs everything and returns the changes (for tests).
+    public mutating func runCollecting() -> [PaymentChange] {
+        var changes: [PaymentChange] = []
+        run { changes.append($0) }
+        return changes
+    }
+
+    /// The transactions created so far, by id.
+    public var transactionsById: [String: StoreTransaction] { transactions }
+
+    // MARK: - Steps
+
+    private mutating func perform(_ step: Step) -> [PaymentChange] {
+        switch step {
+        case .arrive: return arrive()
+        case .settle(let id): return settle(id)
+        case .decide(let id): return decide(id)
+        case .deliver(let orderId, let attempt, let received): return deliver(orderId, attempt: attempt, received: received)
+        case .redeliver(let orderId, let attempt): return redeliver(orderId, attempt: attempt)
+        case .finish(let id): return finish(id)
+        }
+    }
+
+    private mutating func arrive() -> [PaymentChange] {
+        let t = now.millis
+        if t + 1 <= end.millis { schedule(.arrive, at: t + nextGap()) }
+        arrivals += 1
+        summary.attempts += 1
+        let number = arrivals
+        let id = configuration.idPrefix + "T" + String(number)
+        let userId = configuration.userIds[random.below(configuration.userIds.count)]
+        let product = sellable[random.below(sellable.count)]
+        let sid = "s" + String(1 + random.below(3))
+        let plan = drawPlan()
+        var input = PurchaseRequest.Input(
+            productName: product.name, productId: product.id, productPrice: String(product.priceCents), sid: sid,
+            roleId: "r" + userId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
+        if random.chance(configuration.malformedShare) {
+            switch random.below(3) {
+            case 0: input.productPrice = ServerCallback.goldText(cents: product.priceCents)
+            case 1: input.sid = "s 1/!"
+            default: input.ext = String(repeating: "x", count: PurchaseRequest.maxExtLength + 1)
+            }
+        }
+        let request: PurchaseRequest
+        switch PurchaseRequest.validate(input) {
+        case .failure(let refused):
+            summary.requestsRefused += 1
+            return [PaymentChange(events: [event(id, .requestRefused, "requestProduct refused: " + refused.reason)])]
+        case .success(let valid):
+            request = valid
+        }
+        let key = userId + "|" + product.appId + "|" + product.id
+        let existing = openByKey[key].flatMap { transactions[$0] }.map { [$0] } ?? []
+        switch TransactionStateMachine.begin(
+            request, userId: userId, appId: product.appId, transactionId: id,
+            environment: plan.sandbox ? .sandbox : .production, at: now, existing: existing)
+        {
+        case .failure(let refusal):
+            summary.purchasesRefused += 1
+            let detail = "\(userId) asked for \(product.id) again: " + refusal.message
+            return [PaymentChange(events: [event(id, .purchaseRefused, detail)])]
+        case .success(let transaction):
+            transactions[id] = transaction
+            plans[id] = plan
+            openByKey[key] = id
+            schedule(.settle(id), at: t + plan.settleAfter)
+            let detail = "\(userId) buys \(product.id) (\(product.priceText)) on \(sid)"
+            return [PaymentChange(transaction: transaction, events: [event(id, .purchasing, detail)])]
+        }
+    }
+
+    private mutating func settle(_ id: String) -> [PaymentChange] {
+        guard let plan = plans[id] else { return [] }
+        if let reason = plan.failure {
+            return [
+                transition(id, .fail(reason), .failed, "payment failed: \(reason.sentence) (\(reason.rawValue))",
+                    thenFinish: true)
+            ]
+        }
+        if plan.askToBuy {
+            schedule(.decide(id), at: now.millis + plan.decideAfter)
+            return [transition(id, .askToBuy, .deferred, "Ask to Buy: waiting for a parent", thenFinish: false)]
+        }
+        return paid(id, kind: .purchased, detail: "the App Store charged the player")
+    }
+
+    private mutating func decide(_ id: String) -> [PaymentChange] {
+        guard let plan = plans[id] else { return [] }
+        if plan.approve { return paid(id, kind: .approved, detail: "a parent approved: the App Store charged the player") }
+        return [transition(id, .decline, .declined, "a parent declined: \(FailureReason.declined.sentence)", thenFinish: true)]
+    }
+
+    /// The App Store charged: the state change, then (unless the client crashes) the receipt check and the order.
+    private mutating func paid(_ id: String, kind: PaymentEvent.Kind, detail: String) -> [PaymentChange] {
+        guard let plan = plans[id], let transaction = transactions[id] else { return [] }
+        let purchase: TransactionEvent = transaction.state == .deferred ? .approve : .purchase
+        var changes = [transition(id, purchase, kind, detail, thenFinish: false)]
+        guard let updated = transactions[id], updated.state == .purchased else { return changes }
+        if plan.crash {
+            changes.append(
+                PaymentChange(events: [
+                    event(
+                        id, .clientCrashed,
+                        "the client crashed after paying, before sending the receipt or finishing: the transaction stays purchased and unfinished, no order; restore prompt at next login"
+                    )
+                ]))
+            return changes
+        }
+        let check = ReceiptCheck.run(receiptEnvironment: updated.environment)
+        guard check.isValid, let app = apps[updated.appId] else {
+            changes.append(PaymentChange(events: [event(id, .receiptChecked, "receipt " + check.reason)]))
+            return changes
+        }
+        let price = sellable.first { $0.id == updated.productId && $0.appId == updated.appId }?.priceCents ?? 1
+        let orderId = configuration.idPrefix + "O" + id.dropFirst(configuration.idPrefix.count + 1)
+        let order = PaymentOrder(
+            id: orderId, transactionId: id, appId: app.id, userId: updated.userId, productId: updated.productId,
+            subPayment: updated.environment.rawValue, amountCents: price, sid: updated.sid, roleId: updated.roleId,
+            appOrderId: updated.appOrderId, ext: updated.ext, createdAt: now, status: .pending)
+        orders[orderId] = order
+        changes.append(
+            PaymentChange(
+                order: order,
+                events: [
+                    event(id, .receiptChecked, "receipt " + check.reason),
+                    event(id, .orderCreated, "platform order \(orderId) created; callback to \(app.name) follows"),
+                ]))
+        schedule(.deliver(orderId: orderId, attempt: 1, received: 0), at: now.millis + 200)
+        return changes
+    }
+
+    private mutating func deliver(_ orderId: String, attempt: Int, received: Int) -> [PaymentChange] {
+        guard let order = orders[orderId], let plan = plans[order.transactionId],
+            let transaction = transactions[order.transactionId], let app = apps[order.appId]
+        else { return [] }
+        let id = order.transactionId
+        let retryAt = now.millis + Self.backoff(attempt: attempt)
+        let retryText = "retry \(attempt + 1) in \((retryAt - now.millis) / 1000)s"
+        if attempt >= Self.maxCallbackAttempts {
+            summary.callbacksUnanswered += 1
+            return [
+                PaymentChange(events: [
+                    event(id, .callbackAbandoned, "callback attempt \(attempt) not answered with success: the platform stops retrying and alerts")
+                ])
+            ]
+        }
+        if isServerDown(at: now.millis) {
+            summary.callbacksUnanswered += 1
+            schedule(.deliver(orderId: orderId, attempt: attempt + 1, received: received), at: retryAt)
+            return [PaymentChange(events: [event(id, .serverDown, "game server down: callback attempt \(attempt) unanswered; \(retryText)")])]
+        }
+        if attempt <= plan.drops {
+            summary.callbacksDropped += 1
+            schedule(.deliver(orderId: orderId, attempt: attempt + 1, received: received), at: retryAt)
+            return [PaymentChange(events: [event(id, .callbackDropped, "network dropped callback attempt \(attempt); \(retryText)")])]
+        }
+        let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
+        var body = callback.body
+        var tampering = ""
+        if received == 0 && plan.tamperSign {
+            let forged = CallbackSignature.md5Hex(callback.sign + "forged")
+            body = body.replacingSuffix("sign=" + callback.sign, with: "sign=" + forged)
+            tampering = " (sign tampered in transit)"
+        } else if received == 0 && plan.tamperField {
+            body = body.replacingFirst("product_id=", with: "product_id=tampered.")
+            tampering = " (product_id tampered in transit)"
+        }
+        let decision = GrantRule.decide(
+            body: body, app: app, products: sellable, alreadyGranted: granted, at: now)
+        var record = CallbackAttempt(
+            orderId: orderId, attempt: attempt, body: body, signExpected: decision.verification.expectedSign,
+            signReceived: decision.verification.receivedSign ?? "", verdict: "", reason: decision.reason,
+            reply: decision.reply, receivedAt: now)
+        switch decision.outcome {
+        case .grant(let grant):
+            summary.callbacksAccepted += 1
+            summary.grants += 1
+            granted.insert(orderId)
+            var grantedOrder = order
+            grantedOrder.status = .granted
+            orders[orderId] = grantedOrder
+            record.verdict = CallbackAttempt.accepted
+            schedule(.finish(id), at: now.millis + 100)
+            if plan.duplicate { schedule(.redeliver(orderId: orderId, attempt: attempt + 1), at: now.millis + 500) }
+            let what = grant.kind == .product ? grant.productId : "\(grant.currencyAmount) currency"
+            return [
+                PaymentChange(
+                    order: grantedOrder, callback: record, grant: grant,
+                    events: [
+                        event(id, .callbackAccepted, "callback attempt \(attempt) accepted: \(decision.reason); replied \(decision.reply)"),
+                        event(id, .granted, "granted \(what) to \(grant.userId) on \(grant.sid)"),
+                    ])
+            ]
+        case .duplicate:
+            summary.callbacksDuplicate += 1
+            record.verdict = CallbackAttempt.duplicate
+            return [PaymentChange(callback: record, events: [event(id, .callbackDuplicate, decision.reason)])]
+        case .reject(let refusal):
+            summary.callbacksRejected += 1
+            record.verdict = refusal.code
+            schedule(.deliver(orderId: orderId, attempt: attempt + 1, received: received + 1), at: retryAt)
+            let line = decision.logLine ?? decision.reason
+            return [
+                PaymentChange(
+                    callback: record,
+                    events: [event(id, .callbackRejected, "callback attempt \(attempt) rejected\(tampering): \(line); replied \(decision.reply); \(retryText)")])
+            ]
+        }
+    }
+
+    /// The platform sends an accepted callback again (it did not see the reply).
+    private mutating func redeliver(_ orderId: String, attempt: Int) -> [PaymentChange] {
+        guard let order = orders[orderId], let transaction = transactions[order.transactionId],
+            let app = apps[order.appId]
+        else { return [] }
+        let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
+        let decision = GrantRule.decide(body: callback.body, app: app, products: sellable, alreadyGranted: granted, at: now)
+        guard case .duplicate = decision.outcome else { return [] }
+        summary.callbacksDuplicate += 1
+        let record = CallbackAttempt(
+            orderId: orderId, attempt: attempt, body: callback.body, signExpected: decision.verification.expectedSign,
+            signReceived: decision.verification.receivedSign ?? "", verdict: CallbackAttempt.duplicate,
+            reason: decision.reason, reply: decision.reply, receivedAt: now)
+        return [
+            PaymentChange(
+                callback: record,
+                events: [event(order.transactionId, .callbackDuplicate, "duplicate callback attempt \(attempt): \(decision.reason)")])
+        ]
+    }
+
+    private mutating func finish(_ id: String) -> [PaymentChange] {
+        guard let transaction = transactions[id] else { return [] }
+        switch TransactionStateMachine.apply(.finish, to: transaction) {
+        case .failure(let refusal):
+            return [PaymentChange(events: [event(id, .finished, "finish refused: " + refusal.message)])]
+        case .success(let finished):
+            transactions[id] = finished
+            let key = finished.userId + "|" + finished.appId + "|" + finished.productId
+            if openByKey[key] == id { openByKey[key] = nil }
+            return [
+                PaymentChange(
+                    transaction: finished,
+                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))")])
+            ]
+        }
+    }
+
+    // MARK: - Helpers
+
+    private mutating func transition(
+        _ id: String, _ storeEvent: TransactionEvent, _ kind: PaymentEvent.Kind, _ detail: String, thenFinish: Bool
+    ) -> PaymentChange {
+        guard let transaction = transactions[id] else { return PaymentChange(events: []) }
+        switch TransactionStateMachine.apply(storeEvent, to: transaction) {
+        case .failure(let refusal):
+            return PaymentChange(events: [event(id, kind, "refused: " + refusal.message)])
+        case .success(let updated):
+            transactions[id] = updated
+            if thenFinish { schedule(.finish(id), at: now.millis + 100) }
+            return PaymentChange(transaction: updated, events: [event(id, kind, detail)])
+        }
+    }
+
+    private func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
+        PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
+    }
+
+    private mutating func drawPlan() -> Plan {
+        func roll(_ name: String) -> Bool { random.chance(probabilities[name] ?? 0) }
+        let failureReasons: [FailureReason] = [.cancelled, .paymentInvalid, .notAllowed, .productUnavailable, .networkError]
+        let failed = roll("fail")
+        let failure = failureReasons[random.below(failureReasons.count)]
+        let ask = roll("ask")
+        let approve = random.chance(0.7)
+        let crash = roll("crash")
+        let drop = roll("drop")
+        let drops = 1 + random.below(3)
+        let duplicate = roll("duplicate")
+        let sign = roll("sign")
+        let field = roll("field")
+        let sandbox = random.chance(0.1)
+        let settleAfter = Int64(300 + random.below(1700))
+        let decideAfter = Int64(5000 + random.below(25_000))
+        return Plan(
+            failure: failed ? failure : nil, askToBuy: ask, approve: approve, crash: crash, drops: drop ? drops : 0,
+            duplicate: duplicate, tamperSign: sign, tamperField: field && !sign, sandbox: sandbox,
+            settleAfter: settleAfter, decideAfter: decideAfter)
+    }
+
+    /// Milliseconds to the next arrival: exponential with mean 1/rate, at least 1 ms.
+    private mutating func nextGap() -> Int64 {
+        let u = Double(random.next() >> 11) * 0x1.0p-53
+        let gap = -log1p(-u) / configuration.rate * 1000
+        return max(1, Int64(gap.rounded()))
+    }
+
+    private func isServerDown(at millis: Int64) -> Bool {
+        downWindows.contains { millis >= $0.from && millis < $0.to }
+    }
+
+    /// Exponential backoff: 1 s, 2 s, 4 s, … capped at 64 s.
+    static func backoff(attempt: Int) -> Int64 {
+        1000 << Int64(min(max(attempt - 1, 0), 6))
+    }
+
+    private mutating func schedule(_ step: Step, at millis: Int64) {
+        sequence += 1
+        let item = Scheduled(at: millis, sequence: sequence, step: step)
+        // Latest first; among equal times, the earliest scheduled runs first (is nearer the end).
+        var low = 0
+        var high = agenda.count
+        while low < high {
+            let mid = (low + high) / 2
+            let other = agenda[mid]
+            if other.at > millis || (other.at == millis && other.sequence > sequence) {
+                low = mid + 1
+            } else {
+                high = mid
+            }
+        }
+        agenda.insert(item, at: low)
+    }
+
+    private mutating func finishSummary() {
+        var states: [String: Int] = [:]
+        var finished = 0
+        var dropped = 0
+        var awaiting = 0
+        for (id, transaction) in transactions {
+            states[transaction.state.rawValue, default: 0] += 1
+            if transaction.finished { finished += 1 }
+            if transaction.state == .purchased && !transaction.finished {
+                if plans[id]?.crash == true {
+                    dropped += 1
+                } else {
+                    awaiting += 1
+                }
+            }
+        }
+        summary.states = states
+        summary.finished = finished
+        summary.droppedOrders = dropped
+        summary.awaitingCallback = awaiting
+    }
+}
+
+extension String {
+    fileprivate func replacingSuffix(_ suffix: String, with replacement: String) -> String {
+        guard hasSuffix(suffix) else { return self }
+        return String(dropLast(suffix.count)) + replacement
+    }
+
+    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = range(of: target) else { return self }
+        return replacingCharacters(in: range, with: replacement)
+    }
+}

@@ -1,0 +1,59 @@
+import GRDB
+import StoreDeskCore
+
+extension PaymentEvent: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "transaction_event"
+}
+
+extension PaymentEvent.Kind: DatabaseValueConvertible {}
+
+extension CallbackAttempt: FetchableRecord, PersistableRecord {
+    public static let databaseTableName = "server_callback"
+}
+
+/// What the payment simulator needs from the store.
+public struct PaymentCatalogue: Sendable {
+    public var apps: [App]
+    public var products: [Product]
+    public var userIds: [String]
+}
+
+extension AppDatabase {
+    /// Commits one simulation step: its transaction, order, callback and grant rows and its events, all
+    /// in one SQLite transaction, so a crash at any moment leaves either all of it or none.
+    public func apply(_ change: PaymentChange) throws {
+        try writer.write { db in try PaymentRowWriter(db).write(change) }
+    }
+
+    /// Commits several steps in one SQLite transaction (each still with its own events).
+    public func apply(_ changes: [PaymentChange]) throws {
+        guard !changes.isEmpty else { return }
+        try writer.write { db in
+            let rows = try PaymentRowWriter(db)
+            for change in changes { try rows.write(change) }
+        }
+    }
+
+    /// Apps, products and a sample of users (in list order) to simulate purchases over.
+    public func paymentCatalogue(userLimit: Int = 1000) throws -> PaymentCatalogue {
+        try reader.read { db in
+            PaymentCatalogue(
+                apps: try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id"),
+                products: try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id"),
+                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]))
+        }
+    }
+
+    /// One transaction's timeline, oldest first.
+    public func events(transactionId: String) throws -> [PaymentEvent] {
+        try reader.read { db in
+            try PaymentEvent.fetchAll(
+                db, sql: "SELECT * FROM transaction_event WHERE transaction_id = ? ORDER BY id", arguments: [transactionId])
+        }
+    }
+
+    /// How many events the store holds.
+    public func eventCount() throws -> Int {
+        try reader.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transaction_event") ?? 0 }
+    }
+}

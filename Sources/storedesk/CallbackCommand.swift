@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+
+/// `storedesk callback sign|verify`: the platform's signed server callback, from a shell.
+struct CallbackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "callback",
+        abstract: "Sign or verify a form-encoded server callback with an app's AppKey.",
+        subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self])
+}
+
+/// The AppKey option shared by both subcommands; the key itself is never printed in the clear.
+struct AppKeyOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The app's AppKey (never printed in the clear).", valueName: "key"))
+    var appKey: String
+
+    /// The key, or a one-line error when it is empty.
+    func checked() throws -> String {
+        guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
+        return appKey
+    }
+}
+
+struct CallbackSignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Read key=value lines on stdin and print the signed, form-encoded callback body.",
+        discussion: "Blank lines are skipped; a sign line is ignored (the sign is computed). Values are taken verbatim.")
+
+    @OptionGroup var key: AppKeyOption
+
+    func run() throws {
+        let appKey = try key.checked()
+        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        let fields = try reporting { try CallbackInput.fields(fromLines: input) }
+        print(ServerCallback(fields: fields, appKey: appKey).body)
+    }
+}
+
+struct CallbackVerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Read one callback body on stdin and print the verdict. Exit 0 only when the signature is valid.")
+
+    @OptionGroup var key: AppKeyOption
+    @Flag(help: "Print the verdict as JSON (the AppKey masked).") var json = false
+
+    func run() throws {
+        let appKey = try key.checked()
+        let bytes = CallbackInput.body(from: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
+        let check = CallbackSignature.verify(bodyBytes: bytes, appKey: appKey)
+        let orderId = check.fields.text("order_id")
+        if json {
+            struct Output: Encodable {
+                var valid: Bool
+                var verdict: String
+                var orderId: String?
+                var reason: String
+                var expectedSign: String
+                var receivedSign: String?
+                var hashedString: String
+
+                enum CodingKeys: String, CodingKey {
+                    case valid, verdict, reason
+                    case orderId = "order_id", expectedSign = "expected_sign", receivedSign = "received_sign"
+                    case hashedString = "hashed_string"
+                }
+
+                /// Absent fields are written as `null`, so every key is always there.
+                func encode(to encoder: Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(valid, forKey: .valid)
+                    try container.encode(verdict, forKey: .verdict)
+                    try container.encode(orderId, forKey: .orderId)
+                    try container.encode(reason, forKey: .reason)
+                    try container.encode(expectedSign, forKey: .expectedSign)
+                    try container.encode(receivedSign, forKey: .receivedSign)
+                    try container.encode(hashedString, forKey: .hashedString)
+                }
+            }
+            try printJSON(
+                Output(
+                    valid: check.isValid, verdict: check.verdict.code, orderId: orderId, reason: check.reason,
+                    expectedSign: check.expectedSign, receivedSign: check.receivedSign,
+                    hashedString: check.maskedHashedString))
+        } else {
+            print("\(check.isValid ? "valid" : "invalid") (\(check.verdict.code)) order_id=\(orderId ?? "-")")
+            print("reason    \(check.reason)")
+            print("expected  \(check.expectedSign)")
+            print("received  \(check.receivedSign ?? (check.receivedIsArray ? "(an array)" : "(none)"))")
+            print("hashed    \(check.maskedHashedString)")
+        }
+        if !check.isValid { throw ExitCode(1) }
+    }
+}
+
+/// Parsing what the callback commands read on stdin.
+enum CallbackInput {
+    struct BadLine: Error, CustomStringConvertible {
+        var number: Int
+        var line: String
+        var description: String { "stdin line \(number) is not key=value: \(line)" }
+    }
+
+    /// `key=value` lines (split at the first `=`) in order, `sign` dropped, blank lines skipped.
+    static func fields(fromLines input: String) throws -> [ServerCallback.Field] {
+        var fields: [ServerCallback.Field] = []
+        for (index, rawLine) in input.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+            if line.allSatisfy(\.isWhitespace) { continue }
+            guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
+                throw BadLine(number: index + 1, line: String(line))
+            }
+            let name = String(line[..<equals])
+            if name == CallbackSignature.signField { continue }
+            fields.append(ServerCallback.Field(name, String(line[line.index(after: equals)...])))
+        }
+        return fields
+    }
+
+    /// The body without the line ending a shell adds (`echo`, here-strings).
+    static func body(from bytes: [UInt8]) -> [UInt8] {
+        var body = bytes
+        if body.last == 0x0A { body.removeLast() }
+        if body.last == 0x0D { body.removeLast() }
+        return body
+    }
+}

@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+/// `storedesk simulate`: the payment queue, headless, written into the store as it runs.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the payment queue simulation headless against the store and print a summary.",
+        discussion: """
+            Faults (KIND[:ARG], repeatable): clientCrash, networkDrop, duplicateCallback, tamperedSign, \
+            tamperedField, askToBuy, failedPayment take a probability (default 0.2); serverDown takes seconds \
+            (default 10, from a quarter of the run). Every step is committed with its event, so a kill at any \
+            moment leaves a store that `storedesk check` finds clean.
+            """)
+
+    @Option(help: "Simulated seconds during which purchases arrive.") var seconds: Int = 60
+    @Option(help: "Purchase attempts per simulated second.") var rate: Double = 10
+    @Option(help: "The simulation's seed: the same seed gives the same run.") var seed: UInt64 = 1
+    @Option(name: .customLong("fault"), help: ArgumentHelp("Inject a fault (repeatable).", valueName: "kind[:arg]"))
+    var faults: [String] = []
+    @Option(help: "Simulated seconds per wall-clock second (0: as fast as possible).") var speed: Double = 0
+    @Flag(help: "Print the summary as JSON.") var json = false
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        try reporting {
+            // Everything is checked before the store is opened, so a bad value leaves the file untouched.
+            guard seconds > 0 else { throw StoreError.invalidArgument("--seconds must be above 0, got \(seconds)") }
+            guard rate > 0, rate.isFinite else { throw StoreError.invalidArgument("--rate must be above 0, got \(rate)") }
+            guard speed >= 0, speed.isFinite else { throw StoreError.invalidArgument("--speed must be 0 or more, got \(speed)") }
+            var parsed: [PaymentFault] = []
+            for fault in faults {
+                do throws(PaymentFault.ParseError) {
+                    parsed.append(try PaymentFault.parse(fault))
+                } catch {
+                    throw StoreError.invalidArgument(error.description)
+                }
+            }
+            let database = try store.open(.readWrite)
+            let catalogue = try database.paymentCatalogue()
+            guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
+                throw StoreError.invalidArgument("\(database.path) has no users or no products to simulate purchases with")
+            }
+            let start = Instant(Date())
+            var simulation = PaymentSimulation(
+                PaymentSimulation.Configuration(
+                    seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
+                    apps: catalogue.apps, products: catalogue.products,
+                    idPrefix: "sim" + String(start.millis, radix: 36) + "-"))
+            var pending: [PaymentChange] = []
+            let flush = {
+                try database.apply(pending)
+                pending.removeAll(keepingCapacity: true)
+            }
+            let collect: (PaymentChange) throws -> Void = { change in
+                pending.append(change)
+                if pending.count >= 64 { try flush() }
+            }
+            if speed == 0 {
+                try simulation.run(collect)
+            } else {
+                let wallStart = Date()
+                while simulation.now < simulation.end {
+                    let elapsed = Date().timeIntervalSince(wallStart) * speed * 1000
+                    let target = min(simulation.end, start.adding(Instant.Duration(millis: Int64(elapsed))))
+                    try simulation.run(until: target, collect)
+                    try flush()
+                    Thread.sleep(forTimeInterval: 0.02)
+                }
+            }
+            try flush()
+            try report(simulation.summary, path: database.path, faults: parsed)
+        }
+    }
+
+    private func report(_ summary: PaymentSimulation.Summary, path: String, faults: [PaymentFault]) throws {
+        if json {
+            struct Output: Encodable {
+                var path: String
+                var seconds: Int
+                var rate: Double
+                var seed: UInt64
+                var faults: [String]
+                var summary: PaymentSimulation.Summary
+            }
+            try printJSON(
+                Output(path: path, seconds: seconds, rate: rate, seed: seed, faults: faults.map(\.description), summary: summary))
+            return
+        }
+        let states = TransactionState.allCases.compactMap { state in
+            summary.states[state.rawValue].map { "\(state.rawValue) \($0.grouped)" }
+        }
+        let faultText = faults.isEmpty ? "" : ", faults " + faults.map(\.description).joined(separator: " ")
+        let simulated: String = "\(seconds) s at \(rate)/s, seed \(seed)" + faultText + " → \(path)"
+        let attempts: String =
+            "\(summary.attempts.grouped) (\(summary.requestsRefused.grouped) requests refused, "
+            + "\(summary.purchasesRefused.grouped) purchases refused: already open)"
+        let callbacks: [String] = [
+            "accepted \(summary.callbacksAccepted.grouped)", "rejected \(summary.callbacksRejected.grouped)",
+            "duplicate \(summary.callbacksDuplicate.grouped)", "dropped \(summary.callbacksDropped.grouped)",
+            "unanswered \(summary.callbacksUnanswered.grouped)",
+        ]
+        let dropped: String =
+            "\(summary.droppedOrders.grouped) (paid, client crashed before finishing: restore prompt at next login)"
+        let lines: [(String, String)] = [
+            ("simulated", simulated),
+            ("attempts", attempts),
+            ("states", states.isEmpty ? "none" : states.joined(separator: ", ")),
+            ("finished", summary.finished.grouped),
+            ("callbacks", callbacks.joined(separator: ", ")),
+            ("grants", summary.grants.grouped),
+            ("dropped orders", dropped),
+            ("awaiting", "\(summary.awaitingCallback.grouped) paid, not yet finished when the run ended"),
+            ("events", summary.events.grouped),
+        ]
+        for (label, value) in lines {
+            print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
+        }
+    }
+}

@@ -1,0 +1,207 @@
+import Testing
+
+@testable import StoreDeskCore
+
+@Suite struct PaymentSimulationTests {
+    static let app = App(
+        id: "1001", name: "星辰", bundleId: "com.example.star", appKey: "demo-app-key-0123456789", currencyPerYuan: 10,
+        restoreOwnership: .transfer, gracePeriodDays: 16)
+    static let products = [
+        Product(id: "gems.60", appId: "1001", name: "60 gems", type: .consumable, priceCents: 600, currency: "CNY"),
+        Product(id: "gems.300", appId: "1001", name: "300 gems", type: .consumable, priceCents: 3000, currency: "CNY"),
+        Product(id: "noads", appId: "1001", name: "No ads", type: .nonConsumable, priceCents: 1200, currency: "CNY"),
+    ]
+    static let start = Instant(millis: 1_700_000_000_000)
+
+    static func simulation(
+        _ faults: [PaymentFault] = [], seconds: Int = 60, rate: Double = 5, seed: UInt64 = 7, malformed: Double = 0
+    ) -> PaymentSimulation {
+        PaymentSimulation(
+            PaymentSimulation.Configuration(
+                seconds: seconds, rate: rate, seed: seed, faults: faults, start: start,
+                userIds: (1...40).map { "u\($0)" }, apps: [app], products: products, malformedShare: malformed))
+    }
+
+    static func run(_ simulation: inout PaymentSimulation) -> (changes: [PaymentChange], events: [PaymentEvent]) {
+        let changes = simulation.runCollecting()
+        return (changes, changes.flatMap(\.events))
+    }
+
+    /// Every transaction's event kinds, in order.
+    static func timelines(_ events: [PaymentEvent]) -> [String: [PaymentEvent.Kind]] {
+        Dictionary(grouping: events, by: \.transactionId).mapValues { $0.map(\.kind) }
+    }
+
+    @Test func theSameSeedGivesTheSameEventsAndAnotherSeedDoesNot() {
+        var a = Self.simulation([.networkDrop(probability: 0.3), .askToBuy(probability: 0.2)], malformed: 0.05)
+        var b = Self.simulation([.networkDrop(probability: 0.3), .askToBuy(probability: 0.2)], malformed: 0.05)
+        var c = Self.simulation([.networkDrop(probability: 0.3), .askToBuy(probability: 0.2)], seed: 8, malformed: 0.05)
+        let first = Self.run(&a).changes
+        #expect(first.count > 100)
+        #expect(first == Self.run(&b).changes)
+        #expect(a.summary == b.summary)
+        #expect(first != Self.run(&c).changes)
+    }
+
+    @Test func withoutFaultsEveryPurchaseIsPaidGrantedOnceAndFinished() {
+        var simulation = Self.simulation(seconds: 120)
+        let (changes, events) = Self.run(&simulation)
+        let summary = simulation.summary
+        #expect(summary.attempts > 400)
+        #expect(summary.callbacksRejected == 0 && summary.callbacksDuplicate == 0 && summary.droppedOrders == 0)
+        let grants = changes.compactMap(\.grant)
+        #expect(grants.count == summary.grants)
+        #expect(Set(grants.map(\.orderId)).count == grants.count)
+        // Every transaction that completed walked the happy path in order.
+        for (_, kinds) in Self.timelines(events) where kinds.last == .finished {
+            #expect(kinds == [.purchasing, .purchased, .receiptChecked, .orderCreated, .callbackAccepted, .granted, .finished])
+        }
+        // Events come in time order; no transaction is finished before it was granted.
+        #expect(zip(events, events.dropFirst()).allSatisfy { $0.at <= $1.at })
+        // Only the last arrivals, still purchasing when the run ends, are not yet paid.
+        #expect(
+            (summary.states["purchased"] ?? 0) + (summary.states["purchasing"] ?? 0)
+                == summary.attempts - summary.purchasesRefused)
+        #expect((summary.states["purchasing"] ?? 0) < 20)
+        #expect(summary.finished + summary.awaitingCallback == summary.states["purchased"])
+    }
+
+    @Test func aSecondPurchaseOfAnOpenProductIsRefusedWithStoreKitsMessage() {
+        // Few users and long Ask to Buy waits make collisions certain.
+        var simulation = PaymentSimulation(
+            PaymentSimulation.Configuration(
+                seconds: 60, rate: 5, seed: 3, faults: [.askToBuy(probability: 1)], start: Self.start, userIds: ["u1"],
+                apps: [Self.app], products: [Self.products[0]]))
+        let (_, events) = Self.run(&simulation)
+        let refused = events.filter { $0.kind == .purchaseRefused }
+        #expect(!refused.isEmpty)
+        #expect(refused.allSatisfy { $0.detail.hasSuffix(TransactionStateMachine.alreadyPurchasedMessage) })
+    }
+
+    @Test func malformedRequestsAreRefusedBeforeTheQueue() {
+        var simulation = Self.simulation(malformed: 0.5)
+        let (changes, events) = Self.run(&simulation)
+        let refused = events.filter { $0.kind == .requestRefused }
+        #expect(refused.count == simulation.summary.requestsRefused)
+        #expect(refused.count > 50)
+        let refusedIds = Set(refused.map(\.transactionId))
+        #expect(changes.allSatisfy { $0.transaction.map { !refusedIds.contains($0.id) } ?? true })
+        #expect(refused.contains { $0.detail.contains("Product_Price") })
+        #expect(refused.contains { $0.detail.contains("Sid") })
+        #expect(refused.contains { $0.detail.contains("EXT") })
+    }
+
+    @Test func clientCrashLeavesAPaidUnfinishedTransactionWithNoOrderAndNoGrant() {
+        var simulation = Self.simulation([.clientCrash(probability: 1)])
+        let (changes, events) = Self.run(&simulation)
+        #expect(simulation.summary.droppedOrders > 100)
+        #expect(simulation.summary.grants == 0)
+        #expect(changes.allSatisfy { $0.order == nil && $0.grant == nil && $0.callback == nil })
+        let crashed = events.filter { $0.kind == .clientCrashed }.map(\.transactionId)
+        #expect(crashed.count == simulation.summary.droppedOrders)
+        for id in crashed {
+            let transaction = simulation.transactionsById[id]
+            #expect(transaction?.state == .purchased && transaction?.finished == false)
+        }
+        // The paid, unfinished transaction blocks buying the same product again.
+        #expect(simulation.summary.purchasesRefused > 0)
+    }
+
+    @Test func networkDropsAreRetriedWithBackoffAndStillGrantOnce() {
+        var simulation = Self.simulation([.networkDrop(probability: 1)])
+        let (changes, events) = Self.run(&simulation)
+        #expect(simulation.summary.callbacksDropped > 0)
+        let grants = changes.compactMap(\.grant)
+        #expect(!grants.isEmpty)
+        #expect(Set(grants.map(\.orderId)).count == grants.count)
+        let byTransaction = Dictionary(grouping: events, by: \.transactionId)
+        for (_, timeline) in byTransaction where timeline.contains(where: { $0.kind == .granted }) {
+            let drops = timeline.filter { $0.kind == .callbackDropped }
+            #expect((1...3).contains(drops.count))
+            // Gaps between attempts double: 1 s, 2 s, 4 s.
+            let attempts = timeline.filter { $0.kind == .callbackDropped || $0.kind == .callbackAccepted }.map(\.at.millis)
+            let gaps = zip(attempts, attempts.dropFirst()).map { $1 - $0 }
+            #expect(gaps == Array([1000, 2000, 4000].prefix(gaps.count)))
+        }
+        #expect(PaymentSimulation.backoff(attempt: 1) == 1000 && PaymentSimulation.backoff(attempt: 20) == 64_000)
+    }
+
+    @Test func duplicateCallbacksAnswerSuccessAndGrantNothing() {
+        var simulation = Self.simulation([.duplicateCallback(probability: 1)])
+        let (changes, _) = Self.run(&simulation)
+        let duplicates = changes.compactMap(\.callback).filter { $0.verdict == CallbackAttempt.duplicate }
+        #expect(!duplicates.isEmpty)
+        #expect(duplicates.count == simulation.summary.callbacksDuplicate)
+        #expect(duplicates.allSatisfy { $0.reply == GrantRule.successReply })
+        #expect(changes.allSatisfy { $0.callback?.verdict != CallbackAttempt.duplicate || $0.grant == nil })
+        let grants = changes.compactMap(\.grant)
+        #expect(Set(grants.map(\.orderId)).count == grants.count)
+    }
+
+    @Test(arguments: [PaymentFault.tamperedSign(probability: 1), .tamperedField(probability: 1)])
+    func tamperedCallbacksAreRejectedAndTheGenuineRetryGrants(fault: PaymentFault) {
+        var simulation = Self.simulation([fault])
+        let (changes, events) = Self.run(&simulation)
+        let rejected = changes.compactMap(\.callback).filter { $0.verdict == "bad_signature" }
+        #expect(!rejected.isEmpty)
+        #expect(rejected.count == simulation.summary.callbacksRejected)
+        #expect(rejected.allSatisfy { $0.reply != GrantRule.successReply && $0.signExpected != $0.signReceived.lowercased() })
+        #expect(changes.allSatisfy { $0.callback?.verdict != "bad_signature" || $0.grant == nil })
+        // The AppKey never appears in what is logged.
+        #expect(events.allSatisfy { !$0.detail.contains(Self.app.appKey) })
+        for (_, kinds) in Self.timelines(events) where kinds.contains(.granted) {
+            #expect(kinds.firstIndex(of: .callbackRejected).map { $0 < kinds.firstIndex(of: .callbackAccepted) ?? 0 } == true)
+        }
+        #expect(simulation.summary.grants > 0)
+    }
+
+    @Test func askToBuyDefersThenApprovesOrDeclines() {
+        var simulation = Self.simulation([.askToBuy(probability: 1)], seconds: 120)
+        let (_, events) = Self.run(&simulation)
+        let timelines = Self.timelines(events)
+        let approved = timelines.values.filter { $0.contains(.approved) }
+        let declined = timelines.values.filter { $0.contains(.declined) }
+        #expect(!approved.isEmpty && !declined.isEmpty)
+        #expect(approved.allSatisfy { Array($0.prefix(3)) == [.purchasing, .deferred, .approved] })
+        #expect(declined.allSatisfy { $0 == [.purchasing, .deferred, .declined, .finished] })
+        let declinedIds = timelines.filter { $0.value.contains(.declined) }.map(\.key)
+        #expect(declinedIds.allSatisfy { simulation.transactionsById[$0]?.failureReason == .declined })
+    }
+
+    @Test func failedPaymentsCarryAStoreKitReasonAndAreFinishedWithoutAnOrder() {
+        var simulation = Self.simulation([.failedPayment(probability: 1)])
+        let (changes, events) = Self.run(&simulation)
+        #expect(changes.allSatisfy { $0.order == nil && $0.grant == nil })
+        let failed = simulation.transactionsById.values.filter { $0.state == .failed }
+        #expect(failed.count > 100)
+        #expect(Set(failed.compactMap(\.failureReason)).count > 2)
+        #expect(events.filter { $0.kind == .failed }.allSatisfy { $0.detail.hasPrefix("payment failed: ") })
+    }
+
+    @Test func aServerOutageDelaysCallbacksUntilItEnds() {
+        var simulation = Self.simulation([.serverDown(seconds: 20)])
+        let (_, events) = Self.run(&simulation)
+        let down = events.filter { $0.kind == .serverDown }
+        #expect(!down.isEmpty)
+        let outageStart = Self.start.millis + 15_000
+        #expect(down.allSatisfy { $0.at.millis >= outageStart && $0.at.millis < outageStart + 20_000 })
+        let accepted = events.filter { $0.kind == .callbackAccepted }
+        #expect(accepted.allSatisfy { $0.at.millis < outageStart || $0.at.millis >= outageStart + 20_000 })
+        #expect(simulation.summary.grants > 0)
+    }
+
+    @Test func faultValuesParseOrNameTheBadValue() throws {
+        #expect(try PaymentFault.parse("networkDrop:0.5") == .networkDrop(probability: 0.5))
+        #expect(try PaymentFault.parse("network-drop") == .networkDrop(probability: PaymentFault.defaultProbability))
+        #expect(try PaymentFault.parse("serverDown:30") == .serverDown(seconds: 30))
+        #expect(try PaymentFault.parse("clientcrash") == .clientCrash(probability: 0.2))
+        for bad in ["explode", "networkDrop:2", "networkDrop:x", "serverDown:0", "serverDown:1.5", ""] {
+            #expect(throws: PaymentFault.ParseError.self) { try PaymentFault.parse(bad) }
+        }
+        do {
+            _ = try PaymentFault.parse("explode:1")
+        } catch {
+            #expect(error.description.hasPrefix("--fault 'explode:1': unknown fault kind"))
+        }
+    }
+}
