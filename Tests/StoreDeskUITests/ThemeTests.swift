@@ -155,3 +155,19 @@ import Testing
         #expect(canvas.plainText == " 张伟\n")
     }
 }
+
+@Suite struct KeymapDocumentationTests {
+    /// The README's key list is the keymap itself: regenerate it with `storedesk keys` when this fails.
+    @Test func theReadmeListsEveryBindingAsTheKeymapDoes() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        #expect(text.contains(Keymap.markdownTable))
+    }
+
+    @Test func everyFooterHintIsABinding() {
+        #expect(Keymap.footer.count == 8)
+        #expect(Keymap.footer.first?.command == .down)
+        #expect(Keymap.footer.last?.command == .quit)
+    }
+}
