@@ -43,19 +43,8 @@ public enum PHPKey: Hashable, Sendable, CustomStringConvertible {
         guard let lead = digits.first, PHPBytes.isDigit(lead) else { return nil }
         // Leading zeros ("05") and "-0" stay strings: only "0" itself is the integer zero.
         if lead == UInt8(ascii: "0") && raw.count > 1 { return nil }
-        var magnitude: UInt64 = 0
-        for byte in digits {
-            guard PHPBytes.isDigit(byte) else { return nil }
-            let (times, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflowB) = times.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
-            if overflowA || overflowB { return nil }
-            magnitude = sum
-        }
-        if negative {
-            if magnitude == UInt64(Int64.max) + 1 { return Int64.min }
-            return magnitude <= UInt64(Int64.max) ? -Int64(magnitude) : nil
-        }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+        guard digits.allSatisfy(PHPBytes.isDigit) else { return nil }
+        return PHPBytes.int64(decimalDigits: Array(digits), negative: negative)
     }
 }
 
@@ -196,6 +185,22 @@ public struct PHPArray: Hashable, Sendable, Sequence {
 
 /// Byte classes PHP's C code tests with its own helpers, kept in one place.
 enum PHPBytes {
+    /// The value of a run of ASCII digits as PHP's integer keys and numbers read it; nil past Int64.
+    static func int64(decimalDigits digits: [UInt8], negative: Bool) -> Int64? {
+        var magnitude: UInt64 = 0
+        for digit in digits {
+            let (times, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
+            if overflowA || overflowB { return nil }
+            magnitude = sum
+        }
+        if negative {
+            if magnitude == UInt64(Int64.max) + 1 { return Int64.min }
+            return magnitude <= UInt64(Int64.max) ? -Int64(magnitude) : nil
+        }
+        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
+    }
+
     static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     static func isHexDigit(_ byte: UInt8) -> Bool {

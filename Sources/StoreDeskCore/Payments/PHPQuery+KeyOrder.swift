@@ -152,7 +152,7 @@ struct PHPNumericString {
         let significant = integerDigits.drop { $0 == UInt8(ascii: "0") }.count
         self.overflow = significant >= 20 ? (negative ? -1 : 1) : 0
         if !hasPoint && exponent.isEmpty {
-            if let integer = PHPNumericString.integer(integerDigits, negative: negative) {
+            if let integer = PHPBytes.int64(decimalDigits: integerDigits, negative: negative) {
                 self.value = .integer(integer)
                 self.overflow = 0
                 return
@@ -165,21 +165,6 @@ struct PHPNumericString {
         if !exponent.isEmpty { literal += "e" + String(decoding: exponent, as: UTF8.self) }
         // Swift's parser, like zend_strtod, rounds correctly and gives ±infinity past Double's range.
         self.value = .double(Double(literal) ?? (negative ? -Double.infinity : Double.infinity))
-    }
-
-    private static func integer(_ digits: [UInt8], negative: Bool) -> Int64? {
-        var magnitude: UInt64 = 0
-        for digit in digits {
-            let (times, overflowA) = magnitude.multipliedReportingOverflow(by: 10)
-            let (sum, overflowB) = times.addingReportingOverflow(UInt64(digit - UInt8(ascii: "0")))
-            if overflowA || overflowB { return nil }
-            magnitude = sum
-        }
-        if negative {
-            if magnitude == UInt64(Int64.max) + 1 { return Int64.min }
-            return magnitude <= UInt64(Int64.max) ? -Int64(magnitude) : nil
-        }
-        return magnitude <= UInt64(Int64.max) ? Int64(magnitude) : nil
     }
 }
 
