@@ -57,21 +57,13 @@ public struct ServerCallback: Hashable, Sendable {
     ///
     /// App Store payments carry no `gold`: the game server grants by `product_id`.
     public init(transaction: StoreTransaction, orderId: String, app: App, timestamp: Instant) {
-        let fields = [
-            Field("order_id", orderId),
-            Field("payment", ServerCallback.appStorePayment),
-            Field("sub_payment", transaction.environment.rawValue),
-            Field("user_id", transaction.userId),
-            Field("client_id", app.id),
-            Field("app", app.name),
-            Field("app_id", transaction.sid),
-            Field("app_order_id", transaction.appOrderId),
-            Field("role_id", transaction.roleId),
-            Field("product_id", transaction.productId),
-            Field("ext", transaction.ext),
-            Field("timestamp", String(timestamp.millis / 1000)),
-        ]
-        self.init(fields: fields, appKey: app.appKey)
+        let order = PaymentOrder(
+            id: orderId, transactionId: transaction.id, appId: transaction.appId, userId: transaction.userId,
+            productId: transaction.productId, payment: ServerCallback.appStorePayment,
+            subPayment: transaction.environment.rawValue, amountCents: 0, sid: transaction.sid,
+            roleId: transaction.roleId, appOrderId: transaction.appOrderId, ext: transaction.ext, createdAt: timestamp,
+            status: .pending)
+        self.init(order: order, app: app, timestamp: timestamp)
     }
 
     /// A callback with arbitrary fields, signed with the AppKey (for tests and tampering drills).
