@@ -53,7 +53,7 @@ public enum SyntheticSeeder {
                     for app in catalogue.apps { try app.insert(db) }
                     for product in catalogue.products { try product.insert(db) }
                     let population = SyntheticPopulation(catalogue: catalogue, seed: seed, now: clock)
-                    var writer = try RowWriter(db)
+                    let writer = try RowWriter(db)
                     // Households are generated on a second core, a batch ahead of the inserts.
                     let batch = 5_000
                     var next = population.prefetch(0..<min(batch, users))
@@ -66,7 +66,6 @@ public enum SyntheticSeeder {
                         start = following
                         progress(min(start, users))
                     }
-                    progress(users)
                     return .commit
                 }
                 phase("rows")
@@ -127,7 +126,7 @@ public enum SyntheticSeeder {
                 """)
         }
 
-        mutating func write(_ h: SyntheticPopulation.Household, into summary: inout Summary) throws {
+        func write(_ h: SyntheticPopulation.Household, into summary: inout Summary) throws {
             let u = h.user
             try user.insert {
                 $0.text(u.id); $0.text(u.name); $0.text(u.friendlyName); $0.text(u.idCard); $0.text(u.phone)

@@ -40,7 +40,7 @@ public final class ConsoleRuntime {
     /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
     public func dispatch(_ action: Action, settle: Bool = true) {
         apply(action)
-        while settle, !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
+        if settle { while performDeferred() {} }
     }
 
     /// Performs the next deferred effect; false when there is none.
@@ -102,7 +102,7 @@ public final class ConsoleRuntime {
         defer { _ = observation }
 
         if device.size != state.size { dispatch(.resize(device.size)) }
-        for effect in state.start() { if let next = perform(effect) { dispatch(next, settle: false) } }
+        for effect in state.start() { apply(perform(effect)) }
         var lastTick = Date.distantPast, lastPoll = Date(), lastFrame = Date.distantPast
         let frameInterval = 1.0 / 30
 
@@ -118,7 +118,7 @@ public final class ConsoleRuntime {
                 if state.quitting { return }
             }
             // One slice of deferred work a turn, so the next key is never far away.
-            if !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
+            performDeferred()
             let clock = Date()
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {
@@ -140,7 +140,7 @@ public final class ConsoleRuntime {
     /// Loads the first data and renders one frame without a terminal: `storedesk snapshot`.
     public func settleFirstFrame() -> Canvas {
         for effect in state.start() { apply(perform(effect)) }
-        while !deferred.isEmpty { apply(perform(deferred.removeFirst())) }
+        while performDeferred() {}
         return state.render()
     }
 }

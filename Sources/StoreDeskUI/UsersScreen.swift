@@ -33,7 +33,7 @@ public struct UsersScreen: Sendable {
         /// A table scan for a short filter has found these so far and goes on from `next`.
         case scanning(rows: [UserRow], next: Int64, end: Int64, generation: Int)
         /// The user asked for with `--select` or `:user ID`.
-        case jump(rowid: Int64?, id: String)
+        case jump(rowid: Int64)
     }
 
     /// Which row a new window selects.
@@ -202,13 +202,13 @@ public struct UsersScreen: Sendable {
         switch event {
         case .scanning(let found, let next, let end, let gen):
             guard gen == generation else { return [] }
-            let hadRows = !rows.isEmpty && rows == found
+            let unchanged = !rows.isEmpty && rows == found
             rows = found
             selected = min(selected, max(0, rows.count - 1))
             scanProgress = Double(next) / Double(max(end, 1))
             let search = UserSearch(text: filter)
             let continueScan = Effect.later(scan(search, found: found, next: next, end: end, pageSize: pageSize, generation: gen))
-            return (hadRows ? [] : profileEffect()) + [continueScan]
+            return (unchanged ? [] : profileEffect()) + [continueScan]
         case .window(let newRows, let select, let gen):
             guard gen == generation else { return [] }
             scanProgress = nil
@@ -234,8 +234,7 @@ public struct UsersScreen: Sendable {
         case .revealed(let userId):
             revealed.insert(userId)
             return []
-        case .jump(let rowid, _):
-            guard let rowid else { return [] }
+        case .jump(let rowid):
             generation += 1
             let search = UserSearch(text: filter)
             return [window(generation, select: .row(rowid)) { db in
@@ -261,7 +260,7 @@ public struct UsersScreen: Sendable {
         filter = ""
         return [.read { db in
             guard let rowid = try db.userRowid(id: id) else { throw StoreError.unknownUser(id: id) }
-            return .users(.jump(rowid: rowid, id: id))
+            return .users(.jump(rowid: rowid))
         }]
     }
 }

@@ -132,20 +132,20 @@ struct BenchCommand: ParsableCommand {
                 }
                 func perSecond(_ ms: Double) -> Int { Int((Double(attempts) / max(ms, 0.001) * 1000).rounded()) }
                 print(
-                    "queue: \(attempts.grouped) purchase attempts, \(simulation.summary.grants.grouped) grants, "
-                        + "\(rows.grouped) rows in \(changes.count.grouped) steps, \(batch) steps per commit")
+                    "queue: \(attempts.formattedWithSeparators) purchase attempts, \(simulation.summary.grants.formattedWithSeparators) grants, "
+                        + "\(rows.formattedWithSeparators) rows in \(changes.count.formattedWithSeparators) steps, \(batch) steps per commit")
                 print(
                     String(
                         format: "  pipeline (sign, verify, persist)  %8.1f ms  %@ transactions/s", pipelineMs,
-                        perSecond(pipelineMs).grouped))
+                        perSecond(pipelineMs).formattedWithSeparators))
                 print(
                     String(
                         format: "  engine only (no store)            %8.1f ms  %@ transactions/s", engineMs,
-                        perSecond(engineMs).grouped))
+                        perSecond(engineMs).formattedWithSeparators))
                 print(
                     String(
                         format: "  raw SQLite inserts, same rows     %8.1f ms  %@ transactions/s   pipeline/raw %.2fx",
-                        rawMs, perSecond(rawMs).grouped, pipelineMs / max(rawMs, 0.001)))
+                        rawMs, perSecond(rawMs).formattedWithSeparators, pipelineMs / max(rawMs, 0.001)))
             }
         }
     }

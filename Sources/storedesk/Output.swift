@@ -34,16 +34,3 @@ func printJSON<T: Encodable>(_ value: T) throws {
 
 /// Whether standard error is a terminal (for progress bars).
 var stderrIsTerminal: Bool { isatty(2) == 1 }
-
-extension Int {
-    /// `1,234,567`.
-    var grouped: String {
-        let digits = String(abs(self))
-        var out = ""
-        for (i, ch) in digits.enumerated() {
-            if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
-            out.append(ch)
-        }
-        return (self < 0 ? "-" : "") + out
-    }
-}

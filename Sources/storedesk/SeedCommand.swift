@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStore
+import StoreDeskUI
 
 struct SeedCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,9 +39,9 @@ struct SeedCommand: ParsableCommand {
                 try printJSON(Output(path: path, seed: seed, elapsedSeconds: (elapsed * 100).rounded() / 100, counts: summary))
             } else {
                 print(
-                    "seeded \(summary.users.grouped) users, \(summary.transactions.grouped) transactions, "
-                        + "\(summary.subscriptions.grouped) subscriptions, \(summary.grants.grouped) grants, "
-                        + "\(summary.restoreRequests.grouped) open restore requests in "
+                    "seeded \(summary.users.formattedWithSeparators) users, \(summary.transactions.formattedWithSeparators) transactions, "
+                        + "\(summary.subscriptions.formattedWithSeparators) subscriptions, \(summary.grants.formattedWithSeparators) grants, "
+                        + "\(summary.restoreRequests.formattedWithSeparators) open restore requests in "
                         + String(format: "%.1f s", elapsed) + " → \(path)")
             }
         }
@@ -64,7 +65,7 @@ final class ProgressBar {
         let filled = min(width, done * width / total)
         let rate = Double(done) / max(Date().timeIntervalSince(started), 0.001)
         let line = "\r[" + String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled) + "] "
-            + "\(done.grouped)/\(total.grouped) users  " + String(format: "%.0f/s ", rate)
+            + "\(done.formattedWithSeparators)/\(total.formattedWithSeparators) users  " + String(format: "%.0f/s ", rate)
         FileHandle.standardError.write(Data(line.utf8))
     }
 

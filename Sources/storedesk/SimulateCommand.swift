@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStore
+import StoreDeskUI
 
 /// `storedesk simulate`: the payment queue, headless, written into the store as it runs.
 struct SimulateCommand: ParsableCommand {
@@ -90,30 +91,30 @@ struct SimulateCommand: ParsableCommand {
             return
         }
         let states = TransactionState.allCases.compactMap { state in
-            summary.states[state.rawValue].map { "\(state.rawValue) \($0.grouped)" }
+            summary.states[state.rawValue].map { "\(state.rawValue) \($0.formattedWithSeparators)" }
         }
         let faultText = faults.isEmpty ? "" : ", faults " + faults.map(\.description).joined(separator: " ")
         let simulated: String = "\(seconds) s at \(rate)/s, seed \(seed)" + faultText + " → \(path)"
         let attempts: String =
-            "\(summary.attempts.grouped) (\(summary.requestsRefused.grouped) requests refused, "
-            + "\(summary.purchasesRefused.grouped) purchases refused: already open)"
+            "\(summary.attempts.formattedWithSeparators) (\(summary.requestsRefused.formattedWithSeparators) requests refused, "
+            + "\(summary.purchasesRefused.formattedWithSeparators) purchases refused: already open)"
         let callbacks: [String] = [
-            "accepted \(summary.callbacksAccepted.grouped)", "rejected \(summary.callbacksRejected.grouped)",
-            "duplicate \(summary.callbacksDuplicate.grouped)", "dropped \(summary.callbacksDropped.grouped)",
-            "unanswered \(summary.callbacksUnanswered.grouped)",
+            "accepted \(summary.callbacksAccepted.formattedWithSeparators)", "rejected \(summary.callbacksRejected.formattedWithSeparators)",
+            "duplicate \(summary.callbacksDuplicate.formattedWithSeparators)", "dropped \(summary.callbacksDropped.formattedWithSeparators)",
+            "unanswered \(summary.callbacksUnanswered.formattedWithSeparators)",
         ]
         let dropped: String =
-            "\(summary.droppedOrders.grouped) (paid, client crashed before finishing: restore prompt at next login)"
+            "\(summary.droppedOrders.formattedWithSeparators) (paid, client crashed before finishing: restore prompt at next login)"
         let lines: [(String, String)] = [
             ("simulated", simulated),
             ("attempts", attempts),
             ("states", states.isEmpty ? "none" : states.joined(separator: ", ")),
-            ("finished", summary.finished.grouped),
+            ("finished", summary.finished.formattedWithSeparators),
             ("callbacks", callbacks.joined(separator: ", ")),
-            ("grants", summary.grants.grouped),
+            ("grants", summary.grants.formattedWithSeparators),
             ("dropped orders", dropped),
-            ("awaiting", "\(summary.awaitingCallback.grouped) paid, not yet finished when the run ended"),
-            ("events", summary.events.grouped),
+            ("awaiting", "\(summary.awaitingCallback.formattedWithSeparators) paid, not yet finished when the run ended"),
+            ("events", summary.events.formattedWithSeparators),
         ]
         for (label, value) in lines {
             print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
