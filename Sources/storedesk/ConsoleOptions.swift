@@ -26,7 +26,7 @@ struct ConsoleOptions: ParsableArguments {
     var actorName: String {
         if let actor, !actor.isEmpty { return actor }
         let env = ProcessInfo.processInfo.environment
-        return env["USER"] ?? env["LOGNAME"] ?? String(cString: getlogin() ?? strdup("unknown"))
+        return env["USER"] ?? env["LOGNAME"] ?? getlogin().map { String(cString: $0) } ?? "unknown"
     }
 
     var monochrome: Bool {
