@@ -1,6 +1,5 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
 
 extension AppState {
     /// The console's update function: applies one action, returns the effects it asks for.
@@ -11,18 +10,18 @@ extension AppState {
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
-            if layout.listRows != oldRows && !layout.isTooSmall { return users.refresh(pageSize: layout.listRows) }
+            if layout.listRows != oldRows && !layout.isTooSmall { return withScreen(screen) { $0.refresh(&$1) } }
             return []
         case .tick(let now):
             clock = now
-            return []
+            return withScreen(screen) { $0.tick(&$1) }
         case .storeChanged:
-            return users.refresh(pageSize: layout.listRows)
+            return withScreen(screen) { $0.refresh(&$1) }
         case .appsLoaded(let apps):
             self.apps = apps
             return []
-        case .users(let event):
-            return users.apply(event, pageSize: layout.listRows)
+        case .screen(let id, let event):
+            return withScreen(id) { $0.apply(event, &$1) }
         case .themeApplied(let name, let warnings):
             themeName = name
             status = warnings.isEmpty
@@ -45,8 +44,10 @@ extension AppState {
         case .filter(let previous): return handleFilter(key, previous: previous)
         case .command(let text): return handleCommandLine(key, text: text)
         case .help(let scroll): return handleHelp(key, scroll: scroll)
+        case .prompt(let label, let text, let action): return handlePrompt(key, label: label, text: text, action: action)
         case .normal: break
         }
+        if let effects = withScreen(screen, { $0.intercept(key, &$1) }) { return effects }
         guard let binding = Keymap.binding(for: key, in: self) else { return [] }
         if let reason = binding.unavailableReason(in: self) {
             status = StatusMessage("\(binding.help): \(reason)", .warning)
@@ -63,7 +64,6 @@ extension AppState {
     }
 
     mutating func perform(_ command: Command) -> [Effect] {
-        let pageSize = layout.listRows
         switch command {
         case .quit: return quit()
         case .help:
@@ -73,13 +73,17 @@ extension AppState {
             mode = .command(text: "")
             return []
         case .filter:
-            mode = .filter(previous: users.filter)
+            guard let filter = current.filterText else {
+                status = StatusMessage("\(screen.title) has no filter", .info)
+                return []
+            }
+            mode = .filter(previous: filter)
             focus = .list
             return []
         case .back:
             if focus == .detail { focus = .list }
             status = nil
-            return []
+            return withScreen(screen) { $0.perform(.back, &$1) }
         case .nextPane, .previousPane:
             focus = focus == .list ? .detail : .list
             return []
@@ -87,70 +91,68 @@ extension AppState {
             let screens = ScreenID.allCases
             guard let index = screens.firstIndex(of: screen) else { return [] }
             switch command {
-            case .nextTab: screen = screens[(index + 1) % screens.count]
-            case .previousTab: screen = screens[(index + screens.count - 1) % screens.count]
+            case .nextTab: return show(screens[(index + 1) % screens.count])
+            case .previousTab: return show(screens[(index + screens.count - 1) % screens.count])
             case .goToTab(let n):
                 guard screens.indices.contains(n - 1) else {
                     status = StatusMessage("no screen \(n): there \(screens.count == 1 ? "is 1 screen" : "are \(screens.count) screens")", .warning)
                     return []
                 }
-                screen = screens[n - 1]
-            default: break
+                return show(screens[n - 1])
+            default: return []
             }
-            return []
-        case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if focus == .detail {
-                switch command {
-                case .up: users.detailScroll = max(0, users.detailScroll - 1)
-                case .down: users.detailScroll += 1
-                case .pageUp: users.detailScroll = max(0, users.detailScroll - pageSize)
-                case .pageDown: users.detailScroll += pageSize
-                case .top: users.detailScroll = 0
-                default: break
-                }
-                return []
-            }
-            return users.move(command, pageSize: pageSize)
-        case .open:
-            focus = .detail
-            return users.profileEffect()
         case .refresh:
             status = StatusMessage("refreshed")
-            return users.refresh(pageSize: pageSize)
-        case .revealPhone:
-            guard let user = users.selectedRow?.user else { return [] }
-            guard !user.phone.isEmpty else {
-                status = StatusMessage("\(user.id) has no phone number", .info)
-                return []
-            }
-            let entry = AuditEntry(
-                at: clock, actor: session.actor, role: session.role.rawValue, action: "reveal.phone", subject: user.id,
-                detail: "phone revealed on the Users screen")
-            return [.write { db in
-                try db.recordAudit(entry)
-                return .users(.revealed(userId: user.id))
-            }]
+            return withScreen(screen) { $0.refresh(&$1) }
+        default:
+            return withScreen(screen) { $0.perform(command, &$1) }
         }
     }
 
+    /// Typing a line a screen asked for: `enter` hands it to the screen, `esc` drops it.
+    mutating func handlePrompt(_ key: Key, label: String, text: String, action: String) -> [Effect] {
+        switch key {
+        case .escape:
+            mode = .normal
+            status = StatusMessage("\(label): cancelled")
+        case .enter:
+            mode = .normal
+            return withScreen(screen) { $0.perform(.submit(action, text), &$1) }
+        case .backspace:
+            mode = .prompt(label: label, text: String(text.dropLast()), action: action)
+        case .ctrl("u"):
+            mode = .prompt(label: label, text: "", action: action)
+        case .character(let c):
+            mode = .prompt(label: label, text: text + String(c), action: action)
+        default:
+            break
+        }
+        return []
+    }
+
+    /// The shown screen's filter, set by one keystroke.
+    mutating func setFilter(_ text: String) -> [Effect] {
+        withScreen(screen) { $0.setFilter(text, &$1) }
+    }
+
     mutating func handleFilter(_ key: Key, previous: String) -> [Effect] {
-        let pageSize = layout.listRows
+        let filter = current.filterText ?? ""
         switch key {
         case .enter:
             mode = .normal
             return []
         case .escape:
             mode = .normal
-            return users.setFilter(previous == users.filter ? "" : previous, pageSize: pageSize)
+            return setFilter(previous == filter ? "" : previous)
         case .backspace:
-            return users.setFilter(String(users.filter.dropLast()), pageSize: pageSize)
+            return setFilter(String(filter.dropLast()))
         case .ctrl("u"):
-            return users.setFilter("", pageSize: pageSize)
+            return setFilter("")
         case .character(let c):
-            return users.setFilter(users.filter + String(c), pageSize: pageSize)
+            return setFilter(filter + String(c))
         case .down, .up:
             mode = .normal
-            return users.move(key == .down ? .down : .up, pageSize: pageSize)
+            return withScreen(screen) { $0.perform(key == .down ? .down : .up, &$1) }
         default:
             return []
         }

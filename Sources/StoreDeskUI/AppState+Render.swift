@@ -13,20 +13,11 @@ extension AppState {
         }
         renderHeader(into: &canvas, rect: layout[.header])
         renderTabs(into: &canvas, rect: layout[.tabs])
-        switch screen {
-        case .users:
-            users.renderList(into: &canvas, rect: layout[.list], focused: focus == .list, filter: users.filter, filtering: isFiltering)
-            users.renderDetail(into: &canvas, rect: layout[.detail], focused: focus == .detail, zone: timeZone, now: clock)
-        }
+        current.render(into: &canvas, layout: layout, context: context)
         renderFooter(into: &canvas, rect: layout[.footer])
         renderStatus(into: &canvas, rect: layout[.status])
         if case .help(let scroll) = mode { renderHelp(into: &canvas, scroll: scroll) }
         return canvas
-    }
-
-    var isFiltering: Bool {
-        if case .filter = mode { return true }
-        return false
     }
 
     func renderTooSmall(into canvas: inout Canvas) {
@@ -104,7 +95,7 @@ extension AppState {
 
     func renderFooter(into canvas: inout Canvas, rect: Rect) {
         var x = rect.x + 1
-        for binding in Keymap.footer where binding.applies(to: screen) {
+        for binding in Keymap.footer(for: screen) {
             if binding.writes && session.readOnly { continue }
             let disabled = binding.unavailableReason(in: self) != nil
             let key = binding.command == .down ? "j/k" : binding.keys[0].label
@@ -120,7 +111,7 @@ extension AppState {
     func renderStatus(into canvas: inout Canvas, rect: Rect) {
         switch mode {
         case .filter:
-            let text = "/" + users.filter
+            let text = "/" + (current.filterText ?? "")
             let x = canvas.write(text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
             canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
             let hint = "enter keep · esc clear"
@@ -132,6 +123,13 @@ extension AppState {
             canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
             if let status, x + status.text.columns + 4 < rect.width {
                 canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
+            }
+        case .prompt(let label, let text, _):
+            let x = canvas.write(label + ": " + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            let hint = "enter send · esc cancel"
+            if x + hint.columns + 4 < rect.width {
+                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
             }
         case .normal, .help:
             if let status {

@@ -1,17 +1,6 @@
 import Foundation
 import StoreDeskCore
 
-/// The screens the tab bar shows, in order; their number is their place.
-public enum ScreenID: String, Sendable, Hashable, CaseIterable {
-    case users
-
-    public var title: String {
-        switch self {
-        case .users: "Users"
-        }
-    }
-}
-
 /// Which pane has the keyboard.
 public enum Focus: Sendable, Hashable {
     case list, detail
@@ -26,6 +15,8 @@ public enum InputMode: Sendable, Hashable {
     case command(text: String)
     /// The `?` overlay, scrolled by this many lines.
     case help(scroll: Int)
+    /// A screen asked for a line of text; `enter` sends `Command.submit(action, text)` to it.
+    case prompt(label: String, text: String, action: String)
 }
 
 public struct StatusMessage: Sendable, Hashable {
@@ -54,7 +45,10 @@ public struct AppState: Sendable {
     public var status: StatusMessage?
     public var themeName: String
     public var themeNames: [String]
-    public var users = UsersScreen()
+    /// Every screen's state, shown or not, so each keeps its place when you come back.
+    public var screens: [ScreenID: any ConsoleScreen]
+    /// Screens shown at least once (started).
+    var started: Set<ScreenID> = []
     public var quitting = false
 
     public init(
@@ -68,16 +62,59 @@ public struct AppState: Sendable {
         self.timeZone = timeZone
         self.themeName = themeName
         self.themeNames = themeNames
+        screens = Dictionary(uniqueKeysWithValues: ScreenRegistry.all.map { ($0.id, $0.init()) })
     }
 
     /// The app in context, for the header.
     public var app: App? { apps.indices.contains(appIndex) ? apps[appIndex] : nil }
 
-    /// The first effects: what every screen needs on screen at start.
+    /// The first effects: the apps for the header, and the shown screen's data.
     public mutating func start() -> [Effect] {
         let load: Effect = .read { db in .appsLoaded(try db.apps()) }
-        return [load] + users.reload(pageSize: layout.listRows)
+        return [load] + show(screen)
     }
+
+    /// The Users screen's state.
+    public var users: UsersScreen {
+        get { screenState(UsersScreen.self) }
+        set { screens[UsersScreen.id] = newValue }
+    }
+
+    /// One screen's state by its type.
+    public func screenState<S: ConsoleScreen>(_ type: S.Type) -> S { screens[S.id] as? S ?? S() }
+
+    /// What screens see of the console.
+    public var context: ScreenContext {
+        ScreenContext(
+            session: session, clock: clock, timeZone: timeZone, apps: apps, app: app, environment: environment,
+            layout: layout, focus: focus, status: status, mode: mode)
+    }
+
+    /// Runs a screen's reducer with the console's context and takes back what it changed.
+    mutating func withScreen<R>(_ id: ScreenID, _ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
+        guard var current = screens.removeValue(forKey: id) else {
+            var none: any ConsoleScreen = UsersScreen()
+            var context = self.context
+            return body(&none, &context)
+        }
+        var context = self.context
+        let result = body(&current, &context)
+        screens[id] = current
+        focus = context.focus
+        status = context.status
+        mode = context.mode
+        return result
+    }
+
+    /// Makes a screen the shown one: started the first time, refreshed after.
+    mutating func show(_ id: ScreenID) -> [Effect] {
+        screen = id
+        if started.insert(id).inserted { return withScreen(id) { $0.start(&$1) } }
+        return withScreen(id) { $0.refresh(&$1) }
+    }
+
+    /// The shown screen's state.
+    public var current: any ConsoleScreen { screens[screen] ?? UsersScreen() }
 
     public var layout: Layout { Layout(size: size) }
 }

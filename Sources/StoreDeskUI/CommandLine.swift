@@ -7,12 +7,26 @@ public enum ConsoleCommandLine {
         public var name: String
         public var argument: String?
         public var summary: String
+        public init(name: String, argument: String? = nil, summary: String) {
+            self.name = name
+            self.argument = argument
+            self.summary = summary
+        }
     }
 
-    public static let verbs: [Verb] = [
-        Verb(name: "users", argument: nil, summary: "go to the Users screen"),
-        Verb(name: "user", argument: "ID", summary: "select the user with this id"),
+    /// Every verb: one per screen (go there), each screen's own, then the console's.
+    public static let verbs: [Verb] =
+        ScreenRegistry.all.map { Verb(name: $0.id.rawValue, summary: "go to the \($0.title) screen") }
+        + ScreenRegistry.all.flatMap { $0.verbs } + global
+
+    /// The screen that owns a verb, when one does.
+    static func owner(of verb: String) -> (any ConsoleScreen.Type)? {
+        ScreenRegistry.all.first { type in type.verbs.contains { $0.name == verb } }
+    }
+
+    static let global: [Verb] = [
         Verb(name: "filter", argument: "TEXT", summary: "filter the list"),
+        Verb(name: "select", argument: "ID", summary: "select the item with this id"),
         Verb(name: "theme", argument: "NAME", summary: "switch the colour theme"),
         Verb(name: "app", argument: "ID", summary: "show this app in the header"),
         Verb(name: "env", argument: "production|sandbox", summary: "switch the environment in the header"),
@@ -89,15 +103,15 @@ extension AppState {
         case "q", "quit": return quit()
         case "help":
             mode = .help(scroll: 0)
-        case "users":
-            screen = .users
-        case "user":
-            guard !argument.isEmpty else { return needs("a user id") }
-            screen = .users
-            return users.jump(to: argument)
         case "filter":
-            screen = .users
-            return users.setFilter(argument, pageSize: layout.listRows)
+            guard current.filterText != nil else {
+                status = StatusMessage("\(screen.title) has no filter", .error)
+                return []
+            }
+            return setFilter(argument)
+        case "select":
+            guard !argument.isEmpty else { return needs("an id") }
+            return withScreen(screen) { $0.select(id: argument, &$1) }
         case "theme":
             guard !argument.isEmpty else { return needs("a theme name: \(themeNames.joined(separator: ", "))") }
             return [.loadTheme(argument)]
@@ -116,6 +130,11 @@ extension AppState {
         case "refresh":
             return perform(.refresh)
         default:
+            if let id = ScreenID.named(verb) { return show(id) }
+            if let owner = ConsoleCommandLine.owner(of: verb) {
+                let effects = screen == owner.id ? [] : show(owner.id)
+                return effects + withScreen(owner.id) { $0.run(verb: verb, argument: argument, &$1) }
+            }
             status = StatusMessage("unknown command ':\(verb)' (try tab for completions)", .error)
         }
         return []

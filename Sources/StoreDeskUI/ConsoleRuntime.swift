@@ -125,7 +125,7 @@ public final class ConsoleRuntime {
                 lastPoll = clock
                 if (try? watcher?.changed()) == true { dispatch(.storeChanged, settle: false) }
             }
-            if clock.timeIntervalSince(lastTick) >= 1 {
+            if clock.timeIntervalSince(lastTick) >= state.current.tickInterval ?? 1 {
                 lastTick = clock
                 dispatch(.tick(now()), settle: false)
             }

@@ -24,7 +24,8 @@ public enum Action: Sendable {
     /// The store changed (this process or another): visible data is fetched again.
     case storeChanged
     case appsLoaded([App])
-    case users(UsersScreen.Event)
+    /// A result for one screen, as that screen wrapped it (`ConsoleScreen.event(_:)`).
+    case screen(ScreenID, any Sendable)
     case themeApplied(name: String, warnings: [String])
     case failed(String)
 }

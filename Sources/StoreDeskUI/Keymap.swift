@@ -11,7 +11,10 @@ public enum Command: Hashable, Sendable {
     case up, down, top, bottom, pageUp, pageDown
     case open
     case refresh
-    case revealPhone
+    /// A command only one screen has, by name (its bindings live in the screen's own table).
+    case screen(String)
+    /// A line typed into a screen's prompt (`ScreenContext.prompt`), for the action it named.
+    case submit(String, String)
 }
 
 /// One row of the keymap: the single table that drives dispatch, the footer, the `?` overlay and
@@ -58,7 +61,17 @@ public struct Binding: Sendable {
 
 public enum Keymap {
     /// Every binding, global ones first. Order is the order in help and the README.
-    public static let all: [Binding] = [
+    /// Every binding: the global ones, then each screen's own (in tab order).
+    public static let all: [Binding] = global + ScreenRegistry.all.flatMap { type in
+        type.bindings.map { binding in
+            var binding = binding
+            if binding.screens == nil { binding.screens = [type.id] }
+            return binding
+        }
+    }
+
+    /// The bindings every screen shares.
+    static let global: [Binding] = [
         Binding([.character("q")], .quit, help: "quit", summary: "Quit (Ctrl-C always quits)."),
         Binding([.ctrl("c")], .quit, help: "quit", summary: "Quit from anywhere, even while typing."),
         Binding([.character("?")], .help, help: "help", summary: "Show every action and its keys."),
@@ -78,24 +91,22 @@ public enum Keymap {
         Binding([.pageDown, .ctrl("f")], .pageDown, help: "page down", summary: "Down one page."),
         Binding([.enter], .open, help: "open", summary: "Open the selected row in the detail pane."),
         Binding([.ctrl("r")], .refresh, help: "refresh", summary: "Fetch the visible rows again now."),
-        Binding(
-            [.character("p")], .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number (audited).",
-            writes: true, screens: [.users],
-            disabledReason: { state in
-                state.session.role == .support ? nil : "revealing a phone number needs the support role"
-            }),
     ]
 
-    /// The footer's hints, most used first: the first binding of each of these commands.
-    public static let footer: [Binding] = {
-        let order: [Command] = [.down, .open, .filter, .nextPane, .revealPhone, .commandLine, .help, .quit]
-        return order.compactMap { command in all.first { $0.command == command } }
-    }()
+    /// The footer's hints on a screen, most used first: the moves, the screen's own, then the
+    /// console's.
+    public static func footer(for screen: ScreenID) -> [Binding] {
+        let own = ScreenRegistry.type(of: screen)?.footer ?? []
+        let order: [Command] = [.down, .open, .filter, .nextPane] + own + [.commandLine, .help, .quit]
+        return order.compactMap { command in all.first { $0.command == command && $0.applies(to: screen) } }
+    }
 
-    /// The binding a key triggers on the current screen. Write bindings are not registered at all
-    /// when the store is read-only.
+    /// The binding a key triggers on the current screen: the screen's own first, so a screen may
+    /// give a key a meaning of its own. Write bindings are not registered at all when the store is
+    /// read-only.
     public static func binding(for key: Key, in state: AppState) -> Binding? {
-        all.first { $0.keys.contains(key) && $0.applies(to: state.screen) && !($0.writes && state.session.readOnly) }
+        let candidates = all.filter { $0.keys.contains(key) && $0.applies(to: state.screen) && !($0.writes && state.session.readOnly) }
+        return candidates.first { $0.screens != nil } ?? candidates.first
     }
 
     /// The bindings the help overlay lists for the current screen, write ones included (dimmed when

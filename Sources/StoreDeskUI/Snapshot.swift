@@ -21,7 +21,7 @@ public enum Snapshot {
         }
         if let select {
             runtime.dispatch(.key(.character(":")))
-            for character in "user " + select { runtime.dispatch(.key(.character(character))) }
+            for character in "select " + select { runtime.dispatch(.key(.character(character))) }
             runtime.dispatch(.key(.enter))
             if let failure = runtime.state.status, failure.kind == .error { throw Failure(description: failure.text) }
         }

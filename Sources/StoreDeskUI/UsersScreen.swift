@@ -4,7 +4,7 @@ import StoreDeskStore
 
 /// The Users screen: every user in a keyset-paged list that never holds more rows than it shows,
 /// a `/` filter, and the selected user's profile in the detail pane.
-public struct UsersScreen: Sendable {
+public struct UsersScreen: ConsoleScreen {
     public var filter = ""
     /// The visible window of rows, in list order.
     public var rows: [UserRow] = []
@@ -49,7 +49,7 @@ public struct UsersScreen: Sendable {
     // MARK: - Effects
 
     func window(_ generation: Int, select: Selection, _ fetch: @escaping @Sendable (AppDatabase) throws -> [UserRow]) -> Effect {
-        .read { db in .users(.window(rows: try fetch(db), select: select, generation: generation)) }
+        .read { db in Self.event(Event.window(rows: try fetch(db), select: select, generation: generation)) }
     }
 
     /// Rows a scan slice covers; about 5 ms of LIKE matching on this machine.
@@ -79,9 +79,9 @@ public struct UsersScreen: Sendable {
             if Date().timeIntervalSince(started) > scanBudget { break }
         }
         if rows.count >= pageSize || cursor >= end {
-            return .users(.window(rows: rows, select: .first, generation: generation))
+            return Self.event(Event.window(rows: rows, select: .first, generation: generation))
         }
-        return .users(.scanning(rows: rows, next: cursor, end: end, generation: generation))
+        return Self.event(Event.scanning(rows: rows, next: cursor, end: end, generation: generation))
     }
 
     /// Reload from the start with the current filter, plus the count.
@@ -97,12 +97,12 @@ public struct UsersScreen: Sendable {
                         db, search, found: [], next: 1, end: try db.lastUserRowid() + 1, pageSize: pageSize,
                         generation: generation, slice: scanSlice, budget: scanBudget)
                 },
-                .read { db in .users(.count(try db.userCount())) },
+                .read { db in Self.event(Event.count(try db.userCount())) },
             ]
         }
         return [
             window(generation, select: .first) { db in try db.reader.read { try search.page($0, from: .start, limit: pageSize) } },
-            .read { db in .users(.count(try db.userCount())) },
+            .read { db in Self.event(Event.count(try db.userCount())) },
         ]
     }
 
@@ -122,13 +122,13 @@ public struct UsersScreen: Sendable {
                     return page
                 }
             },
-            .read { db in .users(.count(try db.userCount())) },
+            .read { db in Self.event(Event.count(try db.userCount())) },
         ]
     }
 
     func profileEffect() -> [Effect] {
         guard let id = selectedRow?.user.id else { return [] }
-        return [.read { db in .users(.profile(try db.profile(userId: id))) }]
+        return [.read { db in Self.event(Event.profile(try db.profile(userId: id))) }]
     }
 
     // MARK: - Reducer
@@ -260,7 +260,7 @@ public struct UsersScreen: Sendable {
         filter = ""
         return [.read { db in
             guard let rowid = try db.userRowid(id: id) else { throw StoreError.unknownUser(id: id) }
-            return .users(.jump(rowid: rowid))
+            return Self.event(Event.jump(rowid: rowid))
         }]
     }
 }

@@ -66,7 +66,7 @@ struct SnapshotCommand: ParsableCommand {
     func run() throws {
         let trace = PhaseTrace()
         let canvas = try reporting { () throws -> Canvas in
-            guard let screenID = ScreenID(rawValue: screen) else {
+            guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             guard let terminalSize = Size(size) else {

@@ -166,8 +166,9 @@ import Testing
     }
 
     @Test func everyFooterHintIsABinding() {
-        #expect(Keymap.footer.count == 8)
-        #expect(Keymap.footer.first?.command == .down)
-        #expect(Keymap.footer.last?.command == .quit)
+        let footer = Keymap.footer(for: .users)
+        #expect(footer.count == 8)
+        #expect(footer.first?.command == .down)
+        #expect(footer.last?.command == .quit)
     }
 }
