@@ -10,6 +10,9 @@ extension AppDatabase {
         migrator.registerMigration("v2-payment-queue") { db in
             try db.execute(sql: paymentQueueSchema)
         }
+        migrator.registerMigration("v3-restore-desk") { db in
+            try db.execute(sql: restoreDeskSchema)
+        }
         return migrator
     }()
 
@@ -26,6 +29,17 @@ extension AppDatabase {
         CREATE INDEX transaction_event_on_transaction ON transaction_event(transaction_id, id);
         CREATE INDEX transaction_event_on_kind ON transaction_event(kind, transaction_id);
         CREATE INDEX callback_on_verdict ON server_callback(verdict, order_id);
+        """
+
+    /// The restore desk: one prompt per transaction, ever (a login never opens a second one, and a
+    /// transaction is confirmed at most once even when two processes race), and the audit filters.
+    static let restoreDeskSchema = """
+        DROP INDEX restore_open_once;
+        DROP INDEX restore_confirmed_once;
+        CREATE UNIQUE INDEX restore_once ON restore_request(transaction_id);
+        CREATE INDEX restore_on_created ON restore_request(created_at);
+        CREATE INDEX audit_on_action ON audit_log(action, at);
+        CREATE INDEX audit_on_actor ON audit_log(actor, at);
         """
 
     /// Secondary indexes, kept apart so the bulk generator can build them after loading rows.

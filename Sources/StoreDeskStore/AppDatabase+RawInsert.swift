@@ -21,6 +21,7 @@ extension AppDatabase {
 /// by hand (no record encoding), so the hot path costs what SQLite costs. A transaction or order that
 /// exists is updated in place (its state, finished flag, status), never deleted and re-inserted.
 struct PaymentRowWriter {
+    let db: Database
     let transaction: Statement
     let order: Statement
     let callback: Statement
@@ -28,6 +29,7 @@ struct PaymentRowWriter {
     let event: Statement
 
     init(_ db: Database) throws {
+        self.db = db
         transaction = try db.cachedStatement(
             sql: """
                 INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
@@ -88,5 +90,6 @@ struct PaymentRowWriter {
         for e in change.events {
             try event.execute(arguments: [e.transactionId, e.at.millis, e.kind.rawValue, e.detail])
         }
+        if let login = change.login { _ = try RestoreDesk.openPrompts(db, login) }
     }
 }

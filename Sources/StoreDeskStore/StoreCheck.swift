@@ -73,18 +73,40 @@ public enum StoreCheck {
             kind: "dropped_order_granted",
             sql: """
                 SELECT e.transaction_id, 'transaction ' || e.transaction_id
-                  || ' was dropped by a client crash but has an order or a grant'
+                  || ' was dropped by a client crash but has an order or a grant without a confirmed restore'
                 FROM transaction_event e
                 WHERE e.kind = 'client_crashed'
                   AND EXISTS (SELECT 1 FROM payment_order o WHERE o.transaction_id = e.transaction_id)
+                  AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = e.transaction_id AND r.status = 'confirmed')
                 """),
         Invariant(
             kind: "dropped_order_lost",
             sql: """
                 SELECT e.transaction_id, 'transaction ' || e.transaction_id
-                  || ' was dropped by a client crash but is no longer purchased and unfinished'
+                  || ' was dropped by a client crash but is no longer purchased and unfinished, and no restore was confirmed'
                 FROM transaction_event e JOIN store_transaction t ON t.id = e.transaction_id
                 WHERE e.kind = 'client_crashed' AND NOT (t.state = 'purchased' AND t.finished = 0)
+                  AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id AND r.status = 'confirmed')
+                """),
+        Invariant(
+            kind: "transaction_restored_twice",
+            sql: """
+                SELECT transaction_id, 'transaction ' || transaction_id || ' has ' || COUNT(*) || ' confirmed restores'
+                FROM restore_request WHERE status = 'confirmed' GROUP BY transaction_id HAVING COUNT(*) > 1
+                UNION ALL
+                SELECT o.transaction_id, 'transaction ' || o.transaction_id || ' was granted ' || COUNT(*) || ' times by restores'
+                FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
+                WHERE g.source = 'restore' GROUP BY o.transaction_id HAVING COUNT(*) > 1
+                """),
+        Invariant(
+            kind: "confirmed_restore_grants",
+            sql: """
+                SELECT r.transaction_id, 'the confirmed restore of transaction ' || r.transaction_id || ' has '
+                  || (SELECT COUNT(*) FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id
+                      WHERE o.transaction_id = r.transaction_id) || ' grants, not 1'
+                FROM restore_request r WHERE r.status = 'confirmed'
+                  AND (SELECT COUNT(*) FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id
+                       WHERE o.transaction_id = r.transaction_id) != 1
                 """),
         Invariant(
             kind: "event_without_transaction",

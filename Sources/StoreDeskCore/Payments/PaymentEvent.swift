@@ -14,6 +14,12 @@ public struct PaymentEvent: Hashable, Sendable, Codable {
         case callbackDuplicate = "callback_duplicate"
         case callbackAbandoned = "callback_abandoned"
         case granted, finished
+        /// The restore desk: a dropped order came back at a login, and support's decision on it.
+        case restorePrompted = "restore_prompted"
+        case restoreConfirmed = "restore_confirmed"
+        case restoreDeclined = "restore_declined"
+        /// Restore purchases brought a past purchase back as a new `restored` transaction.
+        case restored
     }
 
     public var at: Instant
@@ -84,16 +90,19 @@ public struct PaymentChange: Hashable, Sendable {
     public var order: PaymentOrder?
     public var callback: CallbackAttempt?
     public var grant: Grant?
+    /// A player who logged in with this step: their Apple ID's dropped orders become restore prompts.
+    public var login: PlayerLogin?
     public var events: [PaymentEvent]
 
     public init(
         transaction: StoreTransaction? = nil, order: PaymentOrder? = nil, callback: CallbackAttempt? = nil,
-        grant: Grant? = nil, events: [PaymentEvent]
+        grant: Grant? = nil, login: PlayerLogin? = nil, events: [PaymentEvent]
     ) {
         self.transaction = transaction
         self.order = order
         self.callback = callback
         self.grant = grant
+        self.login = login
         self.events = events
     }
 }

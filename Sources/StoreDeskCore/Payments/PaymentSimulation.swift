@@ -128,6 +128,8 @@ public struct PaymentSimulation: Sendable {
     private var orders: [String: PaymentOrder] = [:]
     private var openByKey: [String: String] = [:]
     private var granted: Set<String> = []
+    /// Players logged in this run and not crashed since: their next purchase needs no new login.
+    private var loggedIn: Set<String> = []
     private var apps: [String: App] = [:]
     private let sellable: [Product]
     private var probabilities: [String: Double] = [:]
@@ -214,6 +216,7 @@ public struct PaymentSimulation: Sendable {
         let number = arrivals
         let id = configuration.idPrefix + "T" + String(number)
         let userId = configuration.userIds[random.below(configuration.userIds.count)]
+        let login = logIn(userId)
         let product = sellable[random.below(sellable.count)]
         let sid = "s" + String(1 + random.below(3))
         let plan = drawPlan()
@@ -231,7 +234,7 @@ public struct PaymentSimulation: Sendable {
         switch PurchaseRequest.validate(input) {
         case .failure(let refused):
             summary.requestsRefused += 1
-            return [PaymentChange(events: [event(id, .requestRefused, "requestProduct refused: " + refused.reason)])]
+            return [PaymentChange(login: login, events: [event(id, .requestRefused, "requestProduct refused: " + refused.reason)])]
         case .success(let valid):
             request = valid
         }
@@ -244,14 +247,14 @@ public struct PaymentSimulation: Sendable {
         case .failure(let refusal):
             summary.purchasesRefused += 1
             let detail = "\(userId) asked for \(product.id) again: " + refusal.message
-            return [PaymentChange(events: [event(id, .purchaseRefused, detail)])]
+            return [PaymentChange(login: login, events: [event(id, .purchaseRefused, detail)])]
         case .success(let transaction):
             transactions[id] = transaction
             plans[id] = plan
             openByKey[key] = id
             schedule(.settle(id), at: t + plan.settleAfter)
             let detail = "\(userId) buys \(product.id) (\(product.priceText)) on \(sid)"
-            return [PaymentChange(transaction: transaction, events: [event(id, .purchasing, detail)])]
+            return [PaymentChange(transaction: transaction, login: login, events: [event(id, .purchasing, detail)])]
         }
     }
 
@@ -283,6 +286,7 @@ public struct PaymentSimulation: Sendable {
         var changes = [transition(id, purchase, kind, detail, thenFinish: false)]
         guard let updated = transactions[id], updated.state == .purchased else { return changes }
         if plan.crash {
+            loggedIn.remove(updated.userId)
             changes.append(
                 PaymentChange(events: [
                     event(
@@ -445,6 +449,12 @@ public struct PaymentSimulation: Sendable {
             if thenFinish { schedule(.finish(id), at: now.millis + 100) }
             return PaymentChange(transaction: updated, events: [event(id, kind, detail)])
         }
+    }
+
+    /// A player starting a purchase is logged in: the first time in a run, and again after their client
+    /// crashed (it restarts), the login brings their dropped orders back as restore prompts.
+    private mutating func logIn(_ userId: String) -> PlayerLogin? {
+        loggedIn.insert(userId).inserted ? PlayerLogin(userId: userId, at: now) : nil
     }
 
     private func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {

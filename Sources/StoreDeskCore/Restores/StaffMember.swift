@@ -1,0 +1,23 @@
+/// Who acts at the desk: the name and role written to the audit log with every restore decision.
+///
+/// The role is the console's role name (`operator`, `support`, `developer`), as the audit log keeps it.
+///
+///     let staff = StaffMember(name: "li.support", role: "support")
+///     staff.mayResolveRestores   // true
+public struct StaffMember: Hashable, Sendable {
+    public var name: String
+    public var role: String
+
+    public init(name: String, role: String) {
+        self.name = name
+        self.role = role
+    }
+
+    /// The roles that may confirm, decline and run restores; an operator only looks.
+    public static let restoringRoles = ["support", "developer"]
+
+    public var mayResolveRestores: Bool { Self.restoringRoles.contains(role) }
+
+    /// `li.support (support)`.
+    public var signature: String { "\(name) (\(role))" }
+}

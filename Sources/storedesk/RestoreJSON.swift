@@ -1,0 +1,142 @@
+import StoreDeskCore
+
+/// A game account in restore JSON.
+struct RestoreAccountJSON: Encodable {
+    var userId, sid, roleId, roleName: String
+    var appleId: String?
+
+    init(_ account: RestoreAccount) {
+        userId = account.userId
+        sid = account.sid
+        roleId = account.roleId
+        roleName = account.roleName
+        appleId = account.appleId
+    }
+}
+
+/// What a confirm delivered: the order, the callback the game server accepted, the grant.
+struct RestoreDeliveryJSON: Encodable {
+    struct Callback: Encodable {
+        var attempt: Int
+        var verdict, reason, reply, body: String
+    }
+    struct GrantJSON: Encodable {
+        var userId, sid, roleId, productId, kind, source, grantedAt: String
+        var quantity, currencyAmount: Int
+    }
+    var orderId, payment: String
+    var amountCents: Int
+    var callback: Callback?
+    var grant: GrantJSON?
+
+    init(_ delivery: RestoreDelivery) {
+        orderId = delivery.order.id
+        payment = delivery.order.payment
+        amountCents = delivery.order.amountCents
+        callback = delivery.callback.map {
+            Callback(attempt: $0.attempt, verdict: $0.verdict, reason: $0.reason, reply: $0.reply, body: $0.body)
+        }
+        grant = delivery.grant.map {
+            GrantJSON(
+                userId: $0.userId, sid: $0.sid, roleId: $0.roleId, productId: $0.productId, kind: $0.kind.rawValue,
+                source: $0.source.rawValue, grantedAt: $0.grantedAt.iso8601, quantity: $0.quantity,
+                currencyAmount: $0.currencyAmount)
+        }
+    }
+}
+
+/// A restore prompt as `restore list --json`, `login as --json` and the confirm/decline commands print it.
+struct RestorePromptJSON: Encodable {
+    var id: Int64
+    var transactionIdentifier, productId, productName, userId, appId, status, createdAt: String
+    var quantity: Int
+    var appleIds: [String]
+    var ownership, ownershipRule: String
+    var payingAccount: RestoreAccountJSON
+    var currentOwners: [RestoreAccountJSON]
+    var candidates: [RestoreAccountJSON]
+    var resolvedBy, resolvedRole, resolvedAt, reason: String?
+    var target: RestoreAccountJSON?
+    var delivery: RestoreDeliveryJSON?
+    /// Only in `login as`: whether this login opened the prompt.
+    var opened: Bool?
+
+    init(_ prompt: RestorePrompt, opened: Bool? = nil) {
+        let request = prompt.request
+        id = prompt.id
+        transactionIdentifier = request.transactionId
+        productId = request.productId
+        productName = prompt.product.name
+        userId = request.userId
+        appId = prompt.app.id
+        status = request.status.rawValue
+        createdAt = request.createdAt.iso8601
+        quantity = request.quantity
+        appleIds = prompt.appleIds
+        ownership = prompt.ownership.rawValue
+        ownershipRule = prompt.ownershipRule
+        payingAccount = RestoreAccountJSON(prompt.payingAccount)
+        currentOwners = prompt.currentOwners.map(RestoreAccountJSON.init)
+        candidates = prompt.candidates.map(RestoreAccountJSON.init)
+        resolvedBy = request.resolvedBy
+        resolvedRole = request.resolvedRole
+        resolvedAt = request.resolvedAt?.iso8601
+        reason = request.reason
+        target = prompt.target.map(RestoreAccountJSON.init)
+        delivery = prompt.delivery.map(RestoreDeliveryJSON.init)
+        self.opened = opened
+    }
+
+    /// Absent values are written as `null`, so every key is always there (except `opened`).
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(transactionIdentifier, forKey: .transactionIdentifier)
+        try container.encode(productId, forKey: .productId)
+        try container.encode(productName, forKey: .productName)
+        try container.encode(userId, forKey: .userId)
+        try container.encode(appId, forKey: .appId)
+        try container.encode(status, forKey: .status)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(quantity, forKey: .quantity)
+        try container.encode(appleIds, forKey: .appleIds)
+        try container.encode(ownership, forKey: .ownership)
+        try container.encode(ownershipRule, forKey: .ownershipRule)
+        try container.encode(payingAccount, forKey: .payingAccount)
+        try container.encode(currentOwners, forKey: .currentOwners)
+        try container.encode(candidates, forKey: .candidates)
+        try container.encode(resolvedBy, forKey: .resolvedBy)
+        try container.encode(resolvedRole, forKey: .resolvedRole)
+        try container.encode(resolvedAt, forKey: .resolvedAt)
+        try container.encode(reason, forKey: .reason)
+        try container.encode(target, forKey: .target)
+        try container.encode(delivery, forKey: .delivery)
+        try container.encodeIfPresent(opened, forKey: .opened)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, transactionIdentifier, productId, productName, userId, appId, status, createdAt, quantity, appleIds
+        case ownership, ownershipRule, payingAccount, currentOwners, candidates, resolvedBy, resolvedRole, resolvedAt
+        case reason, target, delivery, opened
+    }
+}
+
+extension RestorePrompt {
+    /// One line for the terminal: transaction, player, product ×quantity, age, status, ownership rule.
+    func line(at now: Instant) -> String {
+        let status = request.status == .open ? "open" : "\(request.status.rawValue) by \(request.resolvedBy ?? "?")"
+        return [
+            transaction.id, request.userId, "\(product.id) ×\(request.quantity)", age(at: now).shortText, status,
+            ownership.rawValue,
+        ].joined(separator: "  ")
+    }
+
+    /// The candidate accounts, one line each, the paying account marked.
+    var candidateLines: [String] {
+        candidates.map { account in
+            let name = account.roleName.isEmpty ? "" : "  " + account.roleName
+            let marks = [account.isSameRole(as: payingAccount) ? "paid" : nil, account.appleId].compactMap { $0 }
+            return "    \(account.label)\(name)  (\(marks.joined(separator: ", ")))"
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+import StoreDeskUI
+
+/// Who is acting and what they may change: `--readonly`, `--role`, `--as`. The console and every
+/// command that writes on someone's behalf share them.
+struct StaffOptions: ParsableArguments {
+    @Flag(help: "Open the store read-only: no write action is registered, every write is refused.") var readonly = false
+    @Option(help: "operator (inspect only), support (restores, reveals), developer (simulations, configuration).")
+    var role: String = "operator"
+    @Option(name: .customLong("as"), help: "The name written to the audit log (default: your login name).")
+    var actor: String?
+
+    var consoleRole: ConsoleRole {
+        get throws {
+            guard let role = ConsoleRole(rawValue: role.lowercased()) else {
+                throw StoreError.invalidArgument("--role must be operator, support or developer, got '\(role)'")
+            }
+            return role
+        }
+    }
+
+    var actorName: String {
+        if let actor, !actor.isEmpty { return actor }
+        let env = ProcessInfo.processInfo.environment
+        return env["USER"] ?? env["LOGNAME"] ?? getlogin().map { String(cString: $0) } ?? "unknown"
+    }
+
+    func session() throws -> Session { Session(role: try consoleRole, actor: actorName, readOnly: readonly) }
+
+    /// The person a write acts as, checked before the store is opened: `--readonly` refuses every
+    /// write, and an operator may only look.
+    func writer(_ command: String) throws -> StaffMember {
+        let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
+        guard !readonly else {
+            throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
+        }
+        guard staff.mayResolveRestores else { throw StoreError.invalidArgument(RestoreRefusal.roleMayNotAct(staff).description) }
+        return staff
+    }
+}
