@@ -123,7 +123,7 @@ extension AppDatabase {
 
     /// The work an earlier simulation left in flight (it was killed, or the console quit): unfinished
     /// transactions the simulator wrote, with their order and how many callbacks the server has had.
-    /// Dropped orders (the client crashed) are left to the restore desk.
+    /// Dropped orders (the client crashed) and transactions with a restore prompt are left to the restore desk.
     public func paymentsInFlight() throws -> [PaymentSimulation.InFlight] {
         try reader.read { db in
             let transactions = try StoreTransaction.fetchAll(
@@ -133,6 +133,7 @@ extension AppDatabase {
                     WHERE t.finished = 0
                       AND EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
                       AND NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed')
+                      AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id)
                     ORDER BY t.purchase_date, t.id
                     """)
             return try transactions.map { t in

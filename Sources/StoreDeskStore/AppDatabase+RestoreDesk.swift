@@ -237,7 +237,9 @@ enum RestoreDesk {
     }
 
     /// Opens a prompt, with its event, for each dropped order of the players on the Apple IDs
-    /// `login.userId` plays from that has none yet.
+    /// `login.userId` plays from that has none yet. A simulated transaction counts as dropped only
+    /// once its client crashed: one still in flight (its run was killed between the payment and the
+    /// order) is the payment queue's to resume.
     static func openPrompts(_ db: Database, _ login: PlayerLogin) throws -> (
         appleIds: [String], players: [String], opened: Set<Int64>
     ) {
@@ -255,6 +257,8 @@ enum RestoreDesk {
                       EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id) AS sd_has_prompt
                     FROM store_transaction t
                     WHERE t.user_id = ? AND t.state = 'purchased' AND t.finished = 0
+                      AND (NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
+                           OR EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed'))
                     ORDER BY t.purchase_date, t.id
                     """, arguments: [player])
             for row in rows where !(row["sd_has_prompt"] as Bool) {

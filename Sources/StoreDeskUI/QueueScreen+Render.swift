@@ -155,6 +155,8 @@ extension QueueScreen {
         case .deferred, .serverDown, .callbackDropped: .stateDeferred
         case .callbackDuplicate: .statusInfo
         case .receiptChecked, .orderCreated, .finished: .detailValue
+        case .restorePrompted, .restoreConfirmed, .restored: .stateRestored
+        case .restoreDeclined: .stateFailed
         }
     }
 }

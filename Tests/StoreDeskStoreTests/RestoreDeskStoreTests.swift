@@ -69,6 +69,24 @@ import Testing
         #expect(throws: StoreError.unknownUser(id: "nobody")) { try store.recordLogin(userId: "nobody", at: Self.now) }
     }
 
+    @Test func theRestoreDeskAndTheResumedPaymentQueueNeverTakeTheSameTransaction() throws {
+        // Given 10000010's dropped order prompted at login, and a simulated purchase of 10000010's that a
+        // killed run left paid but without its order (no crash: the queue resumes it)
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        _ = try store.recordLogin(userId: "10000010", at: Self.now)
+        try Self.plantDroppedOrder(
+            store, id: "sim9-T1", user: "10000010", app: "1001", product: "com.storedesk.starvoyage.gems.60", sid: "s1",
+            role: "r10000010")
+        try store.apply(PaymentChange(events: [PaymentEvent(at: Self.now, transactionId: "sim9-T1", kind: .purchased, detail: "paid")]))
+        // When the player logs in again and the queue looks for work left in flight
+        let login = try store.recordLogin(userId: "10000010", at: Self.now.adding(.minutes(1)))
+        let inFlight = try store.paymentsInFlight().map(\.transaction.id)
+        // Then each keeps to its own
+        #expect(login.prompts.map(\.transaction.id) == ["2000000100000098"])
+        #expect(inFlight == ["sim9-T1"])
+    }
+
     @Test func aDeclinedPromptIsNotReopenedByTheNextLogin() throws {
         let folder = TemporaryFolder()
         let store = try Self.open(Self.demoFile(folder))
