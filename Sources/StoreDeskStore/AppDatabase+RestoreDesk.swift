@@ -16,17 +16,19 @@ extension AppDatabase {
     }
 
     /// Prompts oldest first, `status` nil for all, from after `cursor` (keyset: created_at, id).
-    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor? = nil) throws
+    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: KeysetCursor? = nil) throws
         -> [RestorePrompt]
     {
         try reader.read { db in
-            var requests = RestoreRequest.all().order(Column("created_at"), Column("id")).limit(limit)
-            if let status { requests = requests.filter(Column("status") == status.rawValue) }
-            if let cursor {
-                requests = requests.filter(sql: "(created_at, id) > (?, ?)", arguments: [cursor.createdAt.millis, cursor.id])
-            }
-            return try requests.fetchAll(db).map { try RestoreDesk.prompt(db, $0) }
+            try RestoreDesk.rows(db, status: status, text: "", anchor: cursor.map { .after($0) } ?? .first, limit: limit)
+                .map { try RestoreDesk.prompt(db, $0.request) }
         }
+    }
+
+    /// One page of the desk's list, oldest first: `status` nil for all, `text` found in the
+    /// transaction id, the player's id or the product id.
+    public func restoreRows(status: RestoreStatus?, text: String = "", anchor: KeysetAnchor, limit: Int) throws -> [RestoreRow] {
+        try reader.read { db in try RestoreDesk.rows(db, status: status, text: text, anchor: anchor, limit: limit) }
     }
 
     /// The prompt for one transaction, whatever its status.
@@ -141,25 +143,21 @@ extension AppDatabase {
         }
     }
 
-    /// Audit lines newest first, before `before` (keyset: at, id). `action` matches exactly or as a
-    /// family (`restore` matches `restore.confirm`); `actor` matches exactly; `text` anywhere in the
-    /// actor, action, subject or detail, ignoring case.
+    /// Audit lines newest first, one page. `action` matches exactly or as a family (`restore` matches
+    /// `restore.confirm`); `actor` matches exactly; `text` anywhere in the actor, action, subject or
+    /// detail, ignoring case.
     public func auditEntries(
-        action: String? = nil, actor: String? = nil, text: String? = nil, limit: Int, before: AuditEntry? = nil
+        action: String? = nil, actor: String? = nil, text: String? = nil, anchor: KeysetAnchor = .first, limit: Int
     ) throws -> [AuditEntry] {
         try reader.read { db in
-            var entries = AuditEntry.all().order(Column("at").desc, Column("id").desc).limit(limit)
-            if let action { entries = entries.filter(Column("action") >= action && Column("action") < action + "/") }
-            if let actor { entries = entries.filter(Column("actor") == actor) }
+            var conditions: [(String, StatementArguments)] = []
+            if let action { conditions.append(("action >= ? AND action < ?", [action, action + "/"])) }
+            if let actor { conditions.append(("actor = ?", [actor])) }
             if let text, !text.isEmpty {
-                entries = entries.filter(
-                    sql: "instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0",
-                    arguments: [text])
+                conditions.append(("instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0", [text]))
             }
-            if let before, let id = before.id {
-                entries = entries.filter(sql: "(at, id) < (?, ?)", arguments: [before.at.millis, id])
-            }
-            return try entries.fetchAll(db)
+            return try Keyset(time: "at", id: "id", descending: true).page(
+                db, select: "SELECT * FROM audit_log", conditions: conditions, anchor: anchor, limit: limit)
         }
     }
 
@@ -184,14 +182,18 @@ extension AppDatabase {
     }
 }
 
-/// Where a page of prompts ends: the last prompt's creation time and id.
-public struct RestoreCursor: Hashable, Sendable {
-    public var createdAt: Instant
-    public var id: Int64
+/// A line of the desk's list: the prompt and the app of its transaction (whose ownership rule applies).
+public struct RestoreRow: Hashable, Sendable {
+    public var request: RestoreRequest
+    public var appId: String
 
-    public init(_ prompt: RestorePrompt) {
-        createdAt = prompt.request.createdAt
-        id = prompt.id
+    public var cursor: KeysetCursor { KeysetCursor(time: request.createdAt, id: request.id ?? 0) }
+}
+
+extension RestoreRow: FetchableRecord {
+    public init(row: GRDB.Row) throws {
+        request = try RestoreRequest(row: row)
+        appId = row["sd_app_id"]
     }
 }
 
@@ -200,6 +202,19 @@ enum RestoreDesk {
     static func request(_ db: Database, _ transactionId: String) throws -> RestoreRequest? {
         try RestoreRequest.fetchOne(
             db, sql: "SELECT * FROM restore_request WHERE transaction_id = ?", arguments: [transactionId])
+    }
+
+    static func rows(_ db: Database, status: RestoreStatus?, text: String, anchor: KeysetAnchor, limit: Int) throws
+        -> [RestoreRow]
+    {
+        var conditions: [(String, StatementArguments)] = []
+        if let status { conditions.append(("r.status = ?", [status.rawValue])) }
+        if !text.isEmpty {
+            conditions.append(("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text]))
+        }
+        return try Keyset(time: "r.created_at", id: "r.id", descending: false).page(
+            db, select: "SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id",
+            conditions: conditions, anchor: anchor, limit: limit)
     }
 
     static func products(_ db: Database, appId: String) throws -> [Product] {

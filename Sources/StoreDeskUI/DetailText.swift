@@ -31,6 +31,25 @@ public struct DetailText: Sendable {
         lines.append([Span(text, .title)])
     }
 
+    /// A sentence broken at spaces into lines of at most `width` columns, the label on the first (a word
+    /// longer than a line is cut as `wrapped` cuts).
+    public mutating func paragraph(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
+        let room = max(8, width - labelWidth)
+        var chunks: [String] = []
+        var current = ""
+        for word in value.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if candidate.columns <= room || current.isEmpty {
+                current = candidate
+            } else {
+                chunks.append(current)
+                current = word
+            }
+        }
+        chunks.append(current)
+        for (i, chunk) in chunks.enumerated() { wrapped(i == 0 ? label : "", chunk, width: width, role) }
+    }
+
     /// A long value cut into lines of at most `width` columns, the label on the first.
     public mutating func wrapped(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
         let room = max(8, width - labelWidth)

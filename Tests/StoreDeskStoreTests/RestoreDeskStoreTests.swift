@@ -261,7 +261,11 @@ import Testing
         #expect(try store.auditEntries(text: "锦马超", limit: 10).map(\.actor) == ["chen.ops"])
         let all = try store.auditEntries(limit: 100)
         #expect(all.map(\.at) == all.map(\.at).sorted(by: >))
-        #expect(try store.auditEntries(limit: 100, before: all[2]) == Array(all.dropFirst(3)))
+        let third = KeysetCursor(time: all[2].at, id: all[2].id ?? 0)
+        #expect(try store.auditEntries(anchor: .after(third), limit: 100) == Array(all.dropFirst(3)))
+        #expect(try store.auditEntries(anchor: .before(third), limit: 100) == Array(all.prefix(2)))
+        #expect(try store.auditEntries(anchor: .from(third), limit: 2) == Array(all[2...3]))
+        #expect(try store.auditEntries(anchor: .last, limit: 2) == Array(all.suffix(2)))
     }
 
     @Test func checkFindsATransactionRestoredTwiceAndAConfirmedRestoreWithoutItsGrant() throws {
@@ -291,6 +295,20 @@ import Testing
         }
         #expect(Set(ungranted.map(\.kind)) == ["confirmed_restore_grants", "finished_purchase_not_delivered"])
         #expect(ungranted.contains { $0.message == "the confirmed restore of transaction 2000000100000088 has 0 grants, not 1" })
+    }
+
+    @Test func theDeskListPagesByKeysetInBothDirections() throws {
+        let store = try PaymentQueueStoreTests.demoStore()
+        let all = try store.restoreRows(status: nil, anchor: .first, limit: 100)
+        #expect(all.map(\.request.transactionId) == [
+            "2000000100000088", "2000000100000089", "2000000100000093", "2000000100000095", "2000000100000096",
+        ])
+        #expect(all.map(\.appId) == ["1001", "1002", "1002", "1001", "1003"])
+        #expect(try store.restoreRows(status: nil, anchor: .after(all[1].cursor), limit: 2) == Array(all[2...3]))
+        #expect(try store.restoreRows(status: nil, anchor: .before(all[3].cursor), limit: 2) == Array(all[1...2]))
+        #expect(try store.restoreRows(status: nil, anchor: .last, limit: 2) == Array(all.suffix(2)))
+        #expect(try store.restoreRows(status: .open, anchor: .first, limit: 10).count == 3)
+        #expect(try store.restoreRows(status: nil, text: "10000035", anchor: .first, limit: 10).map(\.request.transactionId) == ["2000000100000096"])
     }
 
     @Test func everyRestoreLookupHasAnIndex() throws {

@@ -1,0 +1,220 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import Testing
+@testable import StoreDeskStore
+@testable import StoreDeskUI
+
+/// The Restores and Audit screens over the demo store, driven by keys as a person would.
+@Suite struct RestoresScreenTests {
+    let size = Size(width: 120, height: 40)
+
+    func open(_ console: ConsoleHarness, _ screen: String) {
+        console.press(.character(":"))
+        console.type(screen)
+        console.press(.enter)
+    }
+
+    func restores(_ console: ConsoleHarness) -> RestoresScreen { console.state.screenState(RestoresScreen.self) }
+
+    func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
+        try console.database.reader.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+    }
+
+    @Test func openPromptsComeOldestFirstWithCandidatesOwnerAndRule() throws {
+        let console = try ConsoleHarness(size: size)
+        open(console, "restores")
+        let screen = restores(console)
+        #expect(console.state.screen == .restores)
+        #expect(screen.list.rows.map(\.request.transactionId) == ["2000000100000093", "2000000100000095", "2000000100000096"])
+        #expect(screen.counts[.open] == 3)
+        #expect(screen.detail?.transaction.id == "2000000100000093")
+        let text = console.text
+        #expect(text.contains("Restores · open 3"))
+        #expect(text.contains("2d 11h    10000024 2000000100000093 coins.3000 ×1"))
+        #expect(text.contains("Candidate accounts (3)"))
+        #expect(text.contains("10000023 s1/r10000023-1 婷妈的花园 · keep: refused"))
+        #expect(text.contains("rule       keep: Pocket Garden keeps the purchase"))
+        console.press(.character("j"), .character("j"))
+        #expect(restores(console).detail?.transaction.id == "2000000100000096")
+        #expect(console.text.contains("share: 龙脉 Dragon Atlas lets both hold it"))
+    }
+
+    @Test func statusCyclesAndTheFilterFindsAPlayer() throws {
+        let console = try ConsoleHarness(size: size)
+        open(console, "restores")
+        console.press(.character("s"))
+        #expect(restores(console).status == .confirmed)
+        #expect(restores(console).list.rows.map(\.request.transactionId) == ["2000000100000088"])
+        #expect(console.text.contains("order      SD2026111200001 · appstore · granted"))
+        console.press(.character("s"), .character("s"))
+        #expect(restores(console).status == nil && restores(console).list.rows.count == 5)
+        console.press(.character("/"))
+        console.type("10000035")
+        console.press(.enter)
+        #expect(restores(console).list.rows.map(\.request.userId) == ["10000035"])
+        console.press(.character(":"))
+        console.type("status nonsense")
+        console.press(.enter)
+        #expect(console.state.status?.text == ":status takes open, confirmed, declined or all, got 'nonsense'")
+    }
+
+    @Test func supportConfirmsByChoosingTheAccountSidAndRoleAndSeesTheOutcome() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        open(console, "restores")
+        console.press(.character("j"), .character("j"))  // 2000000100000096, 龙脉 (share)
+        console.press(.character("c"))
+        #expect(restores(console).picking == 0)
+        #expect(console.text.contains("▸ 10000035 s5/r10000035-1 影舞者"))
+        console.press(.character("j"), .enter)
+        guard case .prompt(let label, let sid, "confirm-sid") = console.state.mode else {
+            Issue.record("expected the Sid prompt, got \(console.state.mode)")
+            return
+        }
+        #expect(label == "Sid for 10000035 s2/r10000035-2" && sid == "s2")
+        console.press(.enter)
+        guard case .prompt(_, let role, "confirm-role") = console.state.mode else {
+            Issue.record("expected the Role_Id prompt")
+            return
+        }
+        #expect(role == "r10000035-2")
+        console.press(.enter)
+        guard case .prompt(let question, _, "confirm-go") = console.state.mode else {
+            Issue.record("expected the confirmation")
+            return
+        }
+        #expect(question == "restore 2000000100000096 onto 10000035 s2/r10000035-2 (share: 10000035 s5/r10000035-1 keeps it too)? y/n")
+        console.type("y")
+        console.press(.enter)
+        #expect(console.state.status?.text.hasPrefix("restored 2000000100000096 onto 10000035 s2/r10000035-2") == true)
+        // The prompt stays in view with its outcome, though the list shows open prompts only.
+        let screen = restores(console)
+        #expect(screen.selectedRow?.request.transactionId == "2000000100000096")
+        #expect(screen.detail?.request.status == .confirmed)
+        let text = console.text
+        #expect(text.contains("callback   attempt 1 accepted · reply success"))
+        #expect(text.contains("grant      com.storedesk.dragonatlas.jade.1280 ×1"))
+        #expect(text.contains("owner      10000035 s5/r10000035-1 影舞者 +"))
+        #expect(screen.detail?.currentOwners.map(\.label) == ["10000035 s5/r10000035-1", "10000035 s2/r10000035-2"])
+        #expect(text.contains("✓ 18h 18m 10000035 2000000100000096"))
+        #expect(try count(console, "SELECT COUNT(*) FROM item_grant WHERE order_id = 'RS-2000000100000096' AND source = 'restore'") == 1)
+        #expect(try count(console, "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.confirm' AND actor = 'tester' AND role = 'support'") == 1)
+        // Moving on lets it go.
+        console.press(.character("k"))
+        console.runtime.dispatch(.storeChanged)
+        #expect(restores(console).list.rows.map(\.request.transactionId) == ["2000000100000093", "2000000100000095"])
+        #expect(try console.database.check() == [])
+    }
+
+    @Test func aRefusedConfirmSaysWhyAndWritesNothing() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        open(console, "restores")
+        let grants = try count(console, "SELECT COUNT(*) FROM item_grant")
+        console.press(.character("c"), .character("j"), .enter, .enter, .enter)  // 10000023 on a keep app
+        console.type("y")
+        console.press(.enter)
+        #expect(console.state.status?.text == "Pocket Garden keeps purchases with the account that paid (10000024 s1/r10000024-1): restoring onto 10000023 s1/r10000023-1 is refused (ownership: keep)")
+        // A bad Sid typed at the prompt is refused by the restoreProduct rules.
+        console.press(.character("c"), .enter, .ctrl("u"))
+        console.type("s 1/!")
+        console.press(.enter, .enter)
+        console.type("y")
+        console.press(.enter)
+        #expect(console.state.status?.text == "restoreProduct refused: Sid may contain only letters, digits, '-' and '_'")
+        // Anything but y cancels; esc in the picker too.
+        console.press(.character("c"), .enter, .enter, .enter)
+        console.type("n")
+        console.press(.enter)
+        #expect(console.state.status?.text == "confirm: cancelled, nothing was written")
+        console.press(.character("c"), .escape)
+        #expect(restores(console).picking == nil && console.state.status?.text == "confirm: cancelled")
+        #expect(try count(console, "SELECT COUNT(*) FROM item_grant") == grants)
+        #expect(try count(console, "SELECT COUNT(*) FROM restore_request WHERE status = 'open'") == 3)
+    }
+
+    @Test func declineAsksForAReasonAndIsAudited() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        open(console, "restores")
+        console.press(.character("j"), .character("d"))
+        console.press(.enter)
+        #expect(console.state.status?.text == "a decline needs a reason the player can be told")
+        console.press(.character("d"))
+        console.type("refunded by Apple; player told")
+        console.press(.enter)
+        #expect(console.state.status?.text == "declined 2000000100000095: refunded by Apple; player told")
+        #expect(console.text.contains("reason     refunded by Apple; player told"))
+        #expect(try count(console, "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.decline' AND subject = 'transaction 2000000100000095'") == 1)
+        // A resolved prompt cannot be confirmed or declined again.
+        console.press(.character("c"))
+        #expect(console.state.status?.text.hasPrefix("transaction 2000000100000095 was already declined by tester (support) at ") == true)
+    }
+
+    @Test func anOperatorSeesThePromptsWithTheActionsDimmedAndWhy() throws {
+        let console = try ConsoleHarness(size: size, role: .operator)
+        open(console, "restores")
+        console.press(.character("c"))
+        #expect(console.state.status?.text == "confirm: restores need the support or developer role")
+        console.press(.character("d"))
+        #expect(console.state.status?.text == "decline: restores need the support or developer role")
+        #expect(restores(console).picking == nil)
+        console.press(.character("?"))
+        #expect(console.text.contains("unavailable: restores need the support or developer role"))
+        #expect(try count(console, "SELECT COUNT(*) FROM restore_request WHERE status = 'open'") == 3)
+    }
+
+    @Test func readOnlyRegistersNoWriteAction() throws {
+        let console = try ConsoleHarness(size: size, role: .support, readOnly: true)
+        open(console, "restores")
+        console.press(.character("c"))
+        #expect(restores(console).picking == nil)
+        #expect(!console.text.contains("c confirm"))
+        console.press(.character("?"))
+        #expect(console.text.contains("unavailable: the store is open read-only"))
+    }
+
+    @Test func theAuditScreenListsNewestFirstAndFilters() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        open(console, "restores")
+        console.press(.character("d"))
+        console.type("duplicate of an earlier order")
+        console.press(.enter)
+        open(console, "audit")
+        var audit = console.state.screenState(AuditScreen.self)
+        #expect(audit.list.rows.first?.action == "restore.decline" && audit.list.rows.first?.actor == "tester")
+        #expect(audit.list.rows.map(\.at) == audit.list.rows.map(\.at).sorted(by: >))
+        #expect(console.text.contains("detail   duplicate of an earlier order"))
+        console.press(.character("/"))
+        console.type("action:restore actor:li.support")
+        console.press(.enter)
+        audit = console.state.screenState(AuditScreen.self)
+        #expect(audit.list.rows.map(\.action) == ["restore.decline", "restore.confirm"])
+        console.press(.character("/"), .ctrl("u"))
+        console.type("锦马超")
+        console.press(.enter)
+        #expect(console.state.screenState(AuditScreen.self).list.rows.map(\.action) == ["subscription.refund.note"])
+    }
+
+    @Test func theAuditListPagesWithoutOffset() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 15))
+        try console.database.writer.write { db in
+            for i in 0..<30 {
+                var entry = AuditEntry(
+                    at: Instant(millis: 1_800_000_000_000 + Int64(i) * 60_000), actor: "bulk", role: "support",
+                    action: "reveal.phone", subject: "user \(i)", detail: "drill \(i)")
+                try entry.insert(db)
+            }
+        }
+        open(console, "audit")
+        let rows = console.state.context.pageSize
+        var audit = console.state.screenState(AuditScreen.self)
+        #expect(audit.list.rows.count == rows && audit.list.rows.first?.subject == "user 29")
+        for _ in 0..<rows { console.press(.character("j")) }
+        audit = console.state.screenState(AuditScreen.self)
+        #expect(audit.list.selectedRow?.subject == "user \(29 - rows)" && audit.list.rows.count == rows)
+        console.press(.character("G"))
+        audit = console.state.screenState(AuditScreen.self)
+        #expect(audit.list.selectedRow?.action == "login.entries.set" && audit.list.selectedRow?.actor == "zhao.dev")
+        console.press(.pageUp, .character("g"))
+        #expect(console.state.screenState(AuditScreen.self).list.selectedRow?.subject == "user 29")
+    }
+}
