@@ -35,6 +35,7 @@ extension RestoresScreen: ConsoleScreen {
 
     public static let verbs: [ConsoleCommandLine.Verb] = [
         .init(name: "status", argument: "open|confirmed|declined|all", summary: "which restore prompts to list"),
+        .init(name: "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts"),
     ]
 
     public var filterText: String? { filter }
@@ -64,6 +65,7 @@ extension RestoresScreen: ConsoleScreen {
     }
 
     public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
+        if verb == "login" { return logIn(argument, &context) }
         guard verb == "status" else { return [] }
         guard let index = Self.statuses.firstIndex(where: { ($0?.rawValue ?? "all") == argument }) else {
             context.status = StatusMessage(":status takes open, confirmed, declined or all, got '\(argument)'", .error)

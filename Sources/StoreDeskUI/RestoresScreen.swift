@@ -44,6 +44,7 @@ public struct RestoresScreen: Sendable {
         case counts([RestoreStatus: Int])
         case detail(RestorePrompt?)
         case resolved(Result<RestorePrompt, RestoreRefusal>)
+        case loggedIn(RestoreLogin)
     }
 
     // MARK: - Effects
@@ -118,6 +119,12 @@ public struct RestoresScreen: Sendable {
             }
             context.status = StatusMessage(Self.outcomeText(prompt), .success)
             return []
+        case .loggedIn(let login):
+            let players = login.players.map { "\($0.userId) (\($0.prompts.count))" }.joined(separator: ", ")
+            context.status = StatusMessage(
+                "\(login.userId) logged in: \(login.opened.count) restore prompt\(login.opened.count == 1 ? "" : "s") opened"
+                    + (players.isEmpty ? ", nothing dropped" : "; open per player: " + players), .success)
+            return refresh(pageSize: Self.listRows(context))
         case .resolved(.failure(let refusal)):
             context.status = StatusMessage(refusal.description, .warning)
             // Another console may have resolved it: show the prompt as it is now.
@@ -141,6 +148,24 @@ public struct RestoresScreen: Sendable {
         let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
         let granted = prompt.delivery?.grant.map { ", granted " + ($0.kind == .product ? $0.productId : "\($0.currencyAmount) currency") } ?? ""
         return "restored \(id) onto \(target.label) (\(note)): order \(prompt.delivery?.order.id ?? "?")" + granted
+    }
+
+    /// `:login USER`: a player logs in from the console, as `storedesk login as` does.
+    mutating func logIn(_ userId: String, _ context: inout ScreenContext) -> [Effect] {
+        guard !userId.isEmpty else {
+            context.status = StatusMessage(":login needs a user id", .error)
+            return []
+        }
+        guard !context.session.readOnly else {
+            context.status = StatusMessage("the store is open read-only", .warning)
+            return []
+        }
+        guard Self.staff(context).mayResolveRestores else {
+            context.status = StatusMessage("login: restores need the support or developer role", .warning)
+            return []
+        }
+        let at = context.clock
+        return [Self.write { db in Event.loggedIn(try db.recordLogin(userId: userId, at: at)) }]
     }
 
     // MARK: - Confirm and decline

@@ -162,6 +162,26 @@ import Testing
         #expect(try count(console, "SELECT COUNT(*) FROM restore_request WHERE status = 'open'") == 3)
     }
 
+    @Test func aLoginFromTheConsoleBringsADroppedOrderOnTheList() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        open(console, "restores")
+        console.press(.character(":"))
+        console.type("login 10000010")
+        console.press(.enter)
+        #expect(console.state.status?.text == "10000010 logged in: 1 restore prompt opened; open per player: 10000010 (1)")
+        #expect(restores(console).list.rows.map(\.request.transactionId).last == "2000000100000098")
+        console.press(.character(":"))
+        console.type("login nobody")
+        console.press(.enter)
+        #expect(console.state.status?.text == "no user with id 'nobody'")
+        let operatorConsole = try ConsoleHarness(size: size, role: .operator)
+        open(operatorConsole, "restores")
+        operatorConsole.press(.character(":"))
+        operatorConsole.type("login 10000010")
+        operatorConsole.press(.enter)
+        #expect(operatorConsole.state.status?.text == "login: restores need the support or developer role")
+    }
+
     @Test func readOnlyRegistersNoWriteAction() throws {
         let console = try ConsoleHarness(size: size, role: .support, readOnly: true)
         open(console, "restores")
