@@ -64,7 +64,8 @@ struct SimulateCommand: ParsableCommand {
                 if pending.count >= 64 { try flush() }
             }
             if speed == 0 {
-                try simulation.run(collect)
+                // As fast as possible: the engine here, the SQLite writer on the other core.
+                try PaymentPipeline.run(into: database, batch: 64) { emit in try simulation.run(emit) }
             } else {
                 let wallStart = Date()
                 while simulation.now < simulation.end {
