@@ -11,7 +11,7 @@ struct StoreDeskCommand: ParsableCommand {
         subcommands: [
             ConsoleCommand.self, SnapshotCommand.self, SeedCommand.self, CheckCommand.self, UserCommand.self,
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
-            SimulateCommand.self,
+            SimulateCommand.self, EventsCommand.self, SubsCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 }
