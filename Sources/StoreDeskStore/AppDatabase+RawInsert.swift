@@ -21,15 +21,16 @@ extension AppDatabase {
 /// by hand (no record encoding), so the hot path costs what SQLite costs. A transaction or order that
 /// exists is updated in place (its state, finished flag, status), never deleted and re-inserted.
 struct PaymentRowWriter {
-    let transaction: Statement
-    let order: Statement
-    let callback: Statement
-    let grant: Statement
-    let event: Statement
+    let transaction: BulkInsert
+    let order: BulkInsert
+    let callback: BulkInsert
+    let grant: BulkInsert
+    let event: BulkInsert
 
     init(_ db: Database) throws {
-        transaction = try db.cachedStatement(
-            sql: """
+        transaction = try BulkInsert(
+            db,
+            cachedSQL: """
                 INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
                   quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
                   expires_date, revocation_date, revocation_reason, finished)
@@ -38,55 +39,63 @@ struct PaymentRowWriter {
                   expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
                   revocation_reason = excluded.revocation_reason, finished = excluded.finished
                 """)
-        order = try db.cachedStatement(
-            sql: """
+        order = try BulkInsert(
+            db,
+            cachedSQL: """
                 INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
                   sub_payment, amount_cents, sid, role_id, app_order_id, ext, created_at, status)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (order_id) DO UPDATE SET status = excluded.status
                 """)
-        callback = try db.cachedStatement(
-            sql: """
+        callback = try BulkInsert(
+            db,
+            cachedSQL: """
                 INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason,
                   reply, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        grant = try db.cachedStatement(
-            sql: """
+        grant = try BulkInsert(
+            db,
+            cachedSQL: """
                 INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount,
                   source, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-        event = try db.cachedStatement(
-            sql: "INSERT INTO transaction_event (transaction_id, at, kind, detail) VALUES (?, ?, ?, ?)")
+        event = try BulkInsert(db, cachedSQL: "INSERT INTO transaction_event (transaction_id, at, kind, detail) VALUES (?, ?, ?, ?)")
     }
 
     func write(_ change: PaymentChange) throws {
         if let t = change.transaction {
-            try transaction.execute(arguments: [
-                t.id, t.originalTransactionId, t.userId, t.appId, t.productId, t.quantity, t.state.rawValue,
-                t.failureReason?.rawValue, t.environment.rawValue, t.sid, t.roleId, t.appOrderId, t.ext,
-                t.purchaseDate.millis, t.expiresDate?.millis, t.revocationDate?.millis, t.revocationReason, t.finished,
-            ])
+            try transaction.insert { row in
+                row.text(t.id); row.text(t.originalTransactionId); row.text(t.userId); row.text(t.appId)
+                row.text(t.productId); row.int(t.quantity); row.text(t.state.rawValue); row.text(t.failureReason?.rawValue)
+                row.text(t.environment.rawValue); row.text(t.sid); row.text(t.roleId); row.text(t.appOrderId); row.text(t.ext)
+                row.int(t.purchaseDate.millis); row.int(t.expiresDate?.millis); row.int(t.revocationDate?.millis)
+                row.text(t.revocationReason); row.bool(t.finished)
+            }
         }
         if let o = change.order {
-            try order.execute(arguments: [
-                o.id, o.transactionId, o.appId, o.userId, o.productId, o.payment, o.subPayment, o.amountCents,
-                o.sid, o.roleId, o.appOrderId, o.ext, o.createdAt.millis, o.status.rawValue,
-            ])
+            try order.insert { row in
+                row.text(o.id); row.text(o.transactionId); row.text(o.appId); row.text(o.userId); row.text(o.productId)
+                row.text(o.payment); row.text(o.subPayment); row.int(o.amountCents); row.text(o.sid); row.text(o.roleId)
+                row.text(o.appOrderId); row.text(o.ext); row.int(o.createdAt.millis); row.text(o.status.rawValue)
+            }
         }
         if let c = change.callback {
-            try callback.execute(arguments: [
-                c.orderId, c.attempt, c.body, c.signExpected, c.signReceived, c.verdict, c.reason, c.reply,
-                c.receivedAt.millis,
-            ])
+            try callback.insert { row in
+                row.text(c.orderId); row.int(c.attempt); row.text(c.body); row.text(c.signExpected); row.text(c.signReceived)
+                row.text(c.verdict); row.text(c.reason); row.text(c.reply); row.int(c.receivedAt.millis)
+            }
         }
         if let g = change.grant {
-            try grant.execute(arguments: [
-                g.orderId, g.userId, g.sid, g.roleId, g.productId, g.quantity, g.kind.rawValue, g.currencyAmount,
-                g.source.rawValue, g.grantedAt.millis,
-            ])
+            try grant.insert { row in
+                row.text(g.orderId); row.text(g.userId); row.text(g.sid); row.text(g.roleId); row.text(g.productId)
+                row.int(g.quantity); row.text(g.kind.rawValue); row.int(g.currencyAmount); row.text(g.source.rawValue)
+                row.int(g.grantedAt.millis)
+            }
         }
         for e in change.events {
-            try event.execute(arguments: [e.transactionId, e.at.millis, e.kind.rawValue, e.detail])
+            try event.insert { row in
+                row.text(e.transactionId); row.int(e.at.millis); row.text(e.kind.rawValue); row.text(e.detail)
+            }
         }
     }
 }

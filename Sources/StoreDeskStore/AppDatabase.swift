@@ -47,6 +47,16 @@ public struct AppDatabase: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(2)
         config.label = "storedesk"
+        if !readOnly {
+            // In WAL mode NORMAL is the documented setting: a commit survives a crash of the process
+            // (kill -9) and the file is never corrupted; only a power cut may lose the last commits.
+            // FULL would sync the WAL on every commit and cost the payment queue most of its speed.
+            config.prepareDatabase { db in
+                if try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                }
+            }
+        }
         return config
     }
 

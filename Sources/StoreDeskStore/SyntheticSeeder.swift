@@ -190,57 +190,6 @@ public enum SyntheticSeeder {
 
 /// One prepared INSERT bound straight through SQLite's C API: at millions of rows, building
 /// `StatementArguments` for each row costs more than SQLite's own work.
-struct BulkInsert {
-    let statement: Statement
-    let db: Database
-
-    init(_ db: Database, sql: String) throws {
-        self.db = db
-        statement = try db.makeStatement(sql: sql)
-    }
-
-    struct Binder {
-        let handle: SQLiteStatement
-        var index: Int32 = 0
-
-        mutating func text(_ value: String?) {
-            index += 1
-            guard var value else {
-                sqlite3_bind_null(handle, index)
-                return
-            }
-            value.withUTF8 { buffer in
-                _ = buffer.withMemoryRebound(to: CChar.self) {
-                    sqlite3_bind_text(handle, index, $0.baseAddress, Int32($0.count), transient)
-                }
-            }
-        }
-
-        mutating func int(_ value: Int) { int(Int64(value)) }
-
-        mutating func int(_ value: Int64?) {
-            index += 1
-            if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
-        }
-
-        mutating func bool(_ value: Bool) { int(value ? 1 : 0) }
-    }
-
-    func insert(_ bind: (inout Binder) -> Void) throws {
-        let handle = statement.sqliteStatement
-        var binder = Binder(handle: handle)
-        bind(&binder)
-        let code = sqlite3_step(handle)
-        sqlite3_reset(handle)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
-        }
-    }
-}
-
-/// SQLite copies the bound bytes before the call returns (SQLITE_TRANSIENT).
-private let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
 extension SyntheticPopulation {
     /// Starts generating a range of households on another thread.
     func prefetch(_ range: Range<Int>) -> Prefetch {

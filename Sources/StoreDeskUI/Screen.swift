@@ -130,6 +130,7 @@ extension ConsoleScreen {
 public enum ScreenRegistry {
     public static let all: [any ConsoleScreen.Type] = [
         UsersScreen.self,
+        QueueScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

@@ -42,33 +42,15 @@ extension UsersScreen {
             }
             return
         }
-        let lines = detailLines(profile, zone: zone, now: now)
-        let scroll = min(detailScroll, max(0, lines.count - inner.height))
-        for (row, line) in lines.dropFirst(scroll).prefix(inner.height).enumerated() {
-            var x = inner.x + 1
-            let y = inner.y + row
-            for span in line {
-                x += canvas.write(span.text, at: Point(x: x, y: y), role: span.role, maxWidth: inner.x + inner.width - 1 - x)
-            }
-        }
-    }
-
-    struct Span {
-        var text: String
-        var role: Role
+        canvas.draw(detailLines(profile, zone: zone, now: now), in: inner, scroll: detailScroll)
     }
 
     func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant) -> [[Span]] {
         let u = p.user
-        var lines: [[Span]] = []
-        func field(_ label: String, _ value: String, _ role: Role = .detailValue) {
-            lines.append([Span(text: label.padded(to: 15), role: .detailLabel), Span(text: value, role: role)])
-        }
-        func heading(_ text: String) {
-            lines.append([])
-            lines.append([Span(text: text, role: .title)])
-        }
-        lines.append([Span(text: u.displayName, role: .title)] + (u.isGuest ? [Span(text: "  guest", role: .muted)] : []))
+        var text = DetailText()
+        func field(_ label: String, _ value: String, _ role: Role = .detailValue) { text.field(label, value, role) }
+        func heading(_ title: String) { text.heading(title) }
+        text.line([Span(u.displayName, .title)] + (u.isGuest ? [Span("  guest", .muted)] : []))
         field("id", u.id)
         field("name", u.name)
         field("friendly name", u.friendlyName.isEmpty ? "-" : u.friendlyName)
@@ -89,53 +71,33 @@ extension UsersScreen {
 
         heading("Game accounts (\(p.gameAccounts.count))")
         for a in p.gameAccounts {
-            lines.append([
-                Span(text: "\(a.appId) \(a.sid)/\(a.roleId) ", role: .detailValue), Span(text: a.roleName, role: .text),
-                Span(text: "  \(a.appleId)", role: .muted),
+            text.line([
+                Span("\(a.appId) \(a.sid)/\(a.roleId) ", .detailValue), Span(a.roleName, .text),
+                Span("  \(a.appleId)", .muted),
             ])
         }
         heading("Subscriptions (\(p.subscriptions.count))")
         for s in p.subscriptions {
-            lines.append([
-                Span(text: "● " + s.state.name.padded(to: 13), role: Self.role(for: s.state)),
-                Span(text: s.productId, role: .detailValue),
+            text.line([
+                Span("● " + s.state.name.padded(to: 13), Role.of(s.state)),
+                Span(s.productId, .detailValue),
             ])
             let until = s.state == .revoked
                 ? "revoked " + (s.revocationDate?.dayText(in: zone) ?? "-") + " (" + (s.revocationReason ?? "-") + ")"
                 : (s.expiresDate < now ? "expired " : "renews ") + s.expiresDate.dayText(in: zone)
                     + (s.autoRenew ? "" : " · auto-renew off")
-            lines.append([Span(text: "  " + until + (s.offerType.map { " · offer: \($0)" } ?? ""), role: .muted)])
+            text.line([Span("  " + until + (s.offerType.map { " · offer: \($0)" } ?? ""), .muted)])
         }
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
-            lines.append([
-                Span(text: t.purchaseDate.dayText(in: zone) + " ", role: .muted),
-                Span(text: t.state.rawValue.padded(to: 11), role: Self.role(for: t.state)),
-                Span(text: product + (t.finished ? "" : " (unfinished)"), role: .detailValue),
+            text.line([
+                Span(t.purchaseDate.dayText(in: zone) + " ", .muted),
+                Span(t.state.rawValue.padded(to: 11), Role.of(t.state)),
+                Span(product + (t.finished ? "" : " (unfinished)"), .detailValue),
             ])
         }
-        return lines
-    }
-
-    static func role(for state: SubscriptionState) -> Role {
-        switch state {
-        case .active: .subscriptionActive
-        case .gracePeriod: .subscriptionGrace
-        case .billingRetry: .subscriptionRetry
-        case .expired: .subscriptionExpired
-        case .revoked: .subscriptionRevoked
-        }
-    }
-
-    static func role(for state: TransactionState) -> Role {
-        switch state {
-        case .purchasing: .statePurchasing
-        case .purchased: .statePurchased
-        case .failed: .stateFailed
-        case .restored: .stateRestored
-        case .deferred: .stateDeferred
-        }
+        return text.lines
     }
 }
 

@@ -109,20 +109,61 @@ import Testing
         #expect(!screen.contains("Profile"), "the console's screen is still showing")
     }
 
+    @Test func aDeveloperRunsThePaymentQueueLive() throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let marker = home.path("after.txt")
+        let command = "env \(env) \(Binary.path) --role developer --refresh 0.3; echo \"EXIT=$?\" > \(marker); sleep 30"
+        let tmux = try Tmux(width: 120, height: 40, command: command)
+        try tmux.waitFor("Profile")
+        try tmux.keys("2")
+        try tmux.waitFor("no simulation in this console (r starts one)")
+        try tmux.keys("r")
+        try tmux.waitFor("simulation ▶ 1×")
+        try tmux.keys("+", "+", "+", "+")
+        try tmux.waitFor("simulation ▶ 20×")
+        try tmux.keys("x")
+        try tmux.literal("serverDown:30")
+        try tmux.keys("Enter")
+        try tmux.waitFor("faults serverDown:")
+        // Purchases flow: the store fills with simulated events, and the header counts them.
+        let events = { (kind: String) throws -> Int in
+            let sql = "SELECT COUNT(*) FROM transaction_event WHERE transaction_id LIKE 'live%' AND kind LIKE '\(kind)'"
+            return Int(try shell("sqlite3 \(home.defaultStore) \"\(sql)\"").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        let deadline = Date().addingTimeInterval(15)
+        while try (events("%") < 20 || events("server_down") == 0) && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        #expect(try events("%") >= 20)
+        #expect(try events("server_down") > 0, "callbacks meet the game server down")
+        try tmux.keys("Space")
+        try tmux.waitFor("simulation ⏸ 20×")
+        let paused = try events("%")
+        Thread.sleep(forTimeInterval: 0.6)
+        #expect(try events("%") == paused, "a paused clock writes nothing")
+        try tmux.keys("q")
+        let end = Date().addingTimeInterval(10)
+        while !FileManager.default.fileExists(atPath: marker) && Date() < end { Thread.sleep(forTimeInterval: 0.1) }
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(((try? String(contentsOfFile: marker, encoding: .utf8)) ?? "").hasPrefix("EXIT=0"))
+        let check = try Binary.run(["check"], home: home)
+        #expect(check.status == 0, "\(check.stdout)")
+    }
+
     @Test func ctrlCAndSigtermRestoreTheTerminalToo() throws {
         let home = TemporaryHome()
         #expect(try Binary.run(["check"], home: home).status == 0)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
-        for (name, stop, code) in [("ctrl-c", "C-c", "0"), ("sigterm", "", "143")] {
+        for (name, stop, code) in [("ctrl-c", "C-c", "0"), ("sigterm", "TERM", "143"), ("sighup", "HUP", "129")] {
             let marker = home.path("\(name).txt")
             let pidFile = home.path("\(name).pid")
             let command = "env \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly'; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
             let tmux = try Tmux(width: 100, height: 30, command: command)
             let screen = try tmux.waitFor("Profile")
             #expect(screen.contains(" RO"))
-            if stop.isEmpty {
+            if stop == "TERM" || stop == "HUP" {
                 let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-                try shell("kill -TERM \(pid)")
+                try shell("kill -\(stop) \(pid)")
             } else {
                 try tmux.keys(stop)
             }

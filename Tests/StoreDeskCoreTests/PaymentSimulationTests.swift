@@ -155,9 +155,17 @@ import Testing
         #expect(simulation.summary.grants > 0)
     }
 
+    /// Each transaction as its last change left it.
+    static func finalTransactions(_ changes: [PaymentChange]) -> [String: StoreTransaction] {
+        var final: [String: StoreTransaction] = [:]
+        for change in changes { if let t = change.transaction { final[t.id] = t } }
+        return final
+    }
+
     @Test func askToBuyDefersThenApprovesOrDeclines() {
         var simulation = Self.simulation([.askToBuy(probability: 1)], seconds: 120)
-        let (_, events) = Self.run(&simulation)
+        let (changes, events) = Self.run(&simulation)
+        let final = Self.finalTransactions(changes)
         let timelines = Self.timelines(events)
         let approved = timelines.values.filter { $0.contains(.approved) }
         let declined = timelines.values.filter { $0.contains(.declined) }
@@ -165,14 +173,16 @@ import Testing
         #expect(approved.allSatisfy { Array($0.prefix(3)) == [.purchasing, .deferred, .approved] })
         #expect(declined.allSatisfy { $0 == [.purchasing, .deferred, .declined, .finished] })
         let declinedIds = timelines.filter { $0.value.contains(.declined) }.map(\.key)
-        #expect(declinedIds.allSatisfy { simulation.transactionsById[$0]?.failureReason == .declined })
+        #expect(declinedIds.allSatisfy { final[$0]?.failureReason == .declined })
+        // Finished transactions leave the simulation's memory: only the in-flight ones stay.
+        #expect(simulation.transactionsById.values.allSatisfy { !$0.finished })
     }
 
     @Test func failedPaymentsCarryAStoreKitReasonAndAreFinishedWithoutAnOrder() {
         var simulation = Self.simulation([.failedPayment(probability: 1)])
         let (changes, events) = Self.run(&simulation)
         #expect(changes.allSatisfy { $0.order == nil && $0.grant == nil })
-        let failed = simulation.transactionsById.values.filter { $0.state == .failed }
+        let failed = Self.finalTransactions(changes).values.filter { $0.state == .failed }
         #expect(failed.count > 100)
         #expect(Set(failed.compactMap(\.failureReason)).count > 2)
         #expect(events.filter { $0.kind == .failed }.allSatisfy { $0.detail.hasPrefix("payment failed: ") })
@@ -203,5 +213,101 @@ import Testing
         } catch {
             #expect(error.description.hasPrefix("--fault 'explode:1': unknown fault kind"))
         }
+    }
+
+    // MARK: - Live control and resuming
+
+    @Test func faultsInjectedLiveApplyToPurchasesArrivingFromThenOn() {
+        var simulation = Self.simulation(seconds: 120)
+        var changes: [PaymentChange] = []
+        simulation.run(until: Self.start.adding(.seconds(60))) { changes.append($0) }
+        #expect(!changes.flatMap(\.events).contains { $0.kind == .clientCrashed })
+        simulation.inject(.clientCrash(probability: 1))
+        simulation.inject(.serverDown(seconds: 5))
+        #expect(simulation.activeFaults == [.clientCrash(probability: 1), .serverDown(seconds: 5)])
+        var later: [PaymentChange] = []
+        simulation.run(until: Self.start.adding(.seconds(90))) { later.append($0) }
+        let events = later.flatMap(\.events)
+        #expect(events.contains { $0.kind == .clientCrashed })
+        #expect(events.contains { $0.kind == .serverDown })
+        // Every purchase that arrived after the injection and was charged crashed: no new orders for them.
+        let arrivedLater = Set(events.filter { $0.kind == .purchasing }.map(\.transactionId))
+        #expect(!later.contains { $0.order.map { arrivedLater.contains($0.transactionId) } ?? false })
+        simulation.clearFaults()
+        #expect(simulation.activeFaults.isEmpty)
+    }
+
+    @Test func theRateChangesLiveAndASingleStepRunsToTheNextDueStep() {
+        var slow = Self.simulation(seconds: 60, rate: 1)
+        slow.setRate(50)
+        let fast = slow.runCollecting().flatMap(\.events).filter { $0.kind == .purchasing }.count
+        #expect(fast > 1000)
+        var stepping = Self.simulation(seconds: 60)
+        guard let due = stepping.nextDue else {
+            Issue.record("a fresh simulation has an arrival due")
+            return
+        }
+        var one: [PaymentChange] = []
+        stepping.run(until: due) { one.append($0) }
+        #expect(one.count == 1)
+        #expect(one[0].events.map(\.kind) == [.purchasing])
+        #expect(stepping.now == due)
+    }
+
+    @Test func finishingByHandIsRefusedUntilTheOrderIsGranted() {
+        var simulation = Self.simulation(seconds: 30)
+        simulation.run(until: Self.start.adding(.seconds(10))) { _ in }
+        let inFlight = simulation.transactionsById.values.sorted { $0.id < $1.id }
+        guard let purchasing = inFlight.first(where: { $0.state == .purchasing }) else {
+            Issue.record("some purchase is still purchasing after 10 s at 5/s")
+            return
+        }
+        #expect(simulation.finishNow(purchasing.id) == .failure(.cannotFinish(.purchasing)))
+        #expect(simulation.finishNow("nope") == .failure(.notInQueue(transactionId: "nope")))
+        if let waiting = inFlight.first(where: { $0.state == .purchased }) {
+            guard case .failure(.notDelivered) = simulation.finishNow(waiting.id) else {
+                Issue.record("a paid, ungranted transaction must not be finished by hand")
+                return
+            }
+        }
+    }
+
+    @Test func aRestartResumesEveryInFlightPurchaseWithoutGrantingTwice() {
+        // A first run is cut off while purchases are in every state.
+        var first = Self.simulation([.askToBuy(probability: 0.3), .networkDrop(probability: 0.5)], seconds: 30, rate: 20)
+        var written: [PaymentChange] = []
+        first.run(until: Self.start.adding(.seconds(20))) { written.append($0) }
+        let transactions = Self.finalTransactions(written)
+        var orders: [String: PaymentOrder] = [:]
+        var callbacks: [String: Int] = [:]
+        var grants: [String: Int] = [:]
+        for change in written {
+            if let o = change.order { orders[o.transactionId] = o }
+            if let c = change.callback { callbacks[c.orderId, default: 0] += 1 }
+            if let g = change.grant { grants[g.orderId, default: 0] += 1 }
+        }
+        let inFlight = transactions.values.filter { !$0.finished }
+        #expect(Set(inFlight.map(\.state)).count >= 3, "the cut must leave several states in flight")
+        // The restart picks them up and runs with no new arrivals.
+        var second = PaymentSimulation(
+            PaymentSimulation.Configuration(
+                seconds: 1, rate: 0.000_001, seed: 9, faults: [], start: Self.start.adding(.seconds(20)),
+                userIds: ["u1"], apps: [Self.app], products: Self.products, idPrefix: "again-"))
+        second.resume(inFlight.map { t in
+            PaymentSimulation.InFlight(transaction: t, order: orders[t.id], callbacks: orders[t.id].map { callbacks[$0.id] ?? 0 } ?? 0)
+        })
+        var resumed: [PaymentChange] = []
+        second.run(until: Self.start.adding(.seconds(600))) { resumed.append($0) }
+        for change in resumed { if let g = change.grant { grants[g.orderId, default: 0] += 1 } }
+        let after = Self.finalTransactions(written + resumed)
+        for t in inFlight {
+            #expect(after[t.id]?.finished == true, "\(t.id) (\(t.state.rawValue)) is finished after the restart")
+        }
+        #expect(grants.values.allSatisfy { $0 == 1 })
+        // Every paid one ends granted exactly once.
+        let paid = after.values.filter { $0.state == .purchased }
+        let granted = Set(grants.keys)
+        let orderIds = Dictionary((written + resumed).compactMap(\.order).map { ($0.transactionId, $0.id) }, uniquingKeysWith: { first, _ in first })
+        #expect(paid.allSatisfy { orderIds[$0.id].map(granted.contains) == true })
     }
 }

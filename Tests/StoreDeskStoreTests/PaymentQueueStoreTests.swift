@@ -135,4 +135,33 @@ import Testing
                 "finished_purchase_not_delivered",
             ])
     }
+
+    @Test func thePipelineCommitsEveryStepOnTheWriterThread() throws {
+        let store = try Self.demoStore()
+        var simulation = try Self.simulation(store)
+        let before = try Self.count(store, "transaction_event")
+        try PaymentPipeline.run(into: store, batch: 7) { emit in try simulation.run(emit) }
+        #expect(try Self.count(store, "transaction_event") - before == simulation.summary.events)
+        #expect(try store.reader.read { try StoreCheck.run($0) }.isEmpty)
+    }
+
+    @Test func aWriterErrorStopsThePipelineAndIsThrown() throws {
+        let store = try Self.demoStore()
+        let orphan = PaymentEvent(at: Instant(millis: 0), transactionId: "x", kind: .purchasing, detail: "x")
+        let bad = StoreTransaction(
+            id: "bad-1", originalTransactionId: "bad-1", userId: "no-such-user", appId: "no-such-app", productId: "nope",
+            quantity: 1, state: .purchasing, environment: .production, sid: "s1", roleId: "r", appOrderId: "", ext: "",
+            purchaseDate: Instant(millis: 0), finished: false)
+        var emitted = 0
+        #expect(throws: (any Error).self) {
+            try PaymentPipeline.run(into: store, batch: 1) { emit in
+                for _ in 0..<1000 {
+                    try emit(PaymentChange(transaction: bad, events: [orphan]))
+                    emitted += 1
+                }
+            }
+        }
+        #expect(emitted < 1000, "the engine stops once the writer has failed")
+        #expect(try Self.count(store, "store_transaction WHERE id = 'bad-1'") == 0)
+    }
 }

@@ -37,4 +37,27 @@ import Testing
         let joined = console.text.replacingOccurrences(of: "\n", with: " ")
         #expect(joined.contains("terminal too small: need 60x15, have \(size)"))
     }
+
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
+    func queueScreen(size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        console.press(.character("2"))
+        try Golden.check(console.frame, named: "queue-\(size)")
+    }
+
+    /// A simulation run from the console under a controlled clock: the same frame every time.
+    @Test func queueScreenWithASimulationAndARejectedCallback() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .developer)
+        console.press(.character("2"), .character("r"), .character("x"))
+        console.type("tamperedSign:1")
+        console.press(.enter)
+        var now = console.state.clock
+        for _ in 0..<25 {
+            now = now.adding(.init(millis: 100))
+            console.runtime.dispatch(.tick(now))
+        }
+        console.press(.character(" "), .character("s"), .character("s"), .enter)
+        try Golden.check(console.frame, named: "queue-simulation-callback-120x40")
+        #expect(console.text.contains("bad_signature"))
+    }
 }

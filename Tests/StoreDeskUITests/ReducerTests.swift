@@ -12,8 +12,10 @@ import Testing
     @Test func everyKeyReachesItsBinding() throws {
         let console = try ConsoleHarness(size: size, role: .support)
         for binding in Keymap.all {
+            var state = console.state
+            state.screen = binding.screens?.first ?? .users
             for key in binding.keys {
-                let found = Keymap.binding(for: key, in: console.state)
+                let found = Keymap.binding(for: key, in: state)
                 #expect(found?.command == binding.command || (binding.command == .goToTab(0)), "\(key.label) → \(String(describing: found?.command))")
             }
         }

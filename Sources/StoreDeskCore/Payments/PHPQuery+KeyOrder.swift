@@ -16,6 +16,16 @@ extension PHPQuery {
     /// order ("app" < "app_id" < "client_id" …).
     public static func ksort(_ array: PHPArray) -> PHPArray {
         guard array.count > 1 else { return array }
+        // The common case (every key a non-numeric string, like the callback's field names): byte
+        // order is then a strict total order over distinct keys, so any sort gives PHP's result.
+        if array.entries.allSatisfy({ if case .string(let key) = $0.key { PHPNumericString(key) == nil } else { false } }) {
+            var sorted = array
+            sorted.reorder(array.entries.sorted { first, second in
+                guard case .string(let a) = first.key, case .string(let b) = second.key else { return false }
+                return byteCompare(a, b) < 0
+            })
+            return sorted
+        }
         var buckets = array.entries.enumerated().map { (order: $0.offset, entry: $0.element) }
         ZendSort.sort(&buckets) { first, second in
             let result = compareKeys(first.entry.key, second.entry.key)

@@ -21,6 +21,12 @@ public enum PHPQuery {
     public static func urlencode<Bytes: Sequence>(bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 3)
+        urlencode(bytes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends PHP `urlencode` of the bytes to `out`.
+    static func urlencode<Bytes: Sequence>(_ bytes: Bytes, into out: inout [UInt8]) where Bytes.Element == UInt8 {
         for byte in bytes {
             if isUnreserved(byte) {
                 out.append(byte)
@@ -32,7 +38,6 @@ public enum PHPQuery {
                 out.append(upperHex[Int(byte & 0x0F)])
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// PHP `urldecode` (`php_url_decode`): `+` is a space, `%XX` with hex digits in either case is
@@ -69,9 +74,10 @@ public enum PHPQuery {
     /// Keys and values go through `urlencode`; an integer key prints as its digits; a nested array
     /// becomes `key%5Bsub%5D=value`; an empty nested array contributes nothing.
     public static func httpBuildQuery(_ array: PHPArray) -> String {
-        var out = ""
-        encode(array, prefix: "", suffix: "", into: &out)
-        return out
+        var out: [UInt8] = []
+        out.reserveCapacity(512)
+        encode(array, prefix: [], suffix: [], into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `ksort($fields); http_build_query($fields)` for a flat dictionary: the signed part of a callback.
@@ -82,19 +88,28 @@ public enum PHPQuery {
         httpBuildQuery(ksort(PHPArray(fields)))
     }
 
-    private static func encode(_ array: PHPArray, prefix: String, suffix: String, into out: inout String) {
+    /// Appends the pairs of `array` to `out`; the bytes are ASCII, built without intermediate strings.
+    private static func encode(_ array: PHPArray, prefix: [UInt8], suffix: [UInt8], into out: inout [UInt8]) {
+        let openBracket = Array("%5B".utf8), closeBracket = Array("%5D".utf8)
         for entry in array {
-            let encodedKey: String
-            switch entry.key {
-            case .int(let number): encodedKey = String(number)
-            case .string(let raw): encodedKey = urlencode(bytes: raw)
+            func key(into out: inout [UInt8]) {
+                out += prefix
+                switch entry.key {
+                case .int(let number): out += String(number).utf8
+                case .string(let raw): urlencode(raw, into: &out)
+                }
+                out += suffix
             }
             switch entry.value {
             case .array(let nested):
-                encode(nested, prefix: prefix + encodedKey + suffix + "%5B", suffix: "%5D", into: &out)
+                var nestedPrefix: [UInt8] = []
+                key(into: &nestedPrefix)
+                encode(nested, prefix: nestedPrefix + openBracket, suffix: closeBracket, into: &out)
             case .string(let raw):
-                if !out.isEmpty { out += "&" }
-                out += prefix + encodedKey + suffix + "=" + urlencode(bytes: raw)
+                if !out.isEmpty { out.append(UInt8(ascii: "&")) }
+                key(into: &out)
+                out.append(UInt8(ascii: "="))
+                urlencode(raw, into: &out)
             }
         }
     }

@@ -64,11 +64,13 @@ public struct PaymentSimulation: Sendable {
         /// Paid and ordered, callback not yet accepted when the run ended.
         public var awaitingCallback = 0
         public var events = 0
+        /// Transactions an earlier run left in flight that this run picked up.
+        public var resumed = 0
 
         public init() {}
 
         public enum CodingKeys: String, CodingKey {
-            case attempts, states, finished, grants, events
+            case attempts, states, finished, grants, events, resumed
             case requestsRefused = "requests_refused"
             case purchasesRefused = "purchases_refused"
             case callbacksAccepted = "callbacks_accepted"
@@ -104,6 +106,8 @@ public struct PaymentSimulation: Sendable {
         case deliver(orderId: String, attempt: Int, received: Int)
         case redeliver(orderId: String, attempt: Int)
         case finish(String)
+        /// A restarted client sends the receipt of a paid transaction that has no order yet.
+        case resend(String)
     }
 
     struct Scheduled: Sendable {
@@ -116,6 +120,8 @@ public struct PaymentSimulation: Sendable {
 
     public let configuration: Configuration
     public private(set) var summary = Summary()
+    /// Purchase attempts per simulated second; the console may change it while running.
+    public private(set) var rate: Double
     /// The simulated clock: the instant of the last step processed.
     public private(set) var now: Instant
 
@@ -123,9 +129,14 @@ public struct PaymentSimulation: Sendable {
     private var agenda: [Scheduled] = []  // sorted latest first; the next step is last
     private var sequence = 0
     private var arrivals = 0
+    /// Transactions still in flight (finished ones are dropped once nothing more can happen to them).
     private var transactions: [String: StoreTransaction] = [:]
     private var plans: [String: Plan] = [:]
+    /// Final states of the transactions already forgotten.
+    private var finalStates: [String: Int] = [:]
     private var orders: [String: PaymentOrder] = [:]
+    /// Order id by transaction id, for the orders in memory.
+    private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
     private var granted: Set<String> = []
     private var apps: [String: App] = [:]
@@ -137,6 +148,7 @@ public struct PaymentSimulation: Sendable {
         self.configuration = configuration
         self.now = configuration.start
         self.random = SeededGenerator(seed: configuration.seed)
+        self.rate = configuration.rate
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
@@ -190,8 +202,118 @@ public struct PaymentSimulation: Sendable {
         return changes
     }
 
-    /// The transactions created so far, by id.
+    /// The transactions in flight, by id (finished ones leave once nothing more can happen to them).
     public var transactionsById: [String: StoreTransaction] { transactions }
+
+    /// When the next step is due, if any (the console's single step runs to it).
+    public var nextDue: Instant? { agenda.last.map { Instant(millis: $0.at) } }
+
+    // MARK: - Live control (the console)
+
+    /// The faults in force: per-purchase ones with their probability, and game-server outages still
+    /// to come or under way.
+    public var activeFaults: [PaymentFault] {
+        let kinds: [(String, (Double) -> PaymentFault)] = [
+            ("crash", PaymentFault.clientCrash), ("drop", PaymentFault.networkDrop),
+            ("duplicate", PaymentFault.duplicateCallback), ("sign", PaymentFault.tamperedSign),
+            ("field", PaymentFault.tamperedField), ("ask", PaymentFault.askToBuy), ("fail", PaymentFault.failedPayment),
+        ]
+        let perPurchase = kinds.compactMap { name, make in probabilities[name].map(make) }
+        let outages = downWindows.filter { $0.to > now.millis }.map { PaymentFault.serverDown(seconds: Int(($0.to - max($0.from, now.millis) + 999) / 1000)) }
+        return perPurchase + outages
+    }
+
+    /// Injects a fault from now on: a per-purchase fault replaces that kind's probability for purchases
+    /// arriving from now; `serverDown` takes the game server down from now for its seconds.
+    public mutating func inject(_ fault: PaymentFault) {
+        switch fault {
+        case .clientCrash(let p): probabilities["crash"] = p
+        case .networkDrop(let p): probabilities["drop"] = p
+        case .duplicateCallback(let p): probabilities["duplicate"] = p
+        case .tamperedSign(let p): probabilities["sign"] = p
+        case .tamperedField(let p): probabilities["field"] = p
+        case .askToBuy(let p): probabilities["ask"] = p
+        case .failedPayment(let p): probabilities["fail"] = p
+        case .serverDown(let seconds): downWindows.append((now.millis, now.millis + Int64(seconds) * 1000))
+        }
+    }
+
+    /// Takes every fault away: purchases from now on go through cleanly, the game server is up.
+    public mutating func clearFaults() {
+        probabilities = [:]
+        downWindows = downWindows.filter { $0.to <= now.millis }
+    }
+
+    /// Changes the arrival rate from the next arrival on.
+    public mutating func setRate(_ newRate: Double) {
+        guard newRate > 0, newRate.isFinite else { return }
+        rate = newRate
+    }
+
+    /// Finishes a transaction now, as the client's `finishTransaction` would: refused (and said why)
+    /// while it is purchasing or deferred, or while its order is not yet granted.
+    public mutating func finishNow(_ id: String) -> Result<PaymentChange, TransactionRefusal> {
+        guard let transaction = transactions[id], !transaction.finished else { return .failure(.notInQueue(transactionId: id)) }
+        let order = orderOf[id].flatMap { orders[$0] }
+        if transaction.state == .purchased, order?.status != .granted { return .failure(.notDelivered(orderId: order?.id)) }
+        if case .failure(let refusal) = TransactionStateMachine.apply(.finish, to: transaction) { return .failure(refusal) }
+        let changes = finish(id)
+        summary.events += changes.reduce(0) { $0 + $1.events.count }
+        finishSummary()
+        return .success(changes[0])
+    }
+
+    // MARK: - Resuming after a restart
+
+    /// A transaction left in flight by an earlier run (killed, or quit), as the store holds it.
+    public struct InFlight: Sendable {
+        public var transaction: StoreTransaction
+        public var order: PaymentOrder?
+        /// Callbacks the server has already received for its order.
+        public var callbacks: Int
+        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int) {
+            self.transaction = transaction
+            self.order = order
+            self.callbacks = callbacks
+        }
+    }
+
+    /// Picks up work an earlier run left unfinished, the way StoreKit hands unfinished transactions
+    /// back at launch: a purchasing one settles, a deferred one is decided, a paid one without an order
+    /// sends its receipt, an order without an accepted callback is called back again, and a granted
+    /// or failed one is finished. Dropped orders (the client crashed) are not here: they wait for a
+    /// restore prompt. Resumed purchases draw no new faults.
+    public mutating func resume(_ work: [InFlight]) {
+        let clean = Plan(
+            failure: nil, askToBuy: false, approve: true, crash: false, drops: 0, duplicate: false, tamperSign: false,
+            tamperField: false, sandbox: false, settleAfter: 0, decideAfter: 0)
+        for item in work where !item.transaction.finished {
+            let t = item.transaction, id = t.id
+            summary.resumed += 1
+            transactions[id] = t
+            plans[id] = clean
+            openByKey[t.userId + "|" + t.appId + "|" + t.productId] = id
+            let at = now.millis + 50
+            switch t.state {
+            case .purchasing: schedule(.settle(id), at: at)
+            case .deferred: schedule(.decide(id), at: at)
+            case .failed, .restored: schedule(.finish(id), at: at)
+            case .purchased:
+                guard let order = item.order else {
+                    schedule(.resend(id), at: at)
+                    continue
+                }
+                orders[order.id] = order
+                orderOf[id] = order.id
+                if order.status == .granted {
+                    granted.insert(order.id)
+                    schedule(.finish(id), at: at)
+                } else {
+                    schedule(.deliver(orderId: order.id, attempt: item.callbacks + 1, received: item.callbacks), at: at)
+                }
+            }
+        }
+    }
 
     // MARK: - Steps
 
@@ -203,6 +325,7 @@ public struct PaymentSimulation: Sendable {
         case .deliver(let orderId, let attempt, let received): return deliver(orderId, attempt: attempt, received: received)
         case .redeliver(let orderId, let attempt): return redeliver(orderId, attempt: attempt)
         case .finish(let id): return finish(id)
+        case .resend(let id): return order(id, detail: "the restarted client sends the receipt again")
         }
     }
 
@@ -292,23 +415,33 @@ public struct PaymentSimulation: Sendable {
                 ]))
             return changes
         }
+        return changes + order(id, detail: nil)
+    }
+
+    /// The receipt check and the platform order for a paid transaction, then its callback.
+    private mutating func order(_ id: String, detail: String?) -> [PaymentChange] {
+        guard let updated = transactions[id], updated.state == .purchased else { return [] }
+        var changes: [PaymentChange] = []
         let check = ReceiptCheck.run(receiptEnvironment: updated.environment)
+        let checked = (detail.map { $0 + ": " } ?? "") + "receipt " + check.reason
         guard check.isValid, let app = apps[updated.appId] else {
-            changes.append(PaymentChange(events: [event(id, .receiptChecked, "receipt " + check.reason)]))
+            changes.append(PaymentChange(events: [event(id, .receiptChecked, checked)]))
             return changes
         }
         let price = sellable.first { $0.id == updated.productId && $0.appId == updated.appId }?.priceCents ?? 1
-        let orderId = configuration.idPrefix + "O" + id.dropFirst(configuration.idPrefix.count + 1)
+        // `prefixT12` → `prefixO12`, whichever run's prefix the transaction carries (a resumed one keeps its own).
+        let orderId = id.range(of: "T", options: .backwards).map { id.replacingCharacters(in: $0, with: "O") } ?? "O-" + id
         let order = PaymentOrder(
             id: orderId, transactionId: id, appId: app.id, userId: updated.userId, productId: updated.productId,
             subPayment: updated.environment.rawValue, amountCents: price, sid: updated.sid, roleId: updated.roleId,
             appOrderId: updated.appOrderId, ext: updated.ext, createdAt: now, status: .pending)
         orders[orderId] = order
+        orderOf[id] = orderId
         changes.append(
             PaymentChange(
                 order: order,
                 events: [
-                    event(id, .receiptChecked, "receipt " + check.reason),
+                    event(id, .receiptChecked, checked),
                     event(id, .orderCreated, "platform order \(orderId) created; callback to \(app.name) follows"),
                 ]))
         schedule(.deliver(orderId: orderId, attempt: 1, received: 0), at: now.millis + 200)
@@ -401,6 +534,7 @@ public struct PaymentSimulation: Sendable {
         else { return [] }
         let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
         let decision = GrantRule.decide(body: callback.body, app: app, products: sellable, alreadyGranted: granted, at: now)
+        if transaction.finished { forget(transaction.id) }
         guard case .duplicate = decision.outcome else { return [] }
         summary.callbacksDuplicate += 1
         let record = CallbackAttempt(
@@ -420,9 +554,15 @@ public struct PaymentSimulation: Sendable {
         case .failure(let refusal):
             return [PaymentChange(events: [event(id, .finished, "finish refused: " + refusal.message)])]
         case .success(let finished):
-            transactions[id] = finished
             let key = finished.userId + "|" + finished.appId + "|" + finished.productId
             if openByKey[key] == id { openByKey[key] = nil }
+            summary.finished += 1
+            // Nothing more can happen to it, unless a duplicate callback is still to come.
+            if plans[id]?.duplicate == true {
+                transactions[id] = finished
+            } else {
+                forget(id)
+            }
             return [
                 PaymentChange(
                     transaction: finished,
@@ -476,7 +616,7 @@ public struct PaymentSimulation: Sendable {
     /// Milliseconds to the next arrival: exponential with mean 1/rate, at least 1 ms.
     private mutating func nextGap() -> Int64 {
         let u = Double(random.next() >> 11) * 0x1.0p-53
-        let gap = -log1p(-u) / configuration.rate * 1000
+        let gap = -log1p(-u) / rate * 1000
         return max(1, Int64(gap.rounded()))
     }
 
@@ -507,14 +647,23 @@ public struct PaymentSimulation: Sendable {
         agenda.insert(item, at: low)
     }
 
+    /// Drops a finished transaction from memory; its final state stays in the summary.
+    private mutating func forget(_ id: String) {
+        guard let transaction = transactions.removeValue(forKey: id) else { return }
+        plans[id] = nil
+        finalStates[transaction.state.rawValue, default: 0] += 1
+        if let orderId = orderOf.removeValue(forKey: id) {
+            orders[orderId] = nil
+            granted.remove(orderId)
+        }
+    }
+
     private mutating func finishSummary() {
-        var states: [String: Int] = [:]
-        var finished = 0
+        var states = finalStates
         var dropped = 0
         var awaiting = 0
         for (id, transaction) in transactions {
             states[transaction.state.rawValue, default: 0] += 1
-            if transaction.finished { finished += 1 }
             if transaction.state == .purchased && !transaction.finished {
                 if plans[id]?.crash == true {
                     dropped += 1
@@ -524,7 +673,6 @@ public struct PaymentSimulation: Sendable {
             }
         }
         summary.states = states
-        summary.finished = finished
         summary.droppedOrders = dropped
         summary.awaitingCallback = awaiting
     }

@@ -39,6 +39,10 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
     case notRestorable(ProductType)
     /// Only a paid purchase can be restored.
     case nothingToRestore(TransactionState)
+    /// Finishing a paid transaction before the game server granted it would lose the purchase.
+    case notDelivered(orderId: String?)
+    /// The transaction is not in this queue.
+    case notInQueue(transactionId: String)
 
     /// A stable code for logs and JSON.
     public var code: String {
@@ -49,6 +53,8 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
         case .notAllowed: "not_allowed"
         case .notRestorable: "not_restorable"
         case .nothingToRestore: "nothing_to_restore"
+        case .notDelivered: "not_delivered"
+        case .notInQueue: "not_in_queue"
         }
     }
 
@@ -66,6 +72,12 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
             "\(type.name) products are not restored: only non-consumables and auto-renewable subscriptions are"
         case .nothingToRestore(let state):
             "only a purchased transaction can be restored, this one is \(state.rawValue)"
+        case .notDelivered(let orderId?):
+            "order \(orderId) is not granted yet: finishing now would lose the purchase"
+        case .notDelivered(nil):
+            "no order yet (the receipt has not reached the server): finishing now would lose the purchase"
+        case .notInQueue(let id):
+            "\(id) is not in the queue"
         }
     }
 }

@@ -1,0 +1,187 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import Testing
+@testable import StoreDeskStore
+@testable import StoreDeskUI
+
+/// The Queue screen over the demo store, and a simulation driven from the console with a controlled clock.
+@Suite struct QueueScreenTests {
+    let size = Size(width: 120, height: 40)
+
+    func openQueue(_ console: ConsoleHarness) {
+        console.press(.character(":"))
+        console.type("queue")
+        console.press(.enter)
+    }
+
+    /// Advances the console clock by `seconds` in ticks of `step` seconds, as the runtime would.
+    func tick(_ console: ConsoleHarness, seconds: Double, step: Double = 0.1) {
+        var now = console.state.clock
+        for _ in 0..<Int(seconds / step) {
+            now = now.adding(Instant.Duration(millis: Int64(step * 1000)))
+            console.runtime.dispatch(.tick(now))
+        }
+    }
+
+    func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
+        try console.database.reader.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+    }
+
+    @Test func theQueueListsEveryUnfinishedTransactionWithCountersPerState() throws {
+        let console = try ConsoleHarness(size: size)
+        openQueue(console)
+        let queue = console.state.screenState(QueueScreen.self)
+        #expect(console.state.screen == .queue)
+        let unfinished = try count(console, "SELECT COUNT(*) FROM store_transaction WHERE finished = 0")
+        #expect(queue.rows.count == min(unfinished, QueueScreen.listRows(console.state.context)))
+        #expect(queue.counts.values.reduce(0, +) == unfinished)
+        let purchased = try count(console, "SELECT COUNT(*) FROM store_transaction WHERE finished = 0 AND state = 'purchased'")
+        #expect(console.text.contains("\(unfinished) in queue: purchasing"))
+        #expect(console.text.contains("purchased \(purchased)"))
+        // Newest first, and the detail pane follows the selection.
+        #expect(queue.rows.map(\.purchaseDate) == queue.rows.map(\.purchaseDate).sorted(by: >))
+        #expect(queue.detail?.transaction.id == queue.rows.first?.id)
+    }
+
+    @Test func filtersByStateUserAndProduct() throws {
+        let console = try ConsoleHarness(size: size)
+        openQueue(console)
+        console.press(.character("s"))
+        var queue = console.state.screenState(QueueScreen.self)
+        #expect(queue.filter == "state:purchasing")
+        #expect(!queue.rows.isEmpty && queue.rows.allSatisfy { $0.state == .purchasing })
+        console.press(.character("s"))
+        queue = console.state.screenState(QueueScreen.self)
+        #expect(queue.filter == "state:purchased")
+        #expect(queue.rows.allSatisfy { $0.state == .purchased })
+
+        console.press(.character("/"), .ctrl("u"))
+        console.type("user:10000021")
+        console.press(.enter)
+        queue = console.state.screenState(QueueScreen.self)
+        #expect(!queue.rows.isEmpty && queue.rows.allSatisfy { $0.userId == "10000021" })
+        console.press(.character("/"), .ctrl("u"))
+        console.type("product:gems")
+        queue = console.state.screenState(QueueScreen.self)
+        #expect(!queue.rows.isEmpty && queue.rows.allSatisfy { $0.productId.contains("gems") })
+        console.type(" state:nonsense")
+        #expect(console.state.status?.text.hasPrefix("no state 'nonsense'") == true)
+        console.press(.escape)
+    }
+
+    @Test func anOperatorSeesTheQueueButCannotDriveTheSimulation() throws {
+        let console = try ConsoleHarness(size: size, role: .operator)
+        openQueue(console)
+        console.press(.character("r"))
+        #expect(console.state.status?.text == "run/stop: driving the simulation needs the developer role")
+        #expect(console.state.screenState(QueueScreen.self).simulation == nil)
+        console.press(.character("?"))
+        #expect(console.text.contains("unavailable: driving the simulation needs the developer role"))
+        let readOnly = try ConsoleHarness(size: size, role: .developer, readOnly: true)
+        openQueue(readOnly)
+        #expect(Keymap.binding(for: .character("r"), in: readOnly.state) == nil)
+        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.command == .screen("state"))
+    }
+
+    @Test func aDeveloperRunsTheSimulationLiveWithFaultsAndClockControl() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        let eventsBefore = try count(console, "SELECT COUNT(*) FROM transaction_event")
+        console.press(.character("r"))
+        #expect(console.state.screenState(QueueScreen.self).simulation != nil)
+        #expect(console.state.current.tickInterval == 0.1)
+        #expect(console.text.contains("▶ 1×"))
+
+        // Faster, then a fault typed at the prompt.
+        console.press(.character("+"), .character("+"), .character("+"))
+        #expect(console.state.screenState(QueueScreen.self).speed == 10)
+        console.press(.character("x"))
+        console.type("clientCrash:1")
+        #expect(console.text.contains("fault (KIND[:ARG] or clear): clientCrash:1"))
+        console.press(.enter)
+        #expect(console.state.status?.text == "fault clientCrash:1.0 injected from now on")
+        #expect(console.text.contains("faults clientCrash:1.0"))
+        console.press(.character("x"))
+        console.type("explode")
+        console.press(.enter)
+        #expect(console.state.status?.text.hasPrefix("fault 'explode': unknown fault kind") == true)
+
+        tick(console, seconds: 3)
+        let simulation = try #require(console.state.screenState(QueueScreen.self).simulation)
+        #expect(simulation.summary.attempts > 20, "3 s at 10× and 2/s")
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event") > eventsBefore + 20)
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event WHERE kind = 'client_crashed'") > 0)
+        #expect(console.state.screenState(QueueScreen.self).tally[.purchasing] ?? 0 > 20)
+
+        // Pause: ticks write nothing; a single step writes one step.
+        console.press(.character(" "))
+        let paused = try count(console, "SELECT COUNT(*) FROM transaction_event")
+        tick(console, seconds: 1)
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event") == paused)
+        #expect(console.text.contains("⏸ 10×"))
+        console.press(.character("."))
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event") > paused)
+        #expect(console.state.status?.text.hasPrefix("stepped to ") == true)
+
+        // Stopping leaves the store clean for `check`.
+        console.press(.character("r"))
+        #expect(console.state.screenState(QueueScreen.self).simulation == nil)
+        #expect(try console.database.reader.read { try StoreCheck.run($0) }.isEmpty)
+    }
+
+    @Test func finishingByHandIsRefusedWhileTheTransactionIsStillPurchasing() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("s"))  // purchasing only
+        let selected = try #require(console.state.screenState(QueueScreen.self).selectedRow)
+        #expect(selected.state == .purchasing)
+        console.press(.character("f"))
+        #expect(
+            console.state.status?.text
+                == "finish refused: cannot finish a purchasing transaction: only purchased, failed or restored ones may be finished")
+        // A dropped order (paid, no order) is refused too: finishing it would lose the purchase.
+        console.press(.character("s"))  // purchased
+        console.press(.character("f"))
+        #expect(console.state.status?.text.hasPrefix("finish refused: no order yet") == true)
+        #expect(try count(console, "SELECT COUNT(*) FROM store_transaction WHERE finished = 0 AND state = 'purchased'") > 0)
+    }
+
+    @Test func theDetailShowsTheCallbackWithTheAppKeyMasked() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("r"))
+        console.press(.character("x"))
+        console.type("tamperedSign:1")
+        console.press(.enter)
+        console.press(.character("x"))
+        console.type("serverDown:1")
+        console.press(.enter)
+        // Run until some transaction in the queue has a rejected callback, and select it.
+        var found: String?
+        for _ in 0..<40 where found == nil {
+            tick(console, seconds: 0.5)
+            found = try console.database.reader.read {
+                try String.fetchOne(
+                    $0,
+                    sql: """
+                        SELECT t.id FROM store_transaction t JOIN payment_order o ON o.transaction_id = t.id
+                        JOIN server_callback c ON c.order_id = o.order_id WHERE t.finished = 0 AND c.verdict != 'accepted' LIMIT 1
+                        """)
+            }
+        }
+        let id = try #require(found)
+        console.press(.character(" "))  // pause, so it stays in the queue
+        console.press(.character(":"))
+        console.type("select \(id)")
+        console.press(.enter)
+        console.press(.enter)
+        let text = console.text
+        #expect(text.contains("Callbacks ("))
+        #expect(text.contains("bad_signature"))
+        #expect(text.contains("hashed"))
+        let apps = try console.database.apps()
+        #expect(!apps.contains { text.contains($0.appKey) })
+        #expect(apps.contains { text.contains(Masking.secret($0.appKey)) })
+    }
+}
