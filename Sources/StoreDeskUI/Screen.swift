@@ -131,6 +131,8 @@ public enum ScreenRegistry {
     public static let all: [any ConsoleScreen.Type] = [
         UsersScreen.self,
         QueueScreen.self,
+        SubscriptionsScreen.self,
+        CodesScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

@@ -170,4 +170,33 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let violations = try #require(try jsonObject(result.stdout)["violations"] as? [[String: Any]])
         #expect(violations.map { $0["kind"] as? String } == ["subscription_entitled_after_revocation"])
     }
+
+    /// Another process imports notifications while the console shows the Subscriptions screen: the new
+    /// subscriptions appear, grouped by state, with their timeline, in the theme's colours.
+    @Test func theConsoleShowsImportedSubscriptionsLive() throws {
+        let home = TemporaryHome()
+        let store = try Self.seededStore(home)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let tmux = try ConsoleInTmuxTests.Tmux(
+            width: 120, height: 40, command: "env \(env) \(Binary.path) --db \(store) --refresh 0.3; sleep 30")
+        try tmux.waitFor("Profile")
+        try tmux.keys("3")
+        try tmux.waitFor("Subscriptions ·")
+        try tmux.keys("/")
+        try tmux.literal("2000000100000231")
+        try tmux.waitFor("no subscription matches")
+        let imported = try storedesk(["events", "import", Self.demoNotifications, "--db", store], home: home)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        var screen = try tmux.waitFor("vip.yearly")
+        try tmux.keys("Enter")
+        screen = try tmux.waitFor("DID_CHANGE_RENEWAL_PREF/DOWNGRADE")
+        #expect(screen.contains("● active"))
+        #expect(screen.contains("renews 2027-11-02 as vip.monthly"))
+        #expect(screen.contains("DID_CHANGE_RENEWAL_PREF/UPGRADE"))
+        // The badge has a style of its own: an escape sequence starts right before the bullet.
+        let coloured = try tmux.capture(colours: true)
+        let badge = coloured.split(separator: "\n").first { $0.contains("● active") && $0.contains("vip.yearly") && !$0.contains("2027") }
+        #expect(badge?.contains("m● active") == true, "\(String(describing: badge))")
+        try tmux.keys("q")
+    }
 }

@@ -4,16 +4,16 @@ extension SubscriptionInfo {
     ///
     ///     info.standing { $0.dayText(in: zone) }
     ///     // "billing failed 2026-11-10; access kept until 2026-11-26"
-    public func standing(_ date: (Instant) -> String) -> String {
+    public func standing(_ date: (Instant) -> String, product: (String) -> String = { $0 }) -> String {
         switch state {
         case .active:
             guard autoRenew else { return "ends \(date(expiresDate)): auto-renew off" }
-            return "renews \(date(expiresDate))" + (pendingProductId.map { " as \($0)" } ?? "")
+            return "renews \(date(expiresDate))" + (pendingProductId.map { " as \(product($0))" } ?? "")
         case .gracePeriod:
             return "billing failed \(date(expiresDate)); access kept until \(date(gracePeriodExpiresDate ?? expiresDate))"
         case .billingRetry:
-            let until = billingRetryExpiresDate.map { "; Apple retries until \(date($0))" } ?? ""
-            return "billing failed \(date(expiresDate)); no access\(until)"
+            let until = billingRetryExpiresDate.map { "; retried until \(date($0))" } ?? ""
+            return "billing failed \(date(expiresDate))\(until)"
         case .expired:
             return "expired" + (expirationIntent.map { " (\($0.reason))" } ?? "") + "; the last period ended \(date(expiresDate))"
         case .revoked:
@@ -23,12 +23,13 @@ extension SubscriptionInfo {
         }
     }
 
-    /// `free trial (introductory)`, `pay as you go (offer code SPRING)`; nil at the regular price.
+    /// `free trial, introductory`, `pay as you go, offer code SPRING`, `promotional winback-50`; nil at
+    /// the regular price.
     public var offerText: String? {
         guard let offerType else { return nil }
-        let kind = offerType.key.replacingOccurrences(of: "_", with: " ")
-        let discount = offerDiscountType.map { $0.rawValue.lowercased().replacingOccurrences(of: "_", with: " ") + " " } ?? ""
-        return discount + "(" + kind + (offerId.map { " " + $0 } ?? "") + ")"
+        let kind = offerType.key.replacingOccurrences(of: "_", with: " ") + (offerId.map { " " + $0 } ?? "")
+        guard let offerDiscountType else { return kind }
+        return offerDiscountType.rawValue.lowercased().replacingOccurrences(of: "_", with: " ") + ", " + kind
     }
 }
 
