@@ -13,6 +13,9 @@ extension AppDatabase {
         migrator.registerMigration("v3-restore-desk") { db in
             try db.execute(sql: restoreDeskSchema)
         }
+        migrator.registerMigration("v4-subscriptions") { db in
+            try db.execute(sql: subscriptionEventSchema)
+        }
         return migrator
     }()
 
@@ -40,6 +43,29 @@ extension AppDatabase {
         CREATE INDEX restore_on_created ON restore_request(created_at);
         CREATE INDEX audit_on_action ON audit_log(action, at);
         CREATE INDEX audit_on_actor ON audit_log(actor, at);
+        """
+
+    /// App Store Server Notifications as imported (or simulated), one row per notificationUUID: the
+    /// decoded notification in Apple's JSON, and how it arrived. StoreDesk never checks Apple's
+    /// signature, so `provenance` says whether the line came signed (`unverified_jws`: read without
+    /// verifying) or as plain decoded JSON (`decoded_json`: nothing to verify). The `subscription` row of
+    /// each chain is derived from its events by their own dates.
+    static let subscriptionEventSchema = """
+        CREATE TABLE subscription_event (
+            notification_uuid TEXT PRIMARY KEY NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            notification_type TEXT NOT NULL,
+            subtype TEXT,
+            signed_date INTEGER NOT NULL,
+            transaction_id TEXT,
+            product_id TEXT,
+            provenance TEXT NOT NULL CHECK (provenance IN ('decoded_json', 'unverified_jws', 'simulated')),
+            payload TEXT NOT NULL CHECK (json_valid(payload)),
+            source TEXT NOT NULL,
+            imported_at INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX subscription_event_on_chain ON subscription_event(original_transaction_id, signed_date);
+        CREATE INDEX subscription_on_expiry ON subscription(expires_date, original_transaction_id);
         """
 
     /// Secondary indexes, kept apart so the bulk generator can build them after loading rows.

@@ -7,6 +7,8 @@ public struct UserProfile: Sendable, Hashable {
     public var user: User
     public var gameAccounts: [GameAccount]
     public var subscriptions: [Subscription]
+    /// The notifications of those subscriptions, for their timelines and their state at any instant.
+    public var subscriptionEvents: [SubscriptionEvent]
     public var recentTransactions: [StoreTransaction]
     public var transactionCount: Int
     public var openRestoreRequests: Int
@@ -20,12 +22,13 @@ extension AppDatabase {
     public func profile(userId: String, recent: Int = 10) throws -> UserProfile {
         try reader.read { db in
             guard let user = try User.fetchOne(db, key: ["id": userId]) else { throw StoreError.unknownUser(id: userId) }
+            let subscriptions = try Self.subscriptionRecords(db, userId: userId)
             return UserProfile(
                 user: user,
                 gameAccounts: try GameAccount.fetchAll(
                     db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id", arguments: [userId]),
-                subscriptions: try Subscription.fetchAll(
-                    db, sql: "SELECT * FROM subscription WHERE user_id = ? ORDER BY expires_date DESC", arguments: [userId]),
+                subscriptions: subscriptions.rows,
+                subscriptionEvents: subscriptions.events,
                 recentTransactions: try StoreTransaction.fetchAll(
                     db, sql: "SELECT * FROM store_transaction WHERE user_id = ? ORDER BY purchase_date DESC LIMIT ?",
                     arguments: [userId, recent]),

@@ -26,6 +26,8 @@ public enum DemoDatasetLoader {
         public var restoreRequests: [RestoreRequest]
         public var loginEntries: [LoginEntryConfiguration]
         public var audit: [AuditEntry]
+        /// App Store notifications (`notifications.jsonl`), imported as `storedesk events import` would.
+        public var notifications: SubscriptionEventLines
 
         public var catalogue: Catalogue { Catalogue(apps: apps, products: products) }
     }
@@ -54,7 +56,23 @@ public enum DemoDatasetLoader {
             subscriptions: try decode("subscriptions.json", in: directory),
             restoreRequests: try decode("restore_requests.json", in: directory),
             loginEntries: try decode("login_entries.json", in: directory),
-            audit: try decode("audit.json", in: directory))
+            audit: try decode("audit.json", in: directory),
+            notifications: try notificationLines(in: directory))
+    }
+
+    static let notificationsFile = "notifications.jsonl"
+
+    /// The demo's notifications; every line must read, since the demo is meant to be clean.
+    static func notificationLines(in directory: URL) throws -> SubscriptionEventLines {
+        let url = directory.appendingPathComponent(notificationsFile)
+        guard let data = FileManager.default.contents(atPath: url.path), let text = String(data: data, encoding: .utf8) else {
+            throw StoreError.dataFile(path: url.path, message: "missing or unreadable")
+        }
+        let lines = SubscriptionEvent.decodeJSONLines(text)
+        if let failure = lines.failures.first {
+            throw StoreError.dataFile(path: url.path, message: "line \(failure.line): \(failure.error)")
+        }
+        return lines
     }
 
     static func decode<T: Decodable>(_ name: String, in directory: URL) throws -> T {
@@ -121,6 +139,11 @@ public enum DemoDatasetLoader {
         for var request in c.restoreRequests { try request.insert(db) }
         for configuration in c.loginEntries { try configuration.insert(db) }
         for var entry in c.audit { try entry.insert(db) }
+        let report = try NotificationImporter(db: db, source: notificationsFile, importedAt: c.meta.clock).run(c.notifications)
+        if let refused = report.lines.first(where: { $0.outcome.name == "rejected" }) {
+            throw StoreError.dataFile(
+                path: notificationsFile, message: "line \(refused.line): \(refused.outcome.reason ?? "rejected")")
+        }
     }
 }
 

@@ -116,7 +116,60 @@ public enum StoreCheck {
                 WHERE e.kind NOT IN ('request_refused', 'purchase_refused')
                   AND NOT EXISTS (SELECT 1 FROM store_transaction t WHERE t.id = e.transaction_id)
                 """),
+    ] + subscriptionInvariants
+
+    /// A subscription row must not give access it no longer gives, and its dates must follow each other.
+    /// "Now" is the store's clock (demo and seeded stores keep one); a store without one skips the
+    /// expiry rule, since its rows were computed at the wall clock of their import.
+    static let subscriptionInvariants: [Invariant] = [
+        Invariant(
+            kind: "subscription_entitled_after_revocation",
+            sql: """
+                SELECT original_transaction_id, 'subscription ' || original_transaction_id || ' (user ' || user_id
+                  || ') is ' || state || ' but was revoked on ' || \(iso("revocation_date"))
+                FROM subscription WHERE state IN ('active', 'grace_period') AND revocation_date IS NOT NULL
+                """),
+        Invariant(
+            kind: "subscription_entitled_after_expiry",
+            sql: """
+                SELECT s.original_transaction_id, 'subscription ' || s.original_transaction_id || ' (user ' || s.user_id
+                  || ') is ' || s.state || ' at the store clock ' || \(iso("c.now")) || ' but '
+                  || CASE WHEN s.state = 'active' THEN 'its period ended ' || \(iso("s.expires_date"))
+                     ELSE 'its grace period ended ' || \(iso("COALESCE(s.grace_period_expires_date, s.expires_date)")) END
+                FROM subscription s JOIN (SELECT CAST(value AS INTEGER) AS now FROM store_meta WHERE key = 'clock') c
+                WHERE (s.state = 'active' AND s.expires_date <= c.now)
+                   OR (s.state = 'grace_period' AND COALESCE(s.grace_period_expires_date, s.expires_date) <= c.now)
+                """),
+        Invariant(
+            kind: "subscription_dates_out_of_order",
+            sql: """
+                SELECT original_transaction_id, 'subscription ' || original_transaction_id || ': ' || CASE
+                  WHEN original_purchase_date > purchase_date THEN 'first bought ' || \(iso("original_purchase_date"))
+                    || ', after its current period began ' || \(iso("purchase_date"))
+                  WHEN expires_date <= purchase_date THEN 'expires ' || \(iso("expires_date"))
+                    || ', not after its current period began ' || \(iso("purchase_date"))
+                  WHEN grace_period_expires_date <= expires_date THEN 'its grace period ends '
+                    || \(iso("grace_period_expires_date")) || ', not after the period it extends ' || \(iso("expires_date"))
+                  WHEN revocation_date < purchase_date THEN 'revoked ' || \(iso("revocation_date"))
+                    || ', before its current period began ' || \(iso("purchase_date"))
+                  ELSE 'revoked without a revocation date' END
+                FROM subscription
+                WHERE original_purchase_date > purchase_date OR expires_date <= purchase_date
+                   OR grace_period_expires_date <= expires_date OR revocation_date < purchase_date
+                   OR (state = 'revoked' AND revocation_date IS NULL)
+                """),
+        Invariant(
+            kind: "subscription_event_without_subscription",
+            sql: """
+                SELECT DISTINCT e.original_transaction_id, 'notifications for subscription ' || e.original_transaction_id
+                  || ', which has no subscription row'
+                FROM subscription_event e
+                WHERE NOT EXISTS (SELECT 1 FROM subscription s WHERE s.original_transaction_id = e.original_transaction_id)
+                """),
     ]
+
+    /// SQL for a millisecond column as `2026-11-20T08:00:00Z`.
+    static func iso(_ column: String) -> String { "strftime('%Y-%m-%dT%H:%M:%SZ', \(column) / 1000, 'unixepoch')" }
 
     public static func run(_ db: Database) throws -> [Violation] {
         var violations: [Violation] = []

@@ -133,6 +133,8 @@ public enum ScreenRegistry {
         QueueScreen.self,
         RestoresScreen.self,
         AuditScreen.self,
+        SubscriptionsScreen.self,
+        CodesScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

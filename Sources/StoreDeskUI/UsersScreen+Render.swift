@@ -76,18 +76,7 @@ extension UsersScreen {
                 Span("  \(a.appleId)", .muted),
             ])
         }
-        heading("Subscriptions (\(p.subscriptions.count))")
-        for s in p.subscriptions {
-            text.line([
-                Span("● " + s.state.name.padded(to: 13), Role.of(s.state)),
-                Span(s.productId, .detailValue),
-            ])
-            let until = s.state == .revoked
-                ? "revoked " + (s.revocationDate?.dayText(in: zone) ?? "-") + " (" + (s.revocationReason ?? "-") + ")"
-                : (s.expiresDate < now ? "expired " : "renews ") + s.expiresDate.dayText(in: zone)
-                    + (s.autoRenew ? "" : " · auto-renew off")
-            text.line([Span("  " + until + (s.offerType.map { " · offer: \($0)" } ?? ""), .muted)])
-        }
+        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone)
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")

@@ -55,28 +55,16 @@ struct CallbackVerifyCommand: ParsableCommand {
             struct Output: Encodable {
                 var valid: Bool
                 var verdict: String
-                var orderId: String?
+                @NullWhenAbsent var orderId: String?
                 var reason: String
                 var expectedSign: String
-                var receivedSign: String?
+                @NullWhenAbsent var receivedSign: String?
                 var hashedString: String
 
                 enum CodingKeys: String, CodingKey {
                     case valid, verdict, reason
                     case orderId = "order_id", expectedSign = "expected_sign", receivedSign = "received_sign"
                     case hashedString = "hashed_string"
-                }
-
-                /// Absent fields are written as `null`, so every key is always there.
-                func encode(to encoder: Encoder) throws {
-                    var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(valid, forKey: .valid)
-                    try container.encode(verdict, forKey: .verdict)
-                    try container.encode(orderId, forKey: .orderId)
-                    try container.encode(reason, forKey: .reason)
-                    try container.encode(expectedSign, forKey: .expectedSign)
-                    try container.encode(receivedSign, forKey: .receivedSign)
-                    try container.encode(hashedString, forKey: .hashedString)
                 }
             }
             try printJSON(

@@ -34,3 +34,18 @@ func printJSON<T: Encodable>(_ value: T) throws {
 
 /// Whether standard error is a terminal (for progress bars).
 var stderrIsTerminal: Bool { isatty(2) == 1 }
+
+/// An optional JSON field written as `null` when absent, so every object of a kind has the same keys.
+///
+///     struct Line: Encodable { @NullWhenAbsent var reason: String? }   // {"reason": null}
+@propertyWrapper
+struct NullWhenAbsent<Value: Encodable>: Encodable {
+    var wrappedValue: Value?
+
+    init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
+
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(wrappedValue)
+    }
+}

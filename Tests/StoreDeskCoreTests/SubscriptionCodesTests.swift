@@ -20,12 +20,14 @@ struct SubscriptionCodesTests {
             #expect(ExpirationIntent(key: ExpirationIntent(rawValue: intent.code).key)?.rawValue == intent.code)
         }
         #expect(SubscriptionCodes.table.count == SubscriptionCodes.all.count)
-        #expect(SubscriptionCodes.table.first?.name == "SKError.unknown")
+        #expect(SubscriptionCodes.table.first?.name == "InAppPurchaseError.unknown")
     }
 
     @Test func searchesByNumberNameOrMeaning() {
         #expect(SubscriptionCodes.search("grace").map(\.id) == ["status.4"])
-        #expect(SubscriptionCodes.search("paymentcancelled").map(\.id) == ["SKError.2"])
+        #expect(SubscriptionCodes.search("paymentcancelled").map(\.id) == ["InAppPurchaseError.2", "SKError.2"])
+        #expect(SubscriptionCodes.search("30006").map(\.name) == ["noSubscriptionInReceipt"])
+        #expect(SubscriptionCodes.search("receipt").allSatisfy { $0.family == .inAppPurchaseError })
         #expect(SubscriptionCodes.search("price increase").map(\.id).contains("expirationIntent.3"))
         #expect(SubscriptionCodes.search("18").map(\.name) == ["ineligibleForOffer"])
         #expect(SubscriptionCodes.search("").count == SubscriptionCodes.all.count)

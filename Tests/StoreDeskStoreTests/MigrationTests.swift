@@ -28,6 +28,15 @@ import Testing
             ("SELECT rowid FROM user WHERE substr(phone, -4) = ?", ["0000"]),
             ("SELECT * FROM user WHERE id = ?", ["u"]),
             ("SELECT * FROM item_grant WHERE order_id = ?", ["o"]),
+            ("SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN (?, ?)", ["a", "b"]),
+            ("""
+                SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN
+                  (SELECT original_transaction_id FROM subscription WHERE user_id = ?)
+                """, ["u"]),
+            ("SELECT 1 FROM subscription_event WHERE notification_uuid = ?", ["n"]),
+            ("SELECT user_id FROM game_account WHERE app_account_token = ?", ["t"]),
+            ("SELECT user_id FROM subscription WHERE original_transaction_id = ?", ["o"]),
+            ("SELECT user_id FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date LIMIT 1", ["o"]),
         ]
         for (sql, arguments) in plans {
             let plan = try store.reader.read { db in
@@ -46,10 +55,14 @@ import Testing
         try store.reader.read { db in
             #expect(try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id") == demo.apps.sorted { $0.id < $1.id })
             #expect(try Product.fetchAll(db).sorted { $0.id < $1.id } == demo.products.sorted { $0.id < $1.id })
+            // Every demo notification names a demo player by its token: the import adds no one.
             #expect(try User.fetchAll(db, sql: "SELECT * FROM user ORDER BY rowid") == demo.users)
             #expect(try StoreTransaction.fetchAll(db).sorted { $0.id < $1.id } == demo.transactions.sorted { $0.id < $1.id })
             #expect(try PaymentOrder.fetchAll(db).sorted { $0.id < $1.id } == demo.orders.sorted { $0.id < $1.id })
-            #expect(try Subscription.fetchAll(db).sorted { $0.id < $1.id } == demo.subscriptions.sorted { $0.id < $1.id })
+            let fromEvents = Set(demo.notifications.events.compactMap(\.originalTransactionId))
+            let rows = try Subscription.fetchAll(db).sorted { $0.id < $1.id }
+            #expect(rows.filter { !fromEvents.contains($0.id) } == demo.subscriptions.sorted { $0.id < $1.id })
+            #expect(Set(rows.map(\.id)).isSuperset(of: fromEvents))
             #expect(try LoginEntryConfiguration.fetchAll(db).sorted { $0.appId < $1.appId } == demo.loginEntries.sorted { $0.appId < $1.appId })
             let accounts = try GameAccount.fetchAll(db, sql: "SELECT * FROM game_account ORDER BY id")
             #expect(accounts.map { var a = $0; a.id = nil; return a } == demo.gameAccounts)

@@ -60,6 +60,49 @@ import Testing
         #expect(found.first?.message.contains("game_account") == true)
     }
 
+    @Test func findsAccessOnARevokedSubscription() throws {
+        let found = try violations { db in
+            try db.execute(sql: "UPDATE subscription SET state = 'active' WHERE original_transaction_id = '2000000100000078'")
+        }
+        #expect(found.map(\.kind) == ["subscription_entitled_after_revocation"])
+        #expect(found.first?.message == "subscription 2000000100000078 (user 10000020) is active but was revoked on 2026-11-06T10:30:00Z")
+    }
+
+    @Test func findsAccessOnAnExpiredSubscription() throws {
+        let found = try violations { db in
+            // An expired row claiming to be active, and a grace period that ended before the clock.
+            try db.execute(sql: "UPDATE subscription SET state = 'active', expiration_intent = NULL WHERE original_transaction_id = '2000000100000035'")
+            try db.execute(sql: """
+                UPDATE subscription SET grace_period_expires_date = expires_date + 86400000
+                WHERE original_transaction_id = '2000000100000043'
+                """)
+        }
+        #expect(found.map(\.kind) == ["subscription_entitled_after_expiry", "subscription_entitled_after_expiry"])
+        #expect(found.map(\.subject).sorted() == ["2000000100000035", "2000000100000043"])
+        #expect(found.contains { $0.message.contains("its grace period ended 2026-11-11T12:00:00Z") })
+    }
+
+    @Test func findsSubscriptionDatesOutOfOrder() throws {
+        let found = try violations { db in
+            try db.execute(sql: "UPDATE subscription SET expires_date = purchase_date - 1 WHERE original_transaction_id = '2000000100000010'")
+            try db.execute(sql: "UPDATE subscription SET original_purchase_date = purchase_date + 1 WHERE original_transaction_id = '2000000100000035'")
+            try db.execute(sql: "UPDATE subscription SET revocation_date = NULL WHERE original_transaction_id = '2000000100000090'")
+        }
+        #expect(found.map(\.kind) == Array(repeating: "subscription_dates_out_of_order", count: 3))
+        let messages = found.map(\.message).sorted()
+        #expect(messages[0].hasPrefix("subscription 2000000100000010: expires 2026-05-01T11:59:59Z, not after its current period began"))
+        #expect(messages[1].hasPrefix("subscription 2000000100000035: first bought 2026-08-05T20:00:00Z, after its current period began"))
+        #expect(messages[2] == "subscription 2000000100000090: revoked without a revocation date")
+    }
+
+    @Test func findsNotificationsWithoutTheirSubscription() throws {
+        let found = try violations { db in
+            try db.execute(sql: "DELETE FROM subscription WHERE original_transaction_id = '2000000100000201'")
+        }
+        #expect(found.map(\.kind) == ["subscription_event_without_subscription"])
+        #expect(found.first?.subject == "2000000100000201")
+    }
+
     @Test func findsCorruptionThroughTheIntegrityCheck() throws {
         let folder = TemporaryFolder()
         let path = folder.path("corrupt.sqlite")

@@ -60,4 +60,41 @@ import Testing
         try Golden.check(console.frame, named: "queue-simulation-callback-120x40")
         #expect(console.text.contains("bad_signature"))
     }
+
+    /// A player's subscriptions in the Users detail pane: state badges, dates, offers, access and the
+    /// notifications under Apple's names.
+    @Test(arguments: [("10000005", Size(width: 120, height: 40)), ("10000006", Size(width: 80, height: 24))])
+    func usersScreenWithSubscriptions(user: String, size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        console.press(.character(":"))
+        console.type("user " + user)
+        console.press(.enter, .tab)
+        if size.height < 30 { for _ in 0..<13 { console.press(.character("j")) } }
+        try Golden.check(console.frame, named: "users-subscriptions-\(user)-\(size)")
+    }
+
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
+    func subscriptionsScreen(size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        console.press(.character("3"))
+        try Golden.check(console.frame, named: "subscriptions-\(size)")
+    }
+
+    /// Grace period only, the second row selected, then the same screen a day later: its grace is over.
+    @Test func subscriptionsScreenInGraceAsTheClockMoves() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.press(.character("3"), .character("s"), .character("s"), .character("j"))
+        try Golden.check(console.frame, named: "subscriptions-grace-120x40")
+        console.press(.character("s"), .character("j"))
+        console.runtime.dispatch(.tick(console.state.clock.adding(.days(1))))
+        try Golden.check(console.frame, named: "subscriptions-retry-a-day-later-120x40")
+    }
+
+    @Test func codesScreenSearched() throws {
+        let console = try ConsoleHarness(size: Size(width: 100, height: 30))
+        console.press(.character("4"), .character("/"))
+        console.type("offer")
+        console.press(.enter, .character("j"), .character("j"))
+        try Golden.check(console.frame, named: "codes-offer-100x30")
+    }
 }

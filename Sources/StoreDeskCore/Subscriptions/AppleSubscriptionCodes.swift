@@ -100,6 +100,12 @@ public struct OfferType: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     }
 
     public var description: String { key }
+
+    /// Reads a stored key back (`offer_code` → 3).
+    public init?(key: String) {
+        guard let value = (1...4).first(where: { OfferType(rawValue: $0).key == key }) else { return nil }
+        self.init(rawValue: value)
+    }
 }
 
 /// How an offer discounts (`offerDiscountType`): free, a lower price each period, or one payment up front.

@@ -5,6 +5,7 @@ import Foundation
 public struct SubscriptionCode: Hashable, Sendable, Identifiable {
     /// Which list the number belongs to; the same number means different things in each.
     public enum Family: String, Hashable, Sendable, CaseIterable {
+        case inAppPurchaseError = "InAppPurchaseError"
         case skError = "SKError"
         case expirationIntent
         case revocationReason
@@ -34,17 +35,17 @@ public struct SubscriptionCode: Hashable, Sendable, Identifiable {
     }
 }
 
-/// The codes a subscription screen explains: StoreKit's SKError codes, and the numbers Apple puts in
-/// subscription notifications (`expirationIntent`, `revocationReason`, status, `offerType`, ...).
+/// The codes a subscription screen explains: the subscription component's InAppPurchaseError codes,
+/// StoreKit's SKError codes, and the numbers Apple puts in subscription notifications
+/// (`expirationIntent`, `revocationReason`, status, `offerType`, ...).
 ///
-/// Pure data for a `:codes` screen; the subscription component's own InAppPurchaseError codes are not
-/// listed because they are not public.
+/// Pure data for the `:codes` screen.
 ///
 ///     SubscriptionCodes.search("grace")       // status 4
 ///     SubscriptionCodes.table                 // [(code, name, meaning)]
 public enum SubscriptionCodes {
     public static let all: [SubscriptionCode] =
-        skErrors + expirationIntents + revocationReasons + statuses + offerTypes + autoRenewStatuses
+        inAppPurchaseErrors + skErrors + expirationIntents + revocationReasons + statuses + offerTypes + autoRenewStatuses
         + priceIncreaseStatuses
 
     /// The rows matching a query (see `SubscriptionCode.matches`), in table order.
@@ -55,6 +56,49 @@ public enum SubscriptionCodes {
     public static var table: [(code: Int, name: String, meaning: String)] {
         all.map { ($0.code, "\($0.family.rawValue).\($0.name)", $0.meaning) }
     }
+
+    /// The subscription component's `InAppPurchaseErrorType`, as its completion blocks report a failure
+    /// (numbers and names from the component's public header `InAppPurchaseError.h`). 1-5 and 11-14
+    /// pass StoreKit's errors through, 1xxxx come from the component's server, 2xxxx from its App Store
+    /// calls and offers, 3xxxx from the device (receipt, configuration).
+    public static let inAppPurchaseErrors: [SubscriptionCode] = rows(.inAppPurchaseError, [
+        (0, "unknown", "An unknown error."),
+        (1, "clientInvalid", "StoreKit: the client may not make this request."),
+        (2, "paymentCancelled", "StoreKit: the player cancelled the payment."),
+        (3, "paymentInvalid", "StoreKit: a payment parameter was not accepted (e.g. the product id)."),
+        (4, "paymentNotAllowed", "StoreKit: the player may not authorise payments on this device."),
+        (5, "storeProductNotAvailable", "StoreKit: the product is not on sale in the player's storefront."),
+        (11, "invalidOfferIdentifier", "The promotional offer id is not valid for this product."),
+        (12, "invalidOfferPrice", "The promotional offer's price is not valid."),
+        (13, "invalidSignature", "The promotional offer's signature is not valid."),
+        (14, "missingOfferParams", "The promotional offer lacks a parameter."),
+        (10000, "apiSecretError", "The component's server refused the app's API secret."),
+        (10001, "apiCertError", "The component's server refused the app's certificate."),
+        (10002, "clientParamError", "The component's server refused a parameter the app sent."),
+        (10100, "sqlExecuteError", "The component's server failed to run a database query."),
+        (10101, "dbDataError", "The component's server found bad data in its database."),
+        (10200, "redisConnectError", "The component's server could not reach its cache."),
+        (20000, "appStoreConnectError", "The component's server could not reach the App Store."),
+        (20001, "subOfferSubscriptionError", "No offer signed: the player's subscription could not be looked up."),
+        (20002, "subOfferSubscriptionExpired", "No offer signed: the player's subscription has expired."),
+        (20003, "subOfferCancelSubInfoError", "No offer signed: the cancelled subscription's details are unreadable."),
+        (20004, "subOfferParamsEmpty", "No offer signed: the request had empty parameters."),
+        (20005, "subOfferGenerateSignatureError", "No offer signed: the server could not sign it."),
+        (30000, "noReceiptDataOnDevice", "No App Store receipt on the device: restore or refresh it."),
+        (30001, "invalidRawData", "The receipt's bytes are not a receipt."),
+        (30002, "nothingToDecrypt", "The receipt was empty: nothing to decode."),
+        (30003, "failedToDecrypt", "The receipt could not be decoded."),
+        (30004, "dataDecryptedNotInJSON", "The decoded receipt is not JSON."),
+        (30005, "noItemInReceipt", "The receipt holds no purchase."),
+        (30006, "noSubscriptionInReceipt", "The receipt holds no subscription."),
+        (30007, "subscriptionExpiredInReceipt", "The receipt's subscription has run out."),
+        (30008, "purchaseItemError", "A purchase in the receipt could not be read."),
+        (30009, "invalidProductIdentifier", "The App Store does not know the product id."),
+        (30010, "invalidProductType", "The product's type is wrong for this call (a consumable where a subscription belongs)."),
+        (30011, "initError", "The component was used before it was configured, or configuring it failed."),
+        (30012, "unknownNetworkError", "An unknown error, usually the network."),
+        (30013, "retryPeriodError", "The billing-retry status from the component's server could not be read."),
+    ])
 
     /// StoreKit's `SKError.Code`, as a failed purchase reports it.
     public static let skErrors: [SubscriptionCode] = rows(.skError, [

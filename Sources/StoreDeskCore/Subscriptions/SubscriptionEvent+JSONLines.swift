@@ -61,8 +61,18 @@ public struct SubscriptionEventLines: Sendable {
         public var error: SubscriptionDecodingError
     }
 
-    public var events: [SubscriptionEvent]
+    /// An event and the 1-based line it came from, so a later check (an unknown product, a date after
+    /// the store's clock) can name the line too.
+    public struct Entry: Sendable {
+        public var line: Int
+        public var event: SubscriptionEvent
+    }
+
+    public var entries: [Entry]
     public var failures: [Failure]
+
+    /// The events in file order.
+    public var events: [SubscriptionEvent] { entries.map(\.event) }
 }
 
 extension SubscriptionEvent {
@@ -85,12 +95,12 @@ extension SubscriptionEvent {
 
     /// Reads a whole JSON Lines text, skipping blank lines; one bad line does not stop the rest.
     public static func decodeJSONLines(_ text: String) -> SubscriptionEventLines {
-        var result = SubscriptionEventLines(events: [], failures: [])
+        var result = SubscriptionEventLines(entries: [], failures: [])
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
             do {
-                result.events.append(try decode(jsonLine: trimmed))
+                result.entries.append(.init(line: index + 1, event: try decode(jsonLine: trimmed)))
             } catch {
                 result.failures.append(.init(line: index + 1, error: SubscriptionDecodingError(error)))
             }

@@ -1,0 +1,177 @@
+import GRDB
+import StoreDeskCore
+
+/// Takes decoded App Store notifications into the store inside the caller's transaction: each line in a
+/// savepoint of its own (the notification, a new owner if one is needed, and its subscription's row),
+/// so a line the store refuses leaves no trace and the others still go in.
+///
+/// A notification belongs to the player whose game account carries its `appAccountToken`, else to whoever
+/// already owns its original transaction, else to a new player named after it. The subscription row is
+/// folded again from all of its chain's notifications by their own dates, at the store's clock.
+struct NotificationImporter {
+    let db: Database
+    /// Where the lines came from, kept with each notification (`notifications.jsonl`).
+    let source: String
+    /// When the import ran (the wall clock); also the store's now when it keeps no clock.
+    let importedAt: Instant
+
+    func run(_ decoded: SubscriptionEventLines) throws -> NotificationImport.Report {
+        let now = try StoreMeta.clock(in: db) ?? importedAt
+        var report = NotificationImport.Report()
+        var lines = decoded.failures.map { NotificationImport.Line(line: $0.line, outcome: .rejected($0.error.description)) }
+        var importedOnLine: [String: Int] = [:]
+        for entry in decoded.entries {
+            let line = try importLine(entry, now: now, importedOnLine: &importedOnLine, report: &report)
+            lines.append(line)
+        }
+        report.lines = lines.sorted { $0.line < $1.line }
+        return report
+    }
+
+    private func importLine(
+        _ entry: SubscriptionEventLines.Entry, now: Instant, importedOnLine: inout [String: Int],
+        report: inout NotificationImport.Report
+    ) throws -> NotificationImport.Line {
+        let event = entry.event
+        var line = NotificationImport.Line(
+            line: entry.line, notificationUUID: event.notificationUUID, originalTransactionId: event.originalTransactionId,
+            outcome: .imported)
+        if let first = importedOnLine[event.notificationUUID] {
+            line.outcome = .skipped("repeats notification \(event.notificationUUID) of line \(first)")
+            return line
+        }
+        if try SubscriptionEventRow.exists(db, uuid: event.notificationUUID) {
+            line.outcome = .skipped("notification \(event.notificationUUID) is already in the store")
+            return line
+        }
+        let product = try event.transaction.flatMap { try Product.fetchOne(db, key: $0.productId) }
+        let app = try product.flatMap { try App.fetchOne(db, key: $0.appId) }
+        if let problem = NotificationImport.problem(with: event, product: product, bundleId: app?.bundleId, now: now) {
+            line.outcome = problem
+            return line
+        }
+        guard let transaction = event.transaction, let product else { return line }
+        var created: String?
+        do {
+            try db.inSavepoint {
+                let owner = try self.owner(of: transaction, created: &created)
+                try SubscriptionEventRow(event, source: source, importedAt: importedAt).insert(db)
+                try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: now)
+                line.userId = owner
+                return .commit
+            }
+        } catch let error as DatabaseError {
+            line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
+            return line
+        }
+        importedOnLine[event.notificationUUID] = entry.line
+        if let created, !report.usersCreated.contains(created) { report.usersCreated.append(created) }
+        if !report.subscriptions.contains(transaction.originalTransactionId) {
+            report.subscriptions.append(transaction.originalTransactionId)
+        }
+        return line
+    }
+
+    /// The player a notification belongs to; makes one named after the original transaction when
+    /// nobody owns it.
+    private func owner(of transaction: TransactionInfo, created: inout String?) throws -> String {
+        if let token = transaction.appAccountToken?.lowercased(),
+            let user = try String.fetchOne(
+                db, sql: "SELECT user_id FROM game_account WHERE app_account_token = ?", arguments: [token])
+        {
+            return user
+        }
+        let original = transaction.originalTransactionId
+        if let user = try String.fetchOne(
+            db, sql: "SELECT user_id FROM subscription WHERE original_transaction_id = ?", arguments: [original])
+        {
+            return user
+        }
+        if let user = try String.fetchOne(
+            db, sql: "SELECT user_id FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date LIMIT 1",
+            arguments: [original])
+        {
+            return user
+        }
+        let id = NotificationImport.newOwnerId(original)
+        if try User.exists(db, key: ["id": id]) { return id }
+        let user = NotificationImport.newOwner(
+            originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
+        try user.insert(db)
+        created = id
+        return id
+    }
+
+    /// Folds the chain's notifications again and writes its row as it stands at `now`.
+    private func deriveSubscription(_ originalTransactionId: String, owner: String, product: Product, now: Instant) throws {
+        let events = try SubscriptionEventRow.events(db, originalTransactionIds: [originalTransactionId])
+        let snapshot = SubscriptionTimeline(events: events).snapshot(at: now)
+        guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return }
+        var row = info.subscription(userId: owner, appId: product.appId)
+        if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
+        try row.save(db)
+    }
+}
+
+/// One `subscription_event` row: the notification as Apple's JSON, and how it arrived.
+struct SubscriptionEventRow {
+    var event: SubscriptionEvent
+    var source: String
+    var importedAt: Instant
+
+    init(_ event: SubscriptionEvent, source: String, importedAt: Instant) {
+        self.event = event
+        self.source = source
+        self.importedAt = importedAt
+    }
+
+    func insert(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype,
+                  signed_date, transaction_id, product_id, provenance, payload, source, imported_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                event.notificationUUID, event.originalTransactionId, event.notificationType.rawValue,
+                event.subtype?.rawValue, event.signedDate, event.transaction?.transactionId,
+                event.transaction?.productId, event.provenance.rawValue, try event.jsonLine(), source, importedAt,
+            ])
+    }
+
+    static func exists(_ db: Database, uuid: String) throws -> Bool {
+        try Int.fetchOne(db, sql: "SELECT 1 FROM subscription_event WHERE notification_uuid = ?", arguments: [uuid]) != nil
+    }
+
+    /// The notifications of these chains, decoded, with their provenance.
+    static func events(_ db: Database, originalTransactionIds: [String]) throws -> [SubscriptionEvent] {
+        guard !originalTransactionIds.isEmpty else { return [] }
+        let marks = Array(repeating: "?", count: originalTransactionIds.count).joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN (\(marks))",
+            arguments: StatementArguments(originalTransactionIds))
+        return try rows.map { row in try decode(payload: row["payload"], provenance: row["provenance"]) }
+    }
+
+    /// A player's notifications: those of every chain the player owns.
+    static func events(_ db: Database, userId: String) throws -> [SubscriptionEvent] {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN
+                  (SELECT original_transaction_id FROM subscription WHERE user_id = ?)
+                """,
+            arguments: [userId])
+        return try rows.map { row in try decode(payload: row["payload"], provenance: row["provenance"]) }
+    }
+
+    static func decode(payload: String, provenance: String) throws -> SubscriptionEvent {
+        do {
+            var event = try SubscriptionEvent.decode(jsonLine: payload)
+            event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .decodedJSON
+            return event
+        } catch {
+            throw StoreError.invalidArgument("a stored notification cannot be read back: \(error)")
+        }
+    }
+}

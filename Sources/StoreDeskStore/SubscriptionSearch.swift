@@ -1,0 +1,173 @@
+import GRDB
+import StoreDeskCore
+
+/// A subscription in the Subscriptions list: its row and the name of its player.
+public struct SubscriptionListRow: Hashable, Sendable {
+    public var subscription: Subscription
+    public var userName: String
+
+    /// Where the row sits in the list.
+    public func cursor(at instant: Instant) -> SubscriptionSearch.Cursor {
+        SubscriptionSearch.Cursor(
+            state: subscription.info(at: instant)?.state ?? .expired, expires: subscription.expiresDate, id: subscription.id)
+    }
+}
+
+/// The Subscriptions screen's query: the subscriptions in one state (or all, grouped by state) at an
+/// instant, matching a text, in pages by keyset, never by OFFSET.
+///
+/// A row's state at the instant is its row played forward (`Subscription.info(at:)`), written here as one
+/// SQL condition per state so each can use an index: active is `expires_date > now`, grace and retry
+/// come from `state, expires_date`, revoked from `state`. `SubscriptionSearchTests` holds the two to the
+/// same answer for every row at many instants.
+public struct SubscriptionSearch: Sendable, Hashable {
+    public var text: String
+    /// Only this state, or every state grouped in `SubscriptionSearch.order`.
+    public var state: SubscriptionState?
+    public var instant: Instant
+    public var billingRetryLimit: Instant.Duration
+
+    public init(
+        text: String = "", state: SubscriptionState? = nil, instant: Instant, billingRetryLimit: Instant.Duration = .days(60)
+    ) {
+        self.text = text.trimmingCharacters(in: .whitespaces)
+        self.state = state
+        self.instant = instant
+        self.billingRetryLimit = billingRetryLimit
+    }
+
+    /// The groups of the list, in the order an operator acts on them.
+    public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
+
+    /// A place in the list: a state group, then expiry, then the original transaction id.
+    public struct Cursor: Hashable, Sendable {
+        public var state: SubscriptionState
+        public var expires: Instant
+        public var id: String
+    }
+
+    public enum Anchor: Hashable, Sendable {
+        case start, end
+        /// Rows strictly after the cursor.
+        case after(Cursor)
+        /// Rows from the cursor on.
+        case from(Cursor)
+        /// Rows strictly before the cursor (the page still comes back in list order).
+        case before(Cursor)
+    }
+
+    /// The SQL condition for "in this state at the instant" over `subscription s`.
+    func condition(_ state: SubscriptionState) -> String {
+        let now = instant.millis, limit = billingRetryLimit.millis
+        let bought = "s.original_purchase_date <= \(now)"
+        let revoked = "(s.state = 'revoked' AND COALESCE(s.revocation_date, s.purchase_date) <= \(now))"
+        let failing = "(s.state IN ('grace_period', 'billing_retry') AND s.expires_date + \(limit) > \(now))"
+        let inGrace = "(s.state = 'grace_period' AND COALESCE(s.grace_period_expires_date, 0) > \(now))"
+        switch state {
+        case .active: return "s.expires_date > \(now) AND \(bought) AND NOT \(revoked)"
+        case .revoked: return "\(revoked) AND \(bought)"
+        case .gracePeriod: return "s.expires_date <= \(now) AND \(failing) AND \(inGrace) AND \(bought)"
+        case .billingRetry: return "s.expires_date <= \(now) AND \(failing) AND NOT \(inGrace) AND \(bought)"
+        case .expired: return "s.expires_date <= \(now) AND \(bought) AND NOT \(revoked) AND NOT \(failing)"
+        }
+    }
+
+    /// The text filter: a piece of the original transaction id, the player's id or the product.
+    private var textCondition: (sql: String, arguments: StatementArguments) {
+        guard !text.isEmpty else { return ("", []) }
+        let pattern = "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+        return (
+            " AND (s.original_transaction_id LIKE ? ESCAPE '\\' OR s.user_id LIKE ? ESCAPE '\\' OR s.product_id LIKE ? ESCAPE '\\')",
+            [pattern, pattern, pattern]
+        )
+    }
+
+    private var groups: [SubscriptionState] { state.map { [$0] } ?? Self.order }
+
+    /// One page, in list order.
+    public func page(_ db: Database, from anchor: Anchor, limit: Int) throws -> [SubscriptionListRow] {
+        guard limit > 0 else { return [] }
+        let backward: Bool
+        let cursor: Cursor?
+        var inclusive = false
+        switch anchor {
+        case .start: (backward, cursor) = (false, nil)
+        case .end: (backward, cursor) = (true, nil)
+        case .after(let c): (backward, cursor) = (false, c)
+        case .from(let c): (backward, cursor, inclusive) = (false, c, true)
+        case .before(let c): (backward, cursor) = (true, c)
+        }
+        var groups = self.groups
+        if let cursor, let index = groups.firstIndex(of: cursor.state) {
+            groups = backward ? Array(groups[...index].reversed()) : Array(groups[index...])
+        } else if backward {
+            groups.reverse()
+        }
+        var rows: [SubscriptionListRow] = []
+        for group in groups where rows.count < limit {
+            rows += try self.rows(db, in: group, after: cursor?.state == group ? cursor : nil, backward: backward,
+                                  inclusive: inclusive, limit: limit - rows.count)
+        }
+        return backward ? rows.reversed() : rows
+    }
+
+    private func rows(
+        _ db: Database, in group: SubscriptionState, after cursor: Cursor?, backward: Bool, inclusive: Bool, limit: Int
+    ) throws -> [SubscriptionListRow] {
+        let filter = textCondition
+        var sql = "SELECT s.*, u.name AS sd_name, u.friendly_name AS sd_friendly FROM subscription s JOIN user u ON u.id = s.user_id WHERE "
+            + condition(group) + filter.sql
+        var arguments = filter.arguments
+        if let cursor {
+            let comparison = backward ? "<" : inclusive ? ">=" : ">"
+            sql += " AND (s.expires_date, s.original_transaction_id) \(comparison) (?, ?)"
+            arguments += [cursor.expires, cursor.id]
+        }
+        let order = backward ? "DESC" : "ASC"
+        sql += " ORDER BY s.expires_date \(order), s.original_transaction_id \(order) LIMIT \(limit)"
+        return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            let friendly: String = row["sd_friendly"]
+            return SubscriptionListRow(subscription: try Subscription(row: row), userName: friendly.isEmpty ? row["sd_name"] : friendly)
+        }
+    }
+
+    /// How many subscriptions match the text in each state at the instant.
+    public func counts(_ db: Database) throws -> [SubscriptionState: Int] {
+        let filter = textCondition
+        var counts: [SubscriptionState: Int] = [:]
+        for group in Self.order {
+            counts[group] = try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM subscription s WHERE " + condition(group) + filter.sql,
+                arguments: filter.arguments) ?? 0
+        }
+        return counts
+    }
+}
+
+extension AppDatabase {
+    /// One page of the Subscriptions list.
+    public func subscriptions(_ search: SubscriptionSearch, from anchor: SubscriptionSearch.Anchor, limit: Int) throws
+        -> [SubscriptionListRow]
+    {
+        try reader.read { try search.page($0, from: anchor, limit: limit) }
+    }
+
+    /// How many subscriptions match in each state.
+    public func subscriptionCounts(_ search: SubscriptionSearch) throws -> [SubscriptionState: Int] {
+        try reader.read { try search.counts($0) }
+    }
+
+    /// One subscription with its notifications and its player, for a detail pane.
+    public func subscriptionDetail(originalTransactionId id: String) throws -> (SubscriptionListRow, [SubscriptionEvent])? {
+        try reader.read { db in
+            guard let subscription = try Subscription.fetchOne(db, key: id),
+                let user = try User.fetchOne(db, key: ["id": subscription.userId])
+            else { return nil }
+            return (
+                SubscriptionListRow(subscription: subscription, userName: user.displayName),
+                try SubscriptionEventRow.events(db, originalTransactionIds: [id])
+            )
+        }
+    }
+}

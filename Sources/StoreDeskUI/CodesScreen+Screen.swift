@@ -1,0 +1,79 @@
+import Foundation
+import StoreDeskCore
+
+extension ScreenID {
+    public static let codes = CodesScreen.id
+}
+
+/// The Codes screen in the console: a list held in memory (no store reads), filtered as you type.
+extension CodesScreen: ConsoleScreen {
+    public static let id = ScreenID("codes")
+    public static let title = "Codes"
+
+    public var filterText: String? { filter }
+
+    public mutating func refresh(_ context: inout ScreenContext) -> [Effect] { [] }
+
+    public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        apply(filter: text)
+        return []
+    }
+
+    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] { [] }
+
+    /// `:select 30006`: the filter set to that code.
+    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
+        apply(filter: id)
+        if rows.isEmpty { context.status = StatusMessage("no code matches '\(id)'", .warning) }
+        return []
+    }
+
+    public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+        switch command {
+        case .up, .down, .top, .bottom, .pageUp, .pageDown:
+            if context.focus == .detail {
+                detailScroll = DetailScroll.moved(detailScroll, by: command, page: context.pageSize)
+            } else {
+                move(command, page: context.pageSize)
+            }
+        case .open:
+            context.focus = .detail
+        default:
+            break
+        }
+        return []
+    }
+
+    public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
+        let list = layout[.list]
+        var title = "Codes · \(rows.count.formattedWithSeparators)"
+        if !filter.isEmpty { title += " · filter “\(filter)”" }
+        canvas.frame(list, title: title, role: context.focus == .list ? .borderFocused : .border)
+        let inner = list.inset
+        let codeWidth = 7
+        let familyWidth = 10
+        canvas.writeLine(
+            " " + "FAMILY".padded(to: familyWidth) + " " + "CODE".leftPadded(to: codeWidth) + "  NAME", in: inner, row: 0,
+            role: .listHeader)
+        if rows.isEmpty {
+            canvas.write("no code matches “\(filter)”", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+        }
+        for (i, row) in rows.dropFirst(top).prefix(max(0, inner.height - 1)).enumerated() {
+            let index = top + i
+            let role: Role = index == selected ? (context.focus == .list ? .listSelected : .listSelectedUnfocused) : .text
+            let line = " " + row.tag.padded(to: familyWidth) + " " + row.code.leftPadded(to: codeWidth) + "  " + row.name
+            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+        }
+        let detail = layout[.detail]
+        canvas.frame(detail, title: "Meaning", role: context.focus == .detail ? .borderFocused : .border)
+        guard let row = selectedRow else { return }
+        var text = DetailText(labelWidth: 9)
+        text.line(Span(row.name, .title))
+        text.field("code", row.code)
+        text.field("family", row.family)
+        text.field("from", row.source)
+        text.line([])
+        text.wrapped("meaning", row.meaning, width: detail.inset.width - 2, .text)
+        canvas.draw(text.lines, in: detail.inset, scroll: detailScroll)
+    }
+}

@@ -1,0 +1,182 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+/// `storedesk subs USER`: a player's subscriptions at an instant, as the subscription component answers an
+/// app, and Apple's status per subscription group.
+struct SubsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subs",
+        abstract: "A player's subscriptions at an instant: access, expiry, grace period and each group's status.")
+
+    @OptionGroup var store: StoreOptions
+    @Argument(help: "A user id, or the original transaction id of one of the player's subscriptions.") var user: String
+    @Option(help: "The instant, ISO-8601 (default: the store's clock).") var at: String?
+    @Option(help: "Also say whether this product gives access at that instant.") var product: String?
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func run() throws {
+        let (owner, records, instant) = try reporting { () throws -> (User, SubscriptionRecords, Instant) in
+            let asked = try at.map { text in
+                guard let instant = Instant(iso8601: text) else {
+                    throw StoreError.invalidArgument("--at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got '\(text)'")
+                }
+                return instant
+            }
+            let database = try store.open(.readOnly)
+            if let product, try database.product(id: product) == nil {
+                throw StoreError.invalidArgument("--product '\(product)' is not in the store's catalogue")
+            }
+            let userId = try database.subscriber(named: user)
+            guard let owner = try database.user(id: userId) else { throw StoreError.unknownUser(id: userId) }
+            return (owner, try database.subscriptionRecords(userId: userId), try asked ?? database.clock() ?? Instant(Date()))
+        }
+        let snapshot = records.snapshot(at: instant)
+        let timeline = SubscriptionTimeline(events: records.events.filter { $0.signedDate <= instant })
+        if json {
+            try printJSON(SubsJSON(user: owner, snapshot: snapshot, product: product, timeline: timeline))
+            return
+        }
+        let zone = TimeZone.current
+        let spoken = { (date: Instant) in date.spokenText(in: zone) }
+        let aloud = { (date: Instant) in spoken(date) + " (" + date.relativeText(from: instant) + ")" }
+        func field(_ label: String, _ value: String) { print("  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value) }
+        print("\(owner.displayName) (\(owner.id)) at \(spoken(instant))")
+        let valid = snapshot.valid.count
+        field("unlocked", snapshot.unlocked ? "yes (\(valid) valid subscription\(valid == 1 ? "" : "s"))" : "no")
+        field("in grace period", snapshot.inGracePeriod ? "yes: ask the player to fix their payment method" : "no")
+        field("first subscribed", snapshot.originalTransactionDate.map(spoken) ?? "-")
+        field("current expiry", snapshot.currentExpiresDate.map(aloud) ?? "-")
+        field("grace period ends", snapshot.gracePeriodExpiresDate.map(aloud) ?? "-")
+        let groups = snapshot.groups.map { "\($0.groupId): \($0.state.name) (\($0.state.appleStatus))" }
+        field("groups", groups.isEmpty ? "-" : groups.joined(separator: ", "))
+        if let product { field("product", "\(product): " + (snapshot.isProductValid(product) ? "valid" : "not valid")) }
+        for info in snapshot.all.reversed() {
+            print("")
+            print("  ● \(info.state.name)  \(info.productId)  (original transaction \(info.originalTransactionId))")
+            print("      " + info.standing(aloud))
+            print("      first bought \(spoken(info.originalPurchaseDate)); this period began \(spoken(info.purchaseDate))")
+            print("      auto-renew \(info.autoRenew ? "on" : "off")" + (info.offerText.map { "; offer: " + $0 } ?? "")
+                + "; access: " + (info.isEntitled ? "yes" : "no"))
+        }
+        let entries = timeline.entries
+        if !entries.isEmpty {
+            print("")
+            print("  timeline (\(entries.count) notification\(entries.count == 1 ? "" : "s"))")
+            let width = entries.map(\.name.count).max() ?? 0
+            for (entry, event) in zip(entries, timeline.events) {
+                let unverified = event.provenance == .unverifiedJWS ? "  (signed; signature not verified)" : ""
+                print("    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entry.summary)\(unverified)")
+            }
+        }
+    }
+}
+
+/// `subs --json`: the subscription component's answers under their own names, and Apple's per-group status.
+struct SubsJSON: Encodable {
+    struct Group: Encodable {
+        var subscriptionGroupIdentifier: String
+        var status: Int
+        var state: String
+    }
+
+    struct ProductValidity: Encodable {
+        var productId: String
+        var valid: Bool
+    }
+
+    var user: UserJSON
+    var at: String
+    var unlocked: Bool
+    var inGracePeriod: Bool
+    @NullWhenAbsent var originalTransactionDate: String?
+    @NullWhenAbsent var currentExpiresDate: String?
+    @NullWhenAbsent var gracePeriodExpiresDate: String?
+    @NullWhenAbsent var latest: InfoJSON?
+    var valid: [InfoJSON]
+    var all: [InfoJSON]
+    var groups: [Group]
+    @NullWhenAbsent var product: ProductValidity?
+    var events: [EventJSON]
+
+    init(user: User, snapshot: SubscriptionSnapshot, product: String?, timeline: SubscriptionTimeline) {
+        self.user = UserJSON(user)
+        at = snapshot.instant.iso8601
+        unlocked = snapshot.unlocked
+        inGracePeriod = snapshot.inGracePeriod
+        originalTransactionDate = snapshot.originalTransactionDate?.iso8601
+        currentExpiresDate = snapshot.currentExpiresDate?.iso8601
+        gracePeriodExpiresDate = snapshot.gracePeriodExpiresDate?.iso8601
+        latest = snapshot.latest.map(InfoJSON.init)
+        valid = snapshot.valid.map(InfoJSON.init)
+        all = snapshot.all.map(InfoJSON.init)
+        groups = snapshot.groups.map {
+            Group(subscriptionGroupIdentifier: $0.groupId, status: $0.state.appleStatus, state: $0.state.rawValue)
+        }
+        self.product = product.map { ProductValidity(productId: $0, valid: snapshot.isProductValid($0)) }
+        events = timeline.events.map(EventJSON.init)
+    }
+
+    /// One subscription at the instant, under Apple's field names where Apple has one.
+    struct InfoJSON: Encodable {
+        var originalTransactionId, transactionId, productId, state, autoRenewProductId: String
+        @NullWhenAbsent var subscriptionGroupIdentifier: String?
+        var status, autoRenewStatus: Int
+        var entitled: Bool
+        var originalPurchaseDate, purchaseDate, expiresDate: String
+        @NullWhenAbsent var gracePeriodExpiresDate: String?
+        @NullWhenAbsent var billingRetryExpiresDate: String?
+        @NullWhenAbsent var expirationIntent: Int?
+        @NullWhenAbsent var revocation: String?
+        @NullWhenAbsent var revocationDate: String?
+        @NullWhenAbsent var revocationReason: Int?
+        @NullWhenAbsent var offerType: Int?
+        @NullWhenAbsent var offerIdentifier: String?
+        @NullWhenAbsent var offerDiscountType: String?
+        @NullWhenAbsent var environment: String?
+
+        init(_ info: SubscriptionInfo) {
+            originalTransactionId = info.originalTransactionId
+            transactionId = info.transactionId
+            productId = info.productId
+            state = info.state.rawValue
+            autoRenewProductId = info.autoRenewProductId
+            subscriptionGroupIdentifier = info.groupId
+            status = info.appleStatus
+            autoRenewStatus = info.autoRenew ? 1 : 0
+            entitled = info.isEntitled
+            originalPurchaseDate = info.originalPurchaseDate.iso8601
+            purchaseDate = info.purchaseDate.iso8601
+            expiresDate = info.expiresDate.iso8601
+            gracePeriodExpiresDate = info.gracePeriodExpiresDate?.iso8601
+            billingRetryExpiresDate = info.billingRetryExpiresDate?.iso8601
+            expirationIntent = info.expirationIntent?.rawValue
+            revocation = info.revocation?.rawValue
+            revocationDate = info.revocationDate?.iso8601
+            revocationReason = info.revocationReason?.rawValue
+            offerType = info.offerType?.rawValue
+            offerIdentifier = info.offerId
+            offerDiscountType = info.offerDiscountType?.rawValue
+            environment = info.environment
+        }
+    }
+
+    /// One notification on the timeline, named as Apple names it.
+    struct EventJSON: Encodable {
+        var notificationUUID, name, signedDate, summary, provenance: String
+        @NullWhenAbsent var originalTransactionId: String?
+        @NullWhenAbsent var productId: String?
+
+        init(_ event: SubscriptionEvent) {
+            let entry = TimelineEntry(event)
+            notificationUUID = entry.id
+            name = entry.name
+            signedDate = entry.date.iso8601
+            summary = entry.summary
+            provenance = event.provenance.rawValue
+            originalTransactionId = entry.originalTransactionId
+            productId = entry.productId
+        }
+    }
+}
