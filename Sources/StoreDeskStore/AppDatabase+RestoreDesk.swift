@@ -260,8 +260,6 @@ enum RestoreDesk {
     ) {
         let appleIds = try appleIds(db, userId: login.userId)
         let players = Set(try players(db, appleIds: appleIds)).union([login.userId]).sorted()
-        let events = try db.cachedStatement(
-            sql: "INSERT INTO transaction_event (transaction_id, at, kind, detail) VALUES (?, ?, ?, ?)")
         var opened: Set<Int64> = []
         for player in players {
             let rows = try Row.fetchAll(
@@ -283,7 +281,7 @@ enum RestoreDesk {
                 var request = prompted
                 try request.insert(db)
                 if let id = request.id { opened.insert(id) }
-                try events.execute(arguments: [event.transactionId, event.at.millis, event.kind.rawValue, event.detail])
+                try event.insert(db)
             }
         }
         return (appleIds, players, opened)
