@@ -180,7 +180,9 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let tmux = try ConsoleInTmuxTests.Tmux(
             width: 120, height: 40, command: "env \(env) \(Binary.path) --db \(store) --refresh 0.3; sleep 30")
         try tmux.waitFor("Profile")
-        try tmux.keys("3")
+        try tmux.keys(":")
+        try tmux.literal("subscriptions")
+        try tmux.keys("Enter")
         try tmux.waitFor("Subscriptions ·")
         try tmux.keys("/")
         try tmux.literal("2000000100000231")

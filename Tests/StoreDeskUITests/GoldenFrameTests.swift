@@ -76,14 +76,15 @@ import Testing
     @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
     func subscriptionsScreen(size: Size) throws {
         let console = try ConsoleHarness(size: size)
-        console.press(.character("3"))
+        console.show("subscriptions")
         try Golden.check(console.frame, named: "subscriptions-\(size)")
     }
 
     /// Grace period only, the second row selected, then the same screen a day later: its grace is over.
     @Test func subscriptionsScreenInGraceAsTheClockMoves() throws {
         let console = try ConsoleHarness(size: Size(width: 120, height: 40))
-        console.press(.character("3"), .character("s"), .character("s"), .character("j"))
+        console.show("subscriptions")
+        console.press(.character("s"), .character("s"), .character("j"))
         try Golden.check(console.frame, named: "subscriptions-grace-120x40")
         console.press(.character("s"), .character("j"))
         console.runtime.dispatch(.tick(console.state.clock.adding(.days(1))))
@@ -92,7 +93,8 @@ import Testing
 
     @Test func codesScreenSearched() throws {
         let console = try ConsoleHarness(size: Size(width: 100, height: 30))
-        console.press(.character("4"), .character("/"))
+        console.show("codes")
+        console.press(.character("/"))
         console.type("offer")
         console.press(.enter, .character("j"), .character("j"))
         try Golden.check(console.frame, named: "codes-offer-100x30")

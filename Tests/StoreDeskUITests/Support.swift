@@ -63,4 +63,10 @@ final class ConsoleHarness {
 
     func press(_ keys: Key...) { for key in keys { runtime.dispatch(.key(key)) } }
     func type(_ text: String) { for c in text { runtime.dispatch(.key(.character(c))) } }
+    /// Goes to a screen by its name, as `:NAME` does (tab numbers change as screens are added).
+    func show(_ screen: String) {
+        press(.character(":"))
+        type(screen)
+        press(.enter)
+    }
 }
