@@ -27,6 +27,7 @@ extension SubscriptionsScreen {
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, now: Instant, zone: TimeZone) {
         var title = "Subscriptions · \(counts.values.reduce(0, +).formattedWithSeparators)"
         if !filter.isEmpty { title += " · filter “\(filter)”" }
+        if let demo { title += " · demo " + Self.rateText(demo.simulation.rate) + (demo.billingProblem ? ", billing fails" : "") }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 2 else { return }
@@ -79,6 +80,12 @@ extension SubscriptionsScreen {
         let row = detail.row.subscription
         var text = DetailText(labelWidth: 13)
         text.line(Span(detail.row.userName, .title), Span("  user \(row.userId)", .muted))
+        if let demo, demo.originalTransactionId == row.id {
+            var driven = "driven live: " + Self.rateText(demo.simulation.rate)
+            if demo.billingProblem { driven += " · renewals fail to bill" }
+            if !demo.autoRenew { driven += " · auto-renew off" }
+            text.field("demo", driven, .statusWarning)
+        }
         text.field("original", row.id)
         text.field("product", row.productId)
         let snapshot = SubscriptionSnapshot(at: now, rows: [row], events: detail.events)
@@ -90,7 +97,9 @@ extension SubscriptionsScreen {
         text.line([])
         text.subscription(info, events: [], zone: zone)
         text.line([])
-        let when = { (instant: Instant) in instant.shortText(in: zone) }
+        // A demo at an accelerated rate renews in seconds: its dates need them.
+        let seconds = info.expiresDate.millis - info.purchaseDate.millis < 86_400_000
+        let when = { (instant: Instant) in seconds ? instant.secondsText(in: zone) : instant.shortText(in: zone) }
         text.field("first bought", when(info.originalPurchaseDate))
         text.field("this period", when(info.purchaseDate) + " → " + when(info.expiresDate))
         if let grace = info.gracePeriodExpiresDate { text.field("grace ends", when(grace), .subscriptionGrace) }

@@ -15,9 +15,11 @@ extension SubscriptionsScreen: ConsoleScreen {
         Binding(
             [.character("s")], .screen("state"), help: "state",
             summary: "Show only the next state: all, active, grace period, billing retry, expired, refunded."),
-    ]
+    ] + demoBindings
 
-    public static let footer: [Command] = [.screen("state")]
+    public static let footer: [Command] = [.screen("state"), .screen("demo")]
+
+    public static let verbs: [ConsoleCommandLine.Verb] = demoVerbs
 
     public var filterText: String? { filter }
 
@@ -32,8 +34,13 @@ extension SubscriptionsScreen: ConsoleScreen {
         refresh(pageSize: Self.listRows(context), now: context.clock)
     }
 
-    /// The clock moved: states are computed at the new instant, so rows change group as their dates pass.
-    public mutating func tick(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
+    /// The clock moved: a demo plays up to it, and states are computed at the new instant, so rows change
+    /// group as their dates pass.
+    public mutating func tick(_ context: inout ScreenContext) -> [Effect] { tickDemo(&context) + refresh(&context) }
+
+    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
+        runDemoVerb(argument, &context)
+    }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
         guard text != filter else { return [] }
@@ -43,7 +50,10 @@ extension SubscriptionsScreen: ConsoleScreen {
 
     public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
         guard let event = event as? Event else { return [] }
-        return apply(event)
+        switch event {
+        case .demoReady, .demoFailed, .demoWritten: return applyDemo(event, &context)
+        default: return apply(event)
+        }
     }
 
     /// `:select ID`: the subscription with this original transaction id (or a player's, by user id).
@@ -69,7 +79,7 @@ extension SubscriptionsScreen: ConsoleScreen {
             context.status = StatusMessage("showing " + (state.map { $0.name } ?? "every state"), .info)
             return reload(pageSize: Self.listRows(context), now: context.clock)
         default:
-            return []
+            return performDemo(command, &context) ?? []
         }
     }
 

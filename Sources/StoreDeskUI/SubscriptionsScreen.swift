@@ -20,6 +20,10 @@ public struct SubscriptionsScreen: Sendable {
     public var detailScroll = 0
     /// Bumped on every new query, so a late result for an old one is dropped.
     var generation = 0
+    /// The subscription a developer drives live, if any (`n`).
+    public var demo: SubscriptionDemo?
+    /// The time rate the next demo runs at (`t`).
+    public var demoRate: TimeRate = .monthEvery30Seconds
 
     public init() {}
 
@@ -35,6 +39,10 @@ public struct SubscriptionsScreen: Sendable {
         case window(rows: [SubscriptionListRow], select: Selection, generation: Int)
         case counts([SubscriptionState: Int], generation: Int)
         case detail(SubscriptionDetail?)
+        case demoReady(SubscriptionDemoSetup)
+        case demoFailed(String)
+        /// These notifications reached the store; `rejected` says why one did not.
+        case demoWritten(Set<String>, rejected: String?)
     }
 
     /// Which row a new window selects.
@@ -163,6 +171,8 @@ public struct SubscriptionsScreen: Sendable {
             return []
         case .detail(let detail):
             if detail?.row.subscription.id == selectedRow?.subscription.id { self.detail = detail }
+            return []
+        case .demoReady, .demoFailed, .demoWritten:
             return []
         }
     }

@@ -63,7 +63,8 @@ final class ConsoleHarness {
 
     func press(_ keys: Key...) { for key in keys { runtime.dispatch(.key(key)) } }
     func type(_ text: String) { for c in text { runtime.dispatch(.key(.character(c))) } }
-    /// Goes to a screen by its name, as `:NAME` does (tab numbers change as screens are added).
+    /// Goes to a screen by its name, as `:NAME` does (tab numbers change as screens are added); runs any
+    /// other `:` command line the same way.
     func show(_ screen: String) {
         press(.character(":"))
         type(screen)

@@ -73,6 +73,16 @@ public struct SubscriptionEventLines: Sendable {
 
     /// The events in file order.
     public var events: [SubscriptionEvent] { entries.map(\.event) }
+
+    init(entries: [Entry] = [], failures: [Failure] = []) {
+        self.entries = entries
+        self.failures = failures
+    }
+
+    /// Events made in memory (a simulation's), numbered from 1 as if they were a file's lines.
+    public init(events: [SubscriptionEvent]) {
+        self.init(entries: events.enumerated().map { Entry(line: $0.offset + 1, event: $0.element) })
+    }
 }
 
 extension SubscriptionEvent {

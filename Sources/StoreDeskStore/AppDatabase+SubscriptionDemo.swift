@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+
+/// What a live subscription demo needs from the store before it starts: the player, their game account's
+/// `appAccountToken` (so the simulated notifications land on them as Apple's would), their app's
+/// subscription catalogue, and transaction ids no stored subscription uses.
+public struct SubscriptionDemoSetup: Sendable, Hashable {
+    public var userId: String
+    public var userName: String
+    public var app: App
+    /// The app's auto-renewable products, by id.
+    public var catalogue: [Product]
+    /// The product the demo subscribes to.
+    public var product: Product
+    public var appAccountToken: String?
+    /// Above every numeric original transaction id in the store, so the demo's never collide.
+    public var firstTransactionId: UInt64
+
+    /// The demo's simulation, started at `start`, its first purchase not yet made.
+    public func simulation(start: Instant, rate: TimeRate) -> SubscriptionSimulation {
+        SubscriptionSimulation(
+            app: app, products: catalogue, start: start, rate: rate, firstTransactionId: firstTransactionId,
+            seed: firstTransactionId)
+    }
+}
+
+extension AppDatabase {
+    /// Looks up what a demo subscription of `userId` needs. `productId` nil picks the app's monthly
+    /// subscription (what a time rate is stated in), else its shortest period.
+    public func subscriptionDemoSetup(userId: String, productId: String?) throws -> SubscriptionDemoSetup {
+        try reader.read { db in
+            guard let user = try User.filter(Column("id") == userId).fetchOne(db) else { throw StoreError.unknownUser(id: userId) }
+            let account = try Row.fetchOne(
+                db, sql: "SELECT app_id, app_account_token FROM game_account WHERE user_id = ? ORDER BY app_id LIMIT 1",
+                arguments: [userId])
+            let chosen = try productId.flatMap { try Product.fetchOne(db, key: $0) }
+            if let productId, chosen == nil { throw StoreError.invalidArgument("no product '\(productId)'") }
+            let firstApp = try String.fetchOne(db, sql: "SELECT id FROM app ORDER BY id LIMIT 1")
+            let accountApp: String? = account?["app_id"]
+            guard let appId = chosen?.appId ?? accountApp ?? firstApp, let app = try App.fetchOne(db, key: appId)
+            else { throw StoreError.invalidArgument("the store has no app to subscribe in") }
+            let catalogue = try Product.filter(Column("app_id") == app.id && Column("subscription_group") != nil)
+                .order(Column("id")).fetchAll(db)
+                .filter { $0.type == .autoRenewable && $0.period != nil }
+            guard !catalogue.isEmpty else {
+                throw StoreError.invalidArgument("\(app.name) sells no auto-renewable subscription")
+            }
+            let product: Product
+            if let chosen {
+                guard catalogue.contains(chosen) else {
+                    throw StoreError.invalidArgument("\(chosen.id) is not an auto-renewable subscription")
+                }
+                product = chosen
+            } else {
+                let days = { (product: Product) in product.period == .oneMonth ? 0 : product.period?.approximateDays ?? .max }
+                product = catalogue.min { (days($0), $0.id) < (days($1), $1.id) }!
+            }
+            if let live = try Row.fetchOne(
+                db,
+                sql: "SELECT original_transaction_id, state FROM subscription WHERE user_id = ? AND group_id = ? AND state IN ('active', 'grace_period', 'billing_retry')",
+                arguments: [user.id, product.subscriptionGroup])
+            {
+                let id: String = live["original_transaction_id"], state: String = live["state"]
+                throw StoreError.invalidArgument(
+                    "\(user.id) already has subscription \(id) in \(product.subscriptionGroup ?? "its group") (\(state.replacingOccurrences(of: "_", with: " "))): pick another player or group")
+            }
+            let highest = try UInt64.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(CAST(original_transaction_id AS INTEGER)) FROM subscription
+                    WHERE original_transaction_id GLOB '[0-9]*' AND length(original_transaction_id) <= 18
+                    """) ?? 0
+            let token: String? = account?["app_id"] == app.id ? account?["app_account_token"] : nil
+            return SubscriptionDemoSetup(
+                userId: user.id, userName: user.displayName, app: app, catalogue: catalogue, product: product,
+                appAccountToken: token, firstTransactionId: max(highest, 3_000_000_000_000_000) + 1_000_001)
+        }
+    }
+
+    /// Writes what a simulation has sent since the last call as notifications from `simulation`, in one
+    /// transaction. Time passes in the store: its clock, when it keeps one, moves up to `now` first, so
+    /// the notifications are not "signed after the store's clock".
+    public func recordSimulatedNotifications(_ events: [SubscriptionEvent], at now: Instant) throws -> NotificationImport.Report {
+        try writer.write { db in
+            if let clock = try StoreMeta.clock(in: db), clock < now {
+                try StoreMeta.set(.clock, String(now.millis), in: db)
+            }
+            return try NotificationImporter(db: db, source: "simulation", importedAt: now).run(SubscriptionEventLines(events: events))
+        }
+    }
+}
