@@ -143,6 +143,29 @@ public struct SubscriptionSearch: Sendable, Hashable {
         }
         return counts
     }
+
+    /// The first instant after this search's at which some subscription changes state (a period, a grace
+    /// period or billing retry ends, a refund or a purchase takes effect), or nil when none will: until
+    /// then the list and its counts stay as they are, so a screen need not fetch them again.
+    public func nextChange(_ db: Database) throws -> Instant? {
+        let now = instant.millis, limit = billingRetryLimit.millis
+        let millis = try Int64.fetchOne(
+            db,
+            sql: """
+                SELECT MIN(t) FROM (
+                  SELECT MIN(expires_date) AS t FROM subscription WHERE expires_date > :now
+                  UNION ALL SELECT MIN(expires_date) + :limit FROM subscription
+                    WHERE state IN ('grace_period', 'billing_retry') AND expires_date > :now - :limit
+                  UNION ALL SELECT MIN(grace_period_expires_date) FROM subscription
+                    WHERE state = 'grace_period' AND grace_period_expires_date > :now
+                  UNION ALL SELECT MIN(COALESCE(revocation_date, purchase_date)) FROM subscription
+                    WHERE state = 'revoked' AND COALESCE(revocation_date, purchase_date) > :now
+                  UNION ALL SELECT MIN(original_purchase_date) FROM subscription WHERE original_purchase_date > :now
+                )
+                """,
+            arguments: ["now": now, "limit": limit])
+        return millis.map(Instant.init(millis:))
+    }
 }
 
 extension AppDatabase {
@@ -156,6 +179,11 @@ extension AppDatabase {
     /// How many subscriptions match in each state.
     public func subscriptionCounts(_ search: SubscriptionSearch) throws -> [SubscriptionState: Int] {
         try reader.read { try search.counts($0) }
+    }
+
+    /// The counts, and when they will next change (`SubscriptionSearch.nextChange`), in one read.
+    public func subscriptionCountsAndNextChange(_ search: SubscriptionSearch) throws -> ([SubscriptionState: Int], Instant?) {
+        try reader.read { (try search.counts($0), try search.nextChange($0)) }
     }
 
     /// One subscription with its notifications and its player, for a detail pane.

@@ -35,8 +35,11 @@ extension SubscriptionsScreen: ConsoleScreen {
     }
 
     /// The clock moved: a demo plays up to it, and states are computed at the new instant, so rows change
-    /// group as their dates pass.
-    public mutating func tick(_ context: inout ScreenContext) -> [Effect] { tickDemo(&context) + refresh(&context) }
+    /// group as their dates pass. Until the next such date nothing is fetched (a write refreshes anyway).
+    public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
+        let demo = tickDemo(&context)
+        return isCurrent(at: context.clock) ? demo : demo + refresh(&context)
+    }
 
     public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
         runDemoVerb(argument, &context)

@@ -22,6 +22,9 @@ public struct SubscriptionsScreen: Sendable {
     var generation = 0
     /// The subscription a developer drives live, if any (`n`).
     public var demo: SubscriptionDemo?
+    /// The instant of the last fetch, and the next instant after it at which a state changes.
+    var fetchedAt: Instant?
+    var nextChange: Instant?
     /// The time rate the next demo runs at (`t`).
     public var demoRate: TimeRate = .monthEvery30Seconds
 
@@ -37,7 +40,8 @@ public struct SubscriptionsScreen: Sendable {
 
     public enum Event: Sendable {
         case window(rows: [SubscriptionListRow], select: Selection, generation: Int)
-        case counts([SubscriptionState: Int], generation: Int)
+        /// The counts at `at`, and the next instant any subscription changes state.
+        case counts([SubscriptionState: Int], at: Instant, nextChange: Instant?, generation: Int)
         case detail(SubscriptionDetail?)
         case demoReady(SubscriptionDemoSetup)
         case demoFailed(String)
@@ -63,7 +67,16 @@ public struct SubscriptionsScreen: Sendable {
     }
 
     func countsEffect(_ search: SubscriptionSearch, _ generation: Int) -> Effect {
-        Self.read { db in Event.counts(try db.subscriptionCounts(search), generation: generation) }
+        Self.read { db in
+            let (counts, next) = try db.subscriptionCountsAndNextChange(search)
+            return Event.counts(counts, at: search.instant, nextChange: next, generation: generation)
+        }
+    }
+
+    /// Whether what was fetched still holds at `now`: no state has changed since (ticks then fetch nothing).
+    func isCurrent(at now: Instant) -> Bool {
+        guard let fetched = fetchedAt, fetched <= now else { return false }
+        return nextChange.map { now < $0 } ?? true
     }
 
     func detailEffect() -> [Effect] {
@@ -166,8 +179,12 @@ public struct SubscriptionsScreen: Sendable {
             if selectedRow?.subscription.id != previous { detailScroll = 0 }
             if selectedRow == nil { detail = nil }
             return detailEffect()
-        case .counts(let counts, let gen):
-            if gen == generation { self.counts = counts }
+        case .counts(let counts, let at, let next, let gen):
+            if gen == generation {
+                self.counts = counts
+                fetchedAt = at
+                nextChange = next
+            }
             return []
         case .detail(let detail):
             if detail?.row.subscription.id == selectedRow?.subscription.id { self.detail = detail }

@@ -18,6 +18,10 @@ import Testing
         console.runtime.dispatch(.tick(console.state.clock.adding(.days(days))))
     }
 
+    func tick(_ console: ConsoleHarness, hours: Int64) {
+        console.runtime.dispatch(.tick(console.state.clock.adding(.hours(hours))))
+    }
+
     var subscriptions: (ConsoleHarness) -> SubscriptionsScreen { { $0.state.screenState(SubscriptionsScreen.self) } }
 
     @Test func theUserPaneShowsStateDatesOfferAccessAndTheTimelineByApplesNames() throws {
@@ -75,6 +79,21 @@ import Testing
         // Round the states back to all.
         console.press(.character("s"), .character("s"), .character("s"))
         #expect(subscriptions(console).state == nil)
+    }
+
+    @Test func ticksFetchNothingUntilTheNextStateChange() throws {
+        let console = try ConsoleHarness(size: size)
+        command(console, "subscriptions")
+        let fetched = subscriptions(console).fetchedAt
+        #expect(fetched == console.state.clock)
+        // Emma's three-day grace period is the first thing to end after the demo store's clock.
+        #expect(subscriptions(console).nextChange == Instant(iso8601: "2026-11-21T06:00:00Z"))
+        tick(console, hours: 21)
+        #expect(subscriptions(console).fetchedAt == fetched)
+        tick(console, hours: 1)
+        #expect(subscriptions(console).fetchedAt == Instant(iso8601: "2026-11-21T06:00:00Z"))
+        #expect(subscriptions(console).counts[.billingRetry] == 2)
+        #expect(subscriptions(console).nextChange == Instant(iso8601: "2026-11-21T18:00:00Z"))
     }
 
     @Test func movingPastTheWindowFetchesByKeysetAndTheDetailFollows() throws {
