@@ -91,23 +91,9 @@ extension SubscriptionsScreen {
             context.status = StatusMessage("the next demo runs at \(Self.rateText(demoRate))", .info)
             return []
         case .screen("billing"):
-            return driveDemo(&context) { demo, now in
-                if demo.billingProblem {
-                    try demo.simulation.resolveBillingProblem(demo.originalTransactionId, at: now)
-                } else {
-                    try demo.simulation.startBillingProblem(demo.originalTransactionId, at: now)
-                }
-                demo.billingProblem.toggle()
-                return demo.billingProblem
-                    ? "renewals now fail to bill: grace period (when the app has one), then billing retry"
-                    : "payment method fixed: the subscription recovers"
-            }
+            return act(demo?.billingProblem == true ? .billingFixed : .billingFails, &context)
         case .screen("autorenew"):
-            return driveDemo(&context) { demo, now in
-                try demo.simulation.setAutoRenew(demo.originalTransactionId, !demo.autoRenew, at: now)
-                demo.autoRenew.toggle()
-                return demo.autoRenew ? "auto-renew on again" : "auto-renew off: it expires at the end of the period"
-            }
+            return act(.autoRenew(demo?.autoRenew == false), &context)
         case .screen("change"):
             guard let demo else { return [] }
             let others = demo.setup.catalogue.filter {
@@ -116,24 +102,9 @@ extension SubscriptionsScreen {
             context.prompt("change to (\(others.map(\.id).joined(separator: ", ")))", action: "change")
             return []
         case .submit("change", let text):
-            let productId = text.trimmingCharacters(in: .whitespaces)
-            return driveDemo(&context) { demo, now in
-                guard let product = demo.setup.catalogue.first(where: { $0.id == productId }) else {
-                    throw SubscriptionSimulationError.unknownProduct(productId)
-                }
-                let current = demo.setup.catalogue.first { $0.id == demo.simulation.subscription(demo.originalTransactionId)?.productId }
-                if product.priceCents > current?.priceCents ?? 0 {
-                    try demo.simulation.upgrade(demo.originalTransactionId, to: product.id, at: now)
-                    return "upgraded to \(product.id) at once"
-                }
-                try demo.simulation.downgrade(demo.originalTransactionId, to: product.id, at: now)
-                return "downgrades to \(product.id) at the next renewal"
-            }
+            return act(.change(productId: text.trimmingCharacters(in: .whitespaces)), &context)
         case .screen("refund"):
-            return driveDemo(&context) { demo, now in
-                try demo.simulation.refund(demo.originalTransactionId, at: now)
-                return "refunded: revoked, access removed"
-            }
+            return act(.refund, &context)
         case .screen("stopdemo"):
             guard let demo else { return [] }
             self.demo = nil
@@ -235,9 +206,7 @@ extension SubscriptionsScreen {
     }
 
     /// One customer action on the demo, at the console's clock.
-    private mutating func driveDemo(
-        _ context: inout ScreenContext, _ action: (inout SubscriptionDemo, Instant) throws -> String
-    ) -> [Effect] {
+    private mutating func act(_ action: SubscriptionDemoAction, _ context: inout ScreenContext) -> [Effect] {
         guard var demo else {
             context.status = StatusMessage("no demo subscription runs (n starts one)", .warning)
             return []
@@ -246,8 +215,12 @@ extension SubscriptionsScreen {
         // cannot order: each action comes a millisecond after the last at least.
         let now = max(context.clock, Instant(millis: demo.simulation.now.millis + 1))
         do {
-            let message = try action(&demo, now)
-            context.status = StatusMessage(message, .success)
+            context.status = StatusMessage(try action.apply(to: &demo.simulation, demo.originalTransactionId, at: now), .success)
+            switch action {
+            case .billingFails, .billingFixed: demo.billingProblem = action == .billingFails
+            case .autoRenew(let on): demo.autoRenew = on
+            case .change, .refund: break
+            }
         } catch {
             context.status = StatusMessage("refused: \(error)", .error)
         }

@@ -6,7 +6,7 @@ import StoreDeskStore
 /// `storedesk events import FILE`: App Store Server Notifications into the store.
 struct EventsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "events", abstract: "App Store Server Notifications in the store.", subcommands: [Import.self])
+        commandName: "events", abstract: "App Store Server Notifications in the store.", subcommands: [Import.self, Simulate.self])
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(

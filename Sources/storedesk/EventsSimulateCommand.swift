@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+extension EventsCommand {
+    /// `storedesk events simulate PLAYER`: the console's live demo subscription, headless. A simulated
+    /// subscription runs from the store's clock at a StoreKit testing time rate, with customer actions at
+    /// set seconds, and everything Apple would have sent is imported in one transaction.
+    struct Simulate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a demo subscription through time at a StoreKit testing rate and import what Apple would send.",
+            discussion: """
+                The player subscribes at the store's clock (default product: their app's monthly one); \
+                each --step ACTION@SECONDS acts that many seconds later (\(SubscriptionDemoAction.names)); \
+                the run ends --for seconds after the start. At --rate 30s a month lasts 30 seconds and the \
+                grace period and billing retry shrink alike. The notifications are imported as from \
+                `simulation` and the store's clock moves to the end of the run. A refused step or bad input \
+                imports nothing. Needs --role developer.
+                """)
+
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var staff: StaffOptions
+        @Argument(help: "The player's user id.") var user: String
+        @Option(help: "The auto-renewable product (default: the app's monthly subscription).") var product: String?
+        @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real.") var rate = "30s"
+        @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
+        @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
+        var steps: [String] = []
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        static let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
+
+        /// The steps in time order, checked before the store is opened.
+        func parsedSteps() throws -> [(seconds: Int, action: SubscriptionDemoAction)] {
+            try steps.map { text in
+                let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+                guard parts.count == 2, let action = SubscriptionDemoAction.parse(parts[0]) else {
+                    throw StoreError.invalidArgument("--step '\(text)': expected ACTION@SECONDS with ACTION one of \(SubscriptionDemoAction.names)")
+                }
+                guard let at = Int(parts[1]), at > 0, at <= seconds else {
+                    throw StoreError.invalidArgument("--step '\(text)': SECONDS must be a whole number from 1 to --for (\(seconds))")
+                }
+                return (at, action)
+            }
+            .enumerated().sorted { ($0.element.seconds, $0.offset) < ($1.element.seconds, $1.offset) }.map(\.element)
+        }
+
+        func run() throws {
+            let result = try reporting { () throws -> SimulateJSON in
+                guard let rate = Self.rates[rate] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(rate)'") }
+                guard (1...1_000_000_000).contains(seconds) else {
+                    throw StoreError.invalidArgument("--for must be a number of seconds from 1 to 1000000000, got \(seconds)")
+                }
+                let steps = try parsedSteps()
+                guard !staff.readonly else {
+                    throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
+                }
+                guard try staff.consoleRole == .developer else {
+                    throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
+                }
+                let database = try store.open(.readWrite)
+                let setup = try database.subscriptionDemoSetup(userId: user, productId: product)
+                let start = try database.clock() ?? Instant(Date())
+                let end = start.adding(.seconds(Int64(seconds)))
+                var simulation = setup.simulation(start: start, rate: rate)
+                let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
+                for step in steps {
+                    let at = start.adding(.seconds(Int64(step.seconds)))
+                    do {
+                        try step.action.apply(to: &simulation, id, at: at)
+                    } catch {
+                        throw StoreError.invalidArgument("--step \(step.action)@\(step.seconds) refused: \(error); nothing was imported")
+                    }
+                }
+                try simulation.advance(to: end)
+                let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end)
+                let records = try database.subscriptionRecords(userId: setup.userId)
+                let info = records.snapshot(at: end).subscription(originalTransactionId: id)
+                return SimulateJSON(
+                    originalTransactionId: id, userId: setup.userId, productId: setup.product.id, rate: rate.name,
+                    start: start.iso8601, end: end.iso8601, imported: report.imported, rejected: report.rejected,
+                    notifications: records.events.filter { $0.originalTransactionId == id }.sorted { $0.signedDate < $1.signedDate }
+                        .map(SubsJSON.EventJSON.init),
+                    subscription: info.map(SubsJSON.InfoJSON.init))
+            }
+            if json {
+                try printJSON(result)
+            } else {
+                print("demo \(result.originalTransactionId): \(result.userId) subscribed to \(result.productId) at \(result.rate), \(result.start) → \(result.end)")
+                for event in result.notifications { print("  \(event.signedDate)  \(event.name)  \(event.summary)") }
+                if let info = result.subscription {
+                    print("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
+                }
+                print("imported \(result.imported), rejected \(result.rejected)")
+            }
+            if result.rejected > 0 { throw ExitCode(2) }
+        }
+    }
+}
+
+/// `events simulate --json`: the demo subscription, its notifications, and its state at the end.
+struct SimulateJSON: Encodable {
+    var originalTransactionId, userId, productId, rate, start, end: String
+    var imported, rejected: Int
+    var notifications: [SubsJSON.EventJSON]
+    @NullWhenAbsent var subscription: SubsJSON.InfoJSON?
+}
