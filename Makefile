@@ -14,9 +14,12 @@ deps:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
 
-# The release binary links the Swift runtime statically: it starts in about half the time.
+# The release binary links the Swift runtime statically (it starts in about half the time) and is
+# not position-independent: a PIE of this size spends ~2 ms at every start applying 97k relocations.
+RELEASE_FLAGS := -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie
+
 release: deps
-	$(SWIFT) build -c release --product storedesk -Xswiftc -static-stdlib
+	$(SWIFT) build -c release --product storedesk $(RELEASE_FLAGS)
 
 run: release
 	./.build/release/storedesk $(ARGS)

@@ -105,7 +105,7 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
     /// `2026-03-01 16:00:05` in the given zone.
     public func secondsText(in zone: TimeZone) -> String {
         let seconds = ((millis / 1000) % 60 + 60) % 60
-        return shortText(in: zone) + String(format: ":%02d", seconds)
+        return shortText(in: zone) + ":" + Instant.pad(seconds, 2)
     }
 }
 
@@ -130,5 +130,30 @@ extension Instant {
             if m > 0 { return "\(sign)\(m)m \(s)s" }
             return "\(sign)\(s)s"
         }
+    }
+}
+
+extension TimeZone {
+    /// The machine's zone for showing dates. Where local time is UTC all year (a server's usual
+    /// setting, or `TZ=UTC`) this is the fixed GMT zone: the same dates, without loading ICU's
+    /// time-zone data, which costs a short command such as `snapshot` more than drawing its frame.
+    public static var local: TimeZone {
+        tzset()
+        var now = time(nil)
+        var moment = tm()
+        guard localtime_r(&now, &moment) != nil else { return .current }
+        // Offsets in January and July: a zone with daylight saving differs in one of them.
+        let year = Int(moment.tm_year)
+        for month in [0, 6] {
+            var probe = tm()
+            probe.tm_year = Int32(year)
+            probe.tm_mon = Int32(month)
+            probe.tm_mday = 1
+            probe.tm_isdst = -1
+            var seconds = timegm(&probe)
+            var local = tm()
+            guard localtime_r(&seconds, &local) != nil, local.tm_gmtoff == 0 else { return .current }
+        }
+        return .gmt
     }
 }

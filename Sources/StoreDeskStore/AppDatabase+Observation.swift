@@ -7,7 +7,7 @@ extension AppDatabase {
     public func observeCommits(_ onChange: @escaping @Sendable () -> Void) -> AnyObject? {
         guard !isReadOnly else { return nil }
         let observation = DatabaseRegionObservation(tracking: .fullDatabase)
-        return try? observation.start(in: writer, onError: { _ in }, onChange: { _ in onChange() }) as AnyObject
+        return observation.start(in: writer, onError: { _ in }, onChange: { _ in onChange() }) as AnyObject
     }
 }
 

@@ -21,7 +21,7 @@ extension AppDatabase {
 
     public func profile(userId: String, recent: Int = 10) throws -> UserProfile {
         try reader.read { db in
-            guard let user = try User.fetchOne(db, key: ["id": userId]) else { throw StoreError.unknownUser(id: userId) }
+            guard let user = try User.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [userId]) else { throw StoreError.unknownUser(id: userId) }
             let subscriptions = try Self.subscriptionRecords(db, userId: userId)
             return UserProfile(
                 user: user,

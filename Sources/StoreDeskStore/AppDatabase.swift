@@ -128,12 +128,14 @@ public struct AppDatabase: Sendable {
 
     /// The first 16 bytes of every SQLite 3 file.
     static func checkHeader(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw StoreError.database(path: path, message: "cannot open the file")
-        }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        guard header == Data("SQLite format 3\0".utf8) else { throw StoreError.notSQLite(path: path) }
+        // POSIX, not FileHandle: this runs at the start of every command, and Foundation's file
+        // handles cost more than the read.
+        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StoreError.database(path: path, message: "cannot open the file") }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        guard count == 16, header.elementsEqual("SQLite format 3\0".utf8) else { throw StoreError.notSQLite(path: path) }
     }
 
     /// Returns the migrations this binary knows that the file lacks; throws when the file is not a
@@ -149,7 +151,10 @@ public struct AppDatabase: Sendable {
     }
 
     static func inspect(_ db: Database, path: String) throws -> [String] {
-        guard try db.tableExists("grdb_migrations") else { throw StoreError.notAStore(path: path) }
+        // A plain query, not `db.tableExists`: GRDB's schema introspection costs a short process dearly.
+        let hasMigrations = try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? false
+        guard hasMigrations else { throw StoreError.notAStore(path: path) }
         let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         let known = migrator.migrations
         let unknown = applied.filter { !known.contains($0) }

@@ -137,11 +137,11 @@ public final class ConsoleRuntime {
         }
     }
 
-    /// Loads the first data and renders one frame without a terminal: `storedesk snapshot`.
-    public func settleFirstFrame() -> Canvas {
+    /// Loads the first data without a terminal, as the console does before its first frame:
+    /// `storedesk snapshot`, the benchmarks and the UI tests.
+    public func settle() {
         for effect in state.start() { apply(perform(effect)) }
         while performDeferred() {}
-        return state.render()
     }
 }
 

@@ -12,7 +12,7 @@ public enum Snapshot {
         filter: String? = nil
     ) throws -> Canvas {
         let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
-        _ = runtime.settleFirstFrame()
+        runtime.settle()
         if let failure = runtime.state.status, failure.kind == .error { throw Failure(description: failure.text) }
         if let filter {
             runtime.dispatch(.key(.character("/")))

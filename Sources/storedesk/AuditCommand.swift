@@ -34,7 +34,7 @@ struct AuditCommand: ParsableCommand {
                 })
             return
         }
-        let zone = TimeZone.current
+        let zone = TimeZone.local
         for entry in entries {
             print([entry.at.shortText(in: zone), "\(entry.actor) (\(entry.role))", entry.action, entry.subject, entry.detail]
                 .joined(separator: "  "))

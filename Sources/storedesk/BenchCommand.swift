@@ -16,7 +16,8 @@ struct BenchCommand: ParsableCommand {
     /// Types filter text into the Users screen one key at a time, as a person would, and times each
     /// keystroke from key to finished frame (reducer, queries, render).
     struct Filter: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Time each filter keystroke on the Users screen.")
+        static let configuration = CommandConfiguration(
+            commandName: "filter", abstract: "Time each filter keystroke on the Users screen.")
         @OptionGroup var store: StoreOptions
         @Option(help: "Texts to type, comma separated.") var texts: String = "王,张伟,Chen,Alex Ng,138,0000,2000123,emma_pro,zzzz-nobody,欧阳"
         @Option(help: "The terminal size.") var size: String = "120x40"
@@ -27,10 +28,10 @@ struct BenchCommand: ParsableCommand {
             let catalog = ThemeCatalog()
             let state = AppState(
                 size: terminalSize, session: Session(role: .operator, actor: "bench", readOnly: true),
-                storePath: database.path, clock: Instant(Date()), timeZone: .current, themeName: "dark",
+                storePath: database.path, clock: Instant(Date()), timeZone: .local, themeName: "dark",
                 themeNames: catalog.names)
             let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: catalog)
-            _ = runtime.settleFirstFrame()
+            runtime.settle()
             var samples: [Double] = [], slices: [Double] = [], complete: [Double] = []
             var worst = ("", 0.0)
             for text in texts.split(separator: ",") {
@@ -70,6 +71,7 @@ struct BenchCommand: ParsableCommand {
     /// same rows written with raw prepared SQLite inserts, in the same run, on scratch demo stores.
     struct Queue: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "queue",
             abstract: "Transactions per second of the headless payment pipeline beside raw SQLite inserts.")
         @Option(help: "About how many purchase attempts to run.") var transactions: Int = 20_000
         @Option(help: "The simulation's seed.") var seed: UInt64 = 1

@@ -11,9 +11,21 @@ struct ConsoleOptions: ParsableArguments {
     @Flag(help: "No colours (also when NO_COLOR is set): bold, reverse and underline only.") var noColor = false
 
     var readonly: Bool { staff.readonly }
+    /// How the console looks, as a plain value.
+    var look: Look { Look(theme: theme, noColor: noColor) }
+    var monochrome: Bool { look.monochrome }
+    func loadTheme(_ catalog: ThemeCatalog) throws -> (Theme, [String]) { try look.loadTheme(catalog) }
+    func session() throws -> Session { try staff.session() }
+}
+
+/// `--theme` and `--no-color` as a plain value, so a command can be run without ArgumentParser's
+/// reflection (see `SnapshotRequest`).
+struct Look: Equatable {
+    var theme: String?
+    var noColor = false
 
     var monochrome: Bool {
-        noColor || !(ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+        noColor || !(environmentValue("NO_COLOR") ?? "").isEmpty
     }
 
     /// The theme to start with and its warnings; a broken file is an error.
@@ -28,6 +40,4 @@ struct ConsoleOptions: ParsableArguments {
         }
         return (Theme.builtInDefault, [])
     }
-
-    func session() throws -> Session { try staff.session() }
 }

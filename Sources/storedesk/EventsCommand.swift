@@ -10,6 +10,7 @@ struct EventsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Import App Store Server Notifications V2 from a JSON Lines file.",
             discussion: """
                 Each line is a decoded notification or a raw {"signedPayload": "..."} (read without verifying \

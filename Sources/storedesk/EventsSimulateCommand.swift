@@ -9,6 +9,7 @@ extension EventsCommand {
     /// set seconds, and everything Apple would have sent is imported in one transaction.
     struct Simulate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "simulate",
             abstract: "Run a demo subscription through time at a StoreKit testing rate and import what Apple would send.",
             discussion: """
                 The player subscribes at the store's clock (default product: their app's monthly one); \

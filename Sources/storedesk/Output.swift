@@ -32,6 +32,19 @@ func printJSON<T: Encodable>(_ value: T) throws {
     FileHandle.standardOutput.write(Data("\n".utf8))
 }
 
+/// One environment variable, read with `getenv`: `ProcessInfo.processInfo.environment` copies the
+/// whole environment into a dictionary, a measurable part of a short command such as `snapshot`.
+func environmentValue(_ name: String) -> String? {
+    getenv(name).map { String(cString: $0) }
+}
+
+/// Only the named environment variables, for the APIs that take an environment dictionary.
+func environmentValues(_ names: String...) -> [String: String] {
+    var values: [String: String] = [:]
+    for name in names { values[name] = environmentValue(name) }
+    return values
+}
+
 /// Whether standard error is a terminal (for progress bars).
 var stderrIsTerminal: Bool { isatty(2) == 1 }
 

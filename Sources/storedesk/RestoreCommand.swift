@@ -16,7 +16,8 @@ struct RestoreCommand: ParsableCommand {
         subcommands: [List.self, Confirm.self, Decline.self, Purchases.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Restore prompts, oldest first.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "Restore prompts, oldest first.")
         @OptionGroup var store: StoreOptions
         @Option(help: "open, confirmed, declined or all.") var status: String = "open"
         @Option(help: "At most this many prompts.") var limit: Int = 1000
@@ -51,6 +52,7 @@ struct RestoreCommand: ParsableCommand {
 
     struct Confirm: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "confirm",
             abstract: "Deliver a dropped order once, onto a game account (restoreProduct), with its order, callback and grant.")
         @OptionGroup var store: StoreOptions
         @OptionGroup var staff: StaffOptions
@@ -88,7 +90,8 @@ struct RestoreCommand: ParsableCommand {
     }
 
     struct Decline: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Decline a restore prompt with a reason (audited).")
+        static let configuration = CommandConfiguration(
+            commandName: "decline", abstract: "Decline a restore prompt with a reason (audited).")
         @OptionGroup var store: StoreOptions
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The Apple TransactionIdentifier of the prompt.") var transactionId: String
@@ -114,6 +117,7 @@ struct RestoreCommand: ParsableCommand {
 
     struct Purchases: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "purchases",
             abstract: "Restore Purchases for one role: past non-consumables and subscriptions come back as restored, no new charge.",
             discussion: "The role's Apple ID's purchases in its app unlock on it as the app's ownership rule allows.")
         @OptionGroup var store: StoreOptions

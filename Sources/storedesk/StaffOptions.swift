@@ -13,6 +13,21 @@ struct StaffOptions: ParsableArguments {
     @Option(name: .customLong("as"), help: "The name written to the audit log (default: your login name).")
     var actor: String?
 
+    /// The options as a plain value.
+    var staff: Staff { Staff(readonly: readonly, role: role, actor: actor) }
+    var consoleRole: ConsoleRole { get throws { try staff.consoleRole } }
+    var actorName: String { staff.actorName }
+    func session() throws -> Session { try staff.session() }
+    func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
+}
+
+/// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
+/// reflection (see `SnapshotRequest`).
+struct Staff: Equatable {
+    var readonly = false
+    var role = "operator"
+    var actor: String?
+
     var consoleRole: ConsoleRole {
         get throws {
             guard let role = ConsoleRole(rawValue: role.lowercased()) else {
@@ -24,8 +39,7 @@ struct StaffOptions: ParsableArguments {
 
     var actorName: String {
         if let actor, !actor.isEmpty { return actor }
-        let env = ProcessInfo.processInfo.environment
-        return env["USER"] ?? env["LOGNAME"] ?? getlogin().map { String(cString: $0) } ?? "unknown"
+        return environmentValue("USER") ?? environmentValue("LOGNAME") ?? getlogin().map { String(cString: $0) } ?? "unknown"
     }
 
     func session() throws -> Session { Session(role: try consoleRole, actor: actorName, readOnly: readonly) }

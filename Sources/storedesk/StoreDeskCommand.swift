@@ -12,7 +12,21 @@ struct StoreDeskCommand: ParsableCommand {
             ConsoleCommand.self, SnapshotCommand.self, SeedCommand.self, CheckCommand.self, UserCommand.self,
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
             SimulateCommand.self, LoginCommand.self, RestoreCommand.self, AuditCommand.self,
-                        EventsCommand.self, SubsCommand.self,
+            EventsCommand.self, SubsCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
+
+    /// `storedesk snapshot` with only its own options skips ArgumentParser (see `SnapshotRequest`);
+    /// everything else is parsed as usual.
+    static func main() {
+        guard let snapshot = SnapshotRequest(arguments: Array(CommandLine.arguments.dropFirst())) else {
+            main(nil)
+            return
+        }
+        do {
+            try snapshot.run()
+        } catch {
+            SnapshotCommand.exit(withError: error)
+        }
+    }
 }

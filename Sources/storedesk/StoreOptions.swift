@@ -10,16 +10,32 @@ struct StoreOptions: ParsableArguments {
     @Flag(name: .long, help: "Upgrade a store file with an older schema (never done without this flag).")
     var migrate = false
 
+    /// The options as a plain value.
+    var location: StoreLocation { StoreLocation(db: db, migrate: migrate) }
+
+    /// Opens the store; builds the default store from the demo dataset on first use.
+    func open(_ access: AppDatabase.Access) throws -> AppDatabase { try location.open(access) }
+}
+
+/// `--db` and `--migrate` as a plain value, so a command can be run without ArgumentParser's
+/// reflection (see `SnapshotRequest`).
+struct StoreLocation: Equatable {
+    var db: String?
+    var migrate = false
+
     /// The chosen path, and whether the user named it (a named file is never changed without a flag).
-    var location: (path: String, named: Bool) {
+    var resolved: (path: String, named: Bool) {
         if let db { return (db, true) }
-        if let env = ProcessInfo.processInfo.environment["STOREDESK_DB"], !env.isEmpty { return (env, true) }
+        if let env = environmentValue("STOREDESK_DB"), !env.isEmpty { return (env, true) }
         return (DefaultStore.path(), false)
     }
 
+    /// The store file's path.
+    var path: String { resolved.path }
+
     /// Opens the store; builds the default store from the demo dataset on first use.
     func open(_ access: AppDatabase.Access) throws -> AppDatabase {
-        let (path, named) = location
+        let (path, named) = resolved
         if !named { try DefaultStore.ensure(at: path) }
         return try AppDatabase.open(path: path, access: access, migrate: migrate || !named)
     }

@@ -38,7 +38,7 @@ struct SubsCommand: ParsableCommand {
             try printJSON(SubsJSON(user: owner, snapshot: snapshot, product: product, timeline: timeline))
             return
         }
-        let zone = TimeZone.current
+        let zone = TimeZone.local
         let spoken = { (date: Instant) in date.spokenText(in: zone) }
         let aloud = { (date: Instant) in spoken(date) + " (" + date.relativeText(from: instant) + ")" }
         func field(_ label: String, _ value: String) { print("  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value) }

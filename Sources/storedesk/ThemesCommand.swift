@@ -7,7 +7,8 @@ struct ThemesCommand: ParsableCommand {
         commandName: "themes", abstract: "List and check colour themes.", subcommands: [List.self, Check.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "The themes this console can use.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "The themes this console can use.")
         func run() throws {
             let catalog = ThemeCatalog()
             for name in catalog.names {
@@ -18,6 +19,7 @@ struct ThemesCommand: ParsableCommand {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check theme files (default: every known theme). Exit 1 if any is broken.")
         @Argument(help: "Theme files or names.") var files: [String] = []
 

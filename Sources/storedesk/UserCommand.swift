@@ -8,7 +8,8 @@ struct UserCommand: ParsableCommand {
         commandName: "user", abstract: "Look up players.", subcommands: [Show.self, Search.self])
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One player's profile, accounts and subscriptions.")
+        static let configuration = CommandConfiguration(
+            commandName: "show", abstract: "One player's profile, accounts and subscriptions.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The user id.") var id: String
         @Flag(help: "Print the profile as JSON.") var json = false
@@ -20,7 +21,7 @@ struct UserCommand: ParsableCommand {
                 return
             }
             let u = profile.user
-            let zone = TimeZone.current
+            let zone = TimeZone.local
             print("\(u.displayName)  (id \(u.id)\(u.isGuest ? ", guest" : ""))")
             print("  name            \(u.name)")
             print("  friendly name   \(u.friendlyName.isEmpty ? "-" : u.friendlyName)")
@@ -49,6 +50,7 @@ struct UserCommand: ParsableCommand {
 
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Find players by id, name, friendly name or the last four digits of the phone.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "Text to look for (Chinese works).") var text: String

@@ -111,6 +111,34 @@ import Testing
         #expect(try Binary.run(["snapshot", "--size", "40x10"], home: home).stdout.contains("terminal too small"))
     }
 
+    /// `snapshot` with only its own options skips ArgumentParser for speed; every command line must
+    /// give the same frame, error and exit code either way.
+    @Test func snapshotFastPathMatchesTheFullParser() throws {
+        let home = TemporaryHome()
+        _ = try Binary.run(["check"], home: home)
+        let store = home.defaultStore
+        let commandLines: [[String]] = [
+            ["snapshot"],
+            ["snapshot", "--db", store, "--size", "80x24", "--select", "10000003"],
+            ["snapshot", "--db=\(store)", "--size=100x30", "--screen=restores", "--role", "support", "--as", "mei"],
+            ["snapshot", "--db", store, "--filter", "王", "--no-color", "--readonly"],
+            ["snapshot", "--db", store, "--theme", "light", "--screen", "queue", "--migrate"],
+            ["snapshot", "--db", store, "--size", "huge"],
+            ["snapshot", "--db", store, "--role", "boss"],
+            ["snapshot", "--db", store, "--select", "ghost"],
+            ["snapshot", "--db", store, "--screen"],
+            ["snapshot", "--db", store, "--bogus"],
+            ["snapshot", "--db", store, "-h"],
+        ]
+        for arguments in commandLines {
+            let fast = try Binary.run(arguments, home: home)
+            let full = try Binary.run(arguments, home: home, environment: ["STOREDESK_FULL_PARSE": "1"])
+            #expect(fast.status == full.status, "\(arguments)")
+            #expect(fast.stdout == full.stdout, "\(arguments)")
+            #expect(fast.stderr == full.stderr, "\(arguments)")
+        }
+    }
+
     @Test func themesListAndCheck() throws {
         let home = TemporaryHome()
         let list = try Binary.run(["themes", "list"], home: home)

@@ -52,7 +52,7 @@ final class ConsoleHarness {
         var configured = state
         configure(&configured)
         runtime = ConsoleRuntime(state: configured, theme: .builtInDefault, database: database, catalog: ThemeCatalog(environment: [:]))
-        _ = runtime.settleFirstFrame()
+        runtime.settle()
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

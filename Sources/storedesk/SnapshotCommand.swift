@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+import StoreDeskUI
+
+/// `storedesk snapshot`: one rendered frame of a screen as plain text (no terminal needed).
+struct SnapshotCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "snapshot", abstract: "Print one rendered frame of a screen as plain text (no terminal needed).")
+
+    @OptionGroup var store: StoreOptions
+    @OptionGroup var console: ConsoleOptions
+    @Option(help: "The screen: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")).") var screen: String = "users"
+    @Option(help: "The terminal size, WIDTHxHEIGHT.") var size: String = "120x40"
+    @Option(help: "Select this user id.") var select: String?
+    @Option(help: "Apply this list filter.") var filter: String?
+
+    var request: SnapshotRequest {
+        SnapshotRequest(
+            store: store.location, staff: console.staff.staff, look: console.look, screen: screen, size: size,
+            select: select, filter: filter)
+    }
+
+    func run() throws { try request.run() }
+}
+
+/// Everything `storedesk snapshot` needs, as a plain value. Scripts, tests and benchmarks call the
+/// snapshot many times, and most of a short process's life went to ArgumentParser's reflection
+/// (every first `as?` of a property wrapper scans the binary's protocol conformances), so a command
+/// line made only of the snapshot's own options is read by `init?(arguments:)` instead; anything
+/// else (help, an unknown option, a missing value) goes through ArgumentParser as before.
+struct SnapshotRequest: Equatable {
+    var store = StoreLocation()
+    var staff = Staff()
+    var look = Look()
+    var screen = "users"
+    var size = "120x40"
+    var select: String?
+    var filter: String?
+
+    init(
+        store: StoreLocation = StoreLocation(), staff: Staff = Staff(), look: Look = Look(), screen: String = "users",
+        size: String = "120x40", select: String? = nil, filter: String? = nil
+    ) {
+        self.store = store
+        self.staff = staff
+        self.look = look
+        self.screen = screen
+        self.size = size
+        self.select = select
+        self.filter = filter
+    }
+
+    /// The request for `arguments` (after the executable's name) when they are `snapshot` followed only
+    /// by its own options, each `--name value`, `--name=value` or a flag; nil for anything else.
+    /// `STOREDESK_FULL_PARSE=1` always answers nil (tests compare both paths).
+    init?(arguments: [String]) {
+        guard arguments.first == "snapshot", environmentValue("STOREDESK_FULL_PARSE") != "1" else {
+            return nil
+        }
+        var rest = arguments.dropFirst()
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else { return nil }
+            var name = Substring(argument.dropFirst(2))
+            var inline: String?
+            if let equals = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: equals)...])
+                name = name[..<equals]
+            }
+            func value() -> String? {
+                if let inline { return inline }
+                guard let next = rest.popFirst(), !next.hasPrefix("-") else { return nil }
+                return next
+            }
+            switch name {
+            case "migrate", "readonly", "no-color":
+                guard inline == nil else { return nil }
+                switch name {
+                case "migrate": store.migrate = true
+                case "readonly": staff.readonly = true
+                default: look.noColor = true
+                }
+            case "db", "role", "as", "theme", "screen", "size", "select", "filter":
+                guard let value = value() else { return nil }
+                switch name {
+                case "db": store.db = value
+                case "role": staff.role = value
+                case "as": staff.actor = value
+                case "theme": look.theme = value
+                case "screen": screen = value
+                case "size": size = value
+                case "select": select = value
+                default: filter = value
+                }
+            default:
+                return nil
+            }
+        }
+    }
+
+    func run() throws {
+        let trace = PhaseTrace()
+        let canvas = try reporting { () throws -> Canvas in
+            guard let screenID = ScreenID.named(screen) else {
+                throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            guard let terminalSize = Size(size) else {
+                throw StoreError.invalidArgument("--size must look like 120x40, got '\(size)'")
+            }
+            trace.mark("arguments")
+            let catalog = ThemeCatalog(environment: environmentValues("XDG_CONFIG_HOME", "HOME"))
+            let (theme, _) = try look.loadTheme(catalog)
+            trace.mark("theme")
+            let database = try store.open(.readOnly)
+            trace.mark("open store")
+            let clock = try database.clock() ?? Instant(Date())
+            var state = AppState(
+                size: terminalSize, session: try staff.session(), storePath: database.path, clock: clock,
+                timeZone: .local, themeName: theme.name, themeNames: [])
+            state.screen = screenID
+            let canvas = try Snapshot.render(state: state, theme: theme, database: database, catalog: catalog, select: select, filter: filter)
+            trace.mark("render")
+            return canvas
+        }
+        print(canvas.plainText, terminator: "")
+        trace.mark("print")
+    }
+}
+
+/// `STOREDESK_TRACE=1` prints how long each phase of a command took, on stderr.
+final class PhaseTrace {
+    let enabled = environmentValue("STOREDESK_TRACE") == "1"
+    var last = DispatchTime.now()
+
+    func mark(_ phase: String) {
+        guard enabled else { return }
+        let now = DispatchTime.now()
+        let ms = Double(now.uptimeNanoseconds - last.uptimeNanoseconds) / 1_000_000
+        FileHandle.standardError.write(Data(String(format: "%-12@ %6.2f ms\n", phase, ms).utf8))
+        last = now
+    }
+}
