@@ -22,11 +22,13 @@ extension AppDatabase {
             throw StoreError.invalidArgument("only a developer may drive the one-tap simulator (\(staff.signature))")
         }
         return try writeImmediate { db in
-            var login = try Self.loadOneTap(db: db)
-            let before = login.registration
+            let before = try Self.loadOneTap(db: db)
+            var login = before
             let value = try step(&login, login.now(base: try StoreMeta.clock(in: db) ?? wall))
+            // A step that changed nothing (a refusal before the carrier answered) leaves the file as it was.
+            guard login != before else { return value }
             try Self.saveOneTap(login, db: db)
-            if let registration = login.registration, registration != before {
+            if let registration = login.registration, registration != before.registration {
                 var audit = AuditEntry(
                     at: wall, actor: staff.name, role: staff.role, action: "onetap.register", subject: registration.appId,
                     detail: "appKey \(Masking.secret(registration.appKey))")

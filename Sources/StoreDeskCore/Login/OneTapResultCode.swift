@@ -26,7 +26,7 @@ public struct OneTapResultCode: Hashable, Sendable, Identifiable {
         OneTapResultCode(code: code, carrierText: carrierText, meaning: meaning)
     }
 
-    public static let success = row("103000", "成功", "Success: a masked number, a token, or the number from the server.")
+    public static let success = row("103000", "成功", "Success: the step did what was asked (a masked number, a token, the number from the server).")
     public static let noNetwork = row("102101", "无网络", "No network at all: the phone is offline.")
     public static let networkError = row("102102", "网络异常", "The network failed while talking to the carrier's gateway.")
     public static let dataNetworkOff = row(
