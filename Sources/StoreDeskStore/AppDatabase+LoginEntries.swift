@@ -37,7 +37,8 @@ extension AppDatabase {
     }
 
     /// Saves a game's login entries (nil: back to unconfigured, the SDK's default) with its history line
-    /// and an audit line, in one transaction. Only a developer may; an unchanged list writes nothing.
+    /// and an audit line, in one transaction. Only a developer may; a list that breaks a rule on every
+    /// platform is refused; an unchanged list writes nothing.
     ///
     /// - Returns: the history line written, or nil when the list was already that.
     @discardableResult
@@ -46,6 +47,10 @@ extension AppDatabase {
     ) throws -> LoginEntryHistory? {
         guard !isReadOnly else { throw StoreError.invalidArgument("the store is open read-only: the login entries were not changed") }
         if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
+        let broken = LoginEntryRules.violationsOnEveryPlatform(entries)
+        guard broken.isEmpty else {
+            throw StoreError.invalidArgument("not saved: " + broken.map { "\($0.code) (\($0.detail))" }.joined(separator: "; "))
+        }
         return try writeImmediate { db in
             guard try App.exists(db, key: appId) else { throw Self.unknownApp(appId, db) }
             let old = try LoginEntryConfiguration.fetchOne(db, key: appId)

@@ -39,7 +39,7 @@ extension LoginScreen: ConsoleScreen {
             disabledReason: developerOnly),
         Binding(
             [.character("w")], .screen("save"), help: "save",
-            summary: "Save the list (refused while a rule is violated), with its history line and an audit line.", writes: true,
+            summary: "Save the list with its history line and an audit line (refused with more than 5, a repeat, or TapTap with XD).", writes: true,
             disabledReason: developerOnly),
         Binding(
             [.character("o")], .screen("platform"), help: "platform",

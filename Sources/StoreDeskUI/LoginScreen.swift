@@ -165,9 +165,9 @@ public struct LoginScreen: Sendable {
 
     mutating func save(_ context: inout ScreenContext) -> [Effect] {
         guard let setup else { return [] }
-        if let report, !report.isValid {
-            context.status = StatusMessage(
-                "not saved: " + report.verdicts(.error).map(\.code).joined(separator: ", ") + " (fix the list first)", .error)
+        let broken = LoginEntryRules.violationsOnEveryPlatform(draft)
+        guard broken.isEmpty else {
+            context.status = StatusMessage("not saved: " + broken.map(\.code).joined(separator: ", ") + " (fix the list first)", .error)
             return []
         }
         let staff = StaffMember(name: context.session.actor, role: context.session.role.rawValue)

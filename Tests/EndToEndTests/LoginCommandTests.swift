@@ -75,6 +75,7 @@ import Testing
         ["login", "entries", "set", "--app", "1001", "--entries", "guest", "--role", "developer", "--readonly"],
         ["login", "entries", "set", "--app", "1001", "--entries", "apple,facebook", "--role", "developer"],
         ["login", "entries", "set", "--app", "9999", "--entries", "guest", "--role", "developer"],
+        ["login", "entries", "set", "--app", "1001", "--entries", "taptap,xd", "--role", "developer"],
         ["login", "entries", "set", "--app", "1001", "--role", "developer"],
         ["login", "entries", "check", "--app", "1001", "--platform", "windows"],
         ["login", "entries", "check", "--app", "1001", "--legacy", "hide-apple"],

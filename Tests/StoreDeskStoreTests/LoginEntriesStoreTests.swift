@@ -108,3 +108,22 @@ import Testing
         #expect(try store.oneTapLogin().clockOffsetMillis == 0)
     }
 }
+
+@Suite struct LoginEntriesInvariantTests {
+    @Test func aListBrokenOnEveryPlatformIsNeverSavedButAnIOSOnlyRuleIsLeftToCheck() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("demo.sqlite")
+        let store = try Fixtures.demoStore(at: path)
+        let before = Fixtures.checksum(path)
+        let developer = LoginEntriesStoreTests.developer
+        #expect(throws: StoreError.invalidArgument("not saved: taptap_with_xd (both are in the list)")) {
+            try store.setLoginEntries([.tapTap, .platform], appId: "1001", by: developer, surface: "cli", at: LoginEntriesStoreTests.now)
+        }
+        #expect(throws: StoreError.self) {
+            try store.setLoginEntries([.apple, .weChat, .qq, .guest, .tapTap, .apple], appId: "1001", by: developer, surface: "cli", at: LoginEntriesStoreTests.now)
+        }
+        #expect(Fixtures.checksum(path) == before)
+        // WeChat alone is fine for an Android game; `check` on iOS still fails it.
+        #expect(try store.setLoginEntries([.weChat], appId: "1001", by: developer, surface: "cli", at: LoginEntriesStoreTests.now) != nil)
+    }
+}

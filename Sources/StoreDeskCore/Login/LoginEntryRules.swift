@@ -71,6 +71,12 @@ public enum LoginEntryRules {
         return verdicts
     }
 
+    /// The errors a list has on every platform (more than 5, a repeat, TapTap with XD): such a list is
+    /// never saved. `apple_required` is not among them: it binds iOS builds only, and `check` reports it.
+    public static func violationsOnEveryPlatform(_ entries: [LoginEntry]?) -> [LoginVerdict] {
+        evaluate(entries, on: LoginPlatform(system: .android)).filter { $0.rule.severity == .error }
+    }
+
     /// Whether `check` passes: no error among the verdicts.
     public static func isValid(_ verdicts: [LoginVerdict]) -> Bool { !verdicts.contains { $0.rule.severity == .error } }
 
