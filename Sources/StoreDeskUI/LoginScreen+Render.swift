@@ -62,6 +62,10 @@ extension LoginScreen {
                 text.paragraph("", verdict.message, width: inner.width - 1, .text)
             }
         }
+        for note in report?.legacyNotes ?? [] {
+            text.line([Span(" legacy", .statusWarning)])
+            text.paragraph("", note, width: inner.width - 1, .muted)
+        }
         text.line([])
         text.line([Span(" History", .title)])
         let history = setup?.history ?? []

@@ -52,6 +52,7 @@ extension LoginScreen: ConsoleScreen {
     public static let verbs: [ConsoleCommandLine.Verb] = [
         .init(name: "entries", argument: "A,B,...", summary: "set the draft list (SDK names or aliases; empty for none)"),
         .init(name: "platform", argument: "ios|android [VERSION]", summary: "the platform to check and preview"),
+        .init(name: "legacy", argument: "hide-guest,qq-web,...", summary: "the draft as the old login switches amount to"),
     ]
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { load(context) }
@@ -82,6 +83,13 @@ extension LoginScreen: ConsoleScreen {
             }
             editing = argument
             return type(.enter, &context) ?? []
+        case "legacy":
+            if let refusal = context.session.developerRefusal("edit the login configuration") {
+                context.status = StatusMessage(refusal, .warning)
+                return []
+            }
+            applyLegacy(argument, &context)
+            return []
         case "platform":
             let words = argument.split(separator: " ").map(String.init)
             do {

@@ -15,8 +15,12 @@ public struct LoginScreen: Sendable {
     public var appId: String?
     public var apps: [App] = []
     public var setup: LoginEntrySetup?
-    /// The list being edited; nil is unconfigured (the SDK's default).
-    public var draft: [LoginEntry]?
+    /// The list being edited; nil is unconfigured (the SDK's default). Any change drops `legacy`.
+    public var draft: [LoginEntry]? {
+        didSet { legacy = nil }
+    }
+    /// The old switches the draft was made from (`:legacy`), for their web marks and notes.
+    public var legacy: LegacyLoginSwitches?
     /// The selected entry of the draft.
     public var selected = 0
     /// The device the verdicts and the preview are for.
@@ -53,11 +57,14 @@ public struct LoginScreen: Sendable {
     /// Everything the list implies, for the verdicts, the preview and the checklist.
     var report: LoginEntryReport? {
         guard let setup, case .success(let list) = checkedList else { return nil }
+        if let legacy, editing == nil {
+            return LoginEntryReport(appId: setup.app.id, configuration: setup.configuration, legacy: legacy, platform: platform)
+        }
         return LoginEntryReport(appId: setup.app.id, configuration: setup.configuration, entries: .some(list), platform: platform)
     }
 
     /// The draft as the editor starts it: aliases, comma-separated.
-    static func text(_ entries: [LoginEntry]?) -> String { (entries ?? []).map(\.alias).joined(separator: ",") }
+    static func text(_ entries: [LoginEntry]) -> String { entries.map(\.alias).joined(separator: ",") }
 
     mutating func load(_ context: ScreenContext) -> [Effect] {
         let wanted = appId ?? context.app?.id
@@ -110,11 +117,11 @@ public struct LoginScreen: Sendable {
             list.swapAt(selected, target)
             selected = target
         case .screen("add"):
-            editing = Self.text(draft) + ((draft ?? []).isEmpty ? "" : ",")
+            editing = Self.text(shownEntries) + (shownEntries.isEmpty ? "" : ",")
             context.status = StatusMessage("type entries (apple, wechat, qq, taptap, guest, xd), checked as you type; enter keeps, esc cancels")
             return []
         case .screen("edit"):
-            editing = Self.text(draft)
+            editing = Self.text(shownEntries)
             context.status = StatusMessage("edit the list, checked as you type; enter keeps, esc cancels")
             return []
         case .screen("default"):
@@ -188,5 +195,20 @@ public struct LoginScreen: Sendable {
         if isDirty { context.status = StatusMessage("unsaved edits of \(setup?.app.id ?? "") dropped", .warning) }
         setup = nil
         return load(context)
+    }
+
+    /// `:legacy hide-guest,qq-web`: the draft becomes the list the old switches amount to.
+    mutating func applyLegacy(_ text: String, _ context: inout ScreenContext) {
+        do {
+            let switches = try LegacyLoginSwitches(list: text)
+            draft = switches.effect.entries
+            legacy = switches
+            selected = 0
+            let notes = switches.effect.notes
+            context.status = StatusMessage(
+                "legacy switches as a list: \(LoginEntryHistory.text(draft))" + (notes.isEmpty ? "" : "; " + notes.joined(separator: "; ")))
+        } catch {
+            context.status = StatusMessage(error.description, .error)
+        }
     }
 }

@@ -36,6 +36,8 @@ import Testing
         console.show("select 1002")
         #expect(console.text.contains("sdk_default"))
         console.press(.character("e"))
+        #expect(login(console).editing == "wechat,qq,guest,apple,taptap")
+        console.press(.ctrl("u"))
         console.type("wechat,q")
         #expect(console.text.contains("'q' is not a login entry"))
         console.type("q")
@@ -73,6 +75,19 @@ import Testing
         #expect(login(console).draft == nil)
         console.press(.character("u"))
         #expect(login(console).draft == [.apple, .weChat, .qq, .guest])
+    }
+
+    @Test func legacySwitchesBecomeADraftWithTheirWebMarks() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .developer)
+        console.show("login")
+        console.show("legacy hide-guest,hide-taptap,qq-web,show-verycd")
+        #expect(login(console).draft == [.weChat, .qq, .apple])
+        #expect(console.text.contains("[ QQ 登录"))
+        #expect(console.text.contains("web"))
+        #expect(console.text.contains("VeryCD"))
+        console.press(.character("J"))
+        #expect(login(console).draft == [.qq, .weChat, .apple])
+        #expect(login(console).legacy == nil)
     }
 
     @Test func thePlatformChangesTheVerdictsAndTheWebMarks() throws {
