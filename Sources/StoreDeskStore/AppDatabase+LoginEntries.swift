@@ -65,7 +65,7 @@ extension AppDatabase {
                 newEntries: entries)
             try line.insert(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "login_entries.set", subject: appId,
+                at: now, actor: staff.name, role: staff.role, action: "login.entries.set", subject: "app \(appId)",
                 detail: "\(line.change) (from \(surface))")
             try audit.insert(db)
             return line

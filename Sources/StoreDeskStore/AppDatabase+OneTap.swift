@@ -30,7 +30,7 @@ extension AppDatabase {
             try Self.saveOneTap(login, db: db)
             if let registration = login.registration, registration != before.registration {
                 var audit = AuditEntry(
-                    at: wall, actor: staff.name, role: staff.role, action: "onetap.register", subject: registration.appId,
+                    at: wall, actor: staff.name, role: staff.role, action: "login.onetap.register", subject: "carrier appId \(registration.appId)",
                     detail: "appKey \(Masking.secret(registration.appKey))")
                 try audit.insert(db)
             }

@@ -73,7 +73,7 @@ extension LoginScreen {
         for change in history {
             text.line([
                 Span(" " + change.at.shortText(in: context.timeZone) + " ", .muted), Span(change.actor, .detailValue),
-                Span(" (\(change.surface))", .muted),
+                Span(" (\(change.role), \(change.surface))", .muted),
             ])
             text.line([Span("   " + change.change, .text)])
         }

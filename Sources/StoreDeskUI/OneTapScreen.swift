@@ -27,8 +27,9 @@ public struct OneTapScreen: Sendable {
         case stepped(OneTapOutcome?, OneTapLogin, Instant, note: String?)
     }
 
-    /// What `r` offers when nothing is registered: a carrier-shaped demo appId and appKey.
-    static let demoRegistration = "300011862498 8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"
+    /// What `r` offers when nothing is registered: a carrier-shaped demo appId. The appKey is never
+    /// prefilled, so no key is drawn in the clear; the README gives the demo's.
+    static let demoAppId = "300011862498"
     static let defaultButton = "本机号码一键登录"
 
     public var selectedOutcome: OneTapOutcome? { log.indices.contains(selected) ? log[selected] : nil }
@@ -86,8 +87,8 @@ public struct OneTapScreen: Sendable {
     mutating func perform(step command: Command, _ context: inout ScreenContext) -> [Effect] {
         switch command {
         case .screen("register"):
-            let current = login?.registration.map { $0.appId + " " } ?? Self.demoRegistration
-            context.prompt("register: APPID APPKEY", action: "register", text: current)
+            let appId = login?.registration?.appId ?? Self.demoAppId
+            context.prompt("register: APPID APPKEY", action: "register", text: appId + " ")
         case .submit("register", let text):
             let words = text.split(separator: " ").map(String.init)
             guard words.count == 2 else {

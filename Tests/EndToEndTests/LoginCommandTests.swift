@@ -66,7 +66,7 @@ import Testing
         #expect(history.first?["surface"] as? String == "cli")
         let reset = try CLI.run(["login", "entries", "set", "--app", "1002", "--default", "--db", db] + Self.developer, home: home)
         #expect(reset.stdout.contains("→ (SDK default)"))
-        #expect(try CLI.sql(db, "SELECT count(*) FROM audit_log WHERE action = 'login_entries.set'") == "2")
+        #expect(try CLI.sql(db, "SELECT count(*) FROM audit_log WHERE action = 'login.entries.set' AND subject = 'app 1002'") == "2")
     }
 
     @Test(arguments: [
@@ -110,7 +110,7 @@ import Testing
         let register = try onetap(["register", "--app-id", "300011862498", "--app-key", "8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"])
         #expect(register.status == 0)
         #expect(!register.stdout.contains("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"))
-        #expect(try CLI.sql(db, "SELECT detail FROM audit_log WHERE action = 'onetap.register'") == "appKey 8F3A****41")
+        #expect(try CLI.sql(db, "SELECT detail FROM audit_log WHERE action = 'login.onetap.register'") == "appKey 8F3A****41")
         let prefetch = try CLI.json(try onetap(["prefetch", "--json"])) as? [String: Any]
         #expect(prefetch?["masked_number"] as? String == "138****0000")
         // A token exchanged within two minutes gives the number once.

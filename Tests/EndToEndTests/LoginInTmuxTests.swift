@@ -27,7 +27,7 @@ import Testing
         try tmux.waitFor("! apple_near_top")
         try tmux.keys("Enter", "K", "K", "w")
         let screen = try tmux.waitFor("saved 1002: (SDK default) → APPLE_LOGIN,WX_LOGIN,QQ_LOGIN")
-        #expect(screen.contains("zhao.dev (console)"))
+        #expect(screen.contains("zhao.dev (developer, console)"))
         #expect(screen.contains("[ Sign in with Apple"))
 
         let check = try RestoreCommandTests.run(["login", "entries", "check", "--app", "1002"], home: home)

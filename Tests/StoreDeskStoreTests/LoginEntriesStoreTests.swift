@@ -34,7 +34,7 @@ import Testing
         #expect(setup.history.map(\.change) == ["APPLE_LOGIN,WX_LOGIN → (SDK default)", "(SDK default) → APPLE_LOGIN,WX_LOGIN"])
         #expect(setup.history.map(\.surface) == ["console", "cli"])
         #expect(setup.history.allSatisfy { $0.actor == "zhao.dev" && $0.role == "developer" })
-        let audit = try store.reader.read { try AuditEntry.filter(Column("action") == "login_entries.set").fetchAll($0) }
+        let audit = try store.reader.read { try AuditEntry.filter(Column("action") == "login.entries.set" && Column("subject") == "app 1002").fetchAll($0) }
         #expect(audit.count == 2)
         #expect(audit.first?.detail == "(SDK default) → APPLE_LOGIN,WX_LOGIN (from cli)")
     }
@@ -96,7 +96,7 @@ import Testing
         #expect(late.result.code == "104201")
         #expect(try open().oneTapClock(wall: wall) == Instant(iso8601: "2026-11-20T08:02:01Z"))
         // And the registration is audited with the key masked
-        let audit = try open().reader.read { try AuditEntry.filter(Column("action") == "onetap.register").fetchAll($0) }
+        let audit = try open().reader.read { try AuditEntry.filter(Column("action") == "login.onetap.register").fetchAll($0) }
         #expect(audit.map(\.detail) == ["appKey 8F3A****41"])
     }
 
