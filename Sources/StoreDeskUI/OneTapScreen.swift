@@ -106,6 +106,20 @@ public struct OneTapScreen: Sendable {
             context.prompt("authorization page: login button text", action: "authorize", text: Self.defaultButton)
         case .submit("authorize", let text):
             return step(context) { $0.authorize(buttonText: text, at: $1) }
+        case .screen("cancel"):
+            return step(context) { $0.authorize(buttonText: Self.defaultButton, cancel: true, at: $1) }
+        case .screen("phone"):
+            context.prompt("the SIM's number (11 digits)", action: "phone")
+        case .submit("phone", let text):
+            let number = text.trimmingCharacters(in: .whitespaces)
+            guard number.count == 11, number.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                context.status = StatusMessage("the number must be 11 digits, got '\(Masking.phone(number))'", .error)
+                return []
+            }
+            return step(context, note: "number: \(Masking.phone(number))") { login, _ in
+                login.phoneNumber = number
+                return nil
+            }
         case .screen("implicit"):
             return step(context) { $0.authorize(buttonText: "", implicit: true, at: $1) }
         case .screen("exchange"):

@@ -145,6 +145,23 @@ import Testing
         try Golden.check(console.frame, named: "onetap-120x40")
     }
 
+    @Test func theNumberAndClosingThePageAreKeysToo() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .developer)
+        console.show("onetap")
+        console.press(.character("r"))
+        console.type("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41")
+        console.press(.enter, .character("x"))
+        #expect(oneTap(console).log.first?.result.code == "200020")
+        console.press(.character("p"))
+        console.type("18600001234")
+        console.press(.enter)
+        #expect(console.state.status?.text == "number: 186****1234")
+        console.press(.character("c"), .character("c"), .character("c"))
+        console.press(.character("l"), .enter)
+        #expect(oneTap(console).log.first?.terms == "《联通统一认证服务条款》")
+        #expect(!console.text.contains("18600001234"))
+    }
+
     @Test func oneTapAt80x24() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 24), role: .developer)
         console.show("onetap")
