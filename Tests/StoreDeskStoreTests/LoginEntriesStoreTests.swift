@@ -127,3 +127,26 @@ import Testing
         #expect(try store.setLoginEntries([.weChat], appId: "1001", by: developer, surface: "cli", at: LoginEntriesStoreTests.now) != nil)
     }
 }
+
+@Suite struct LoginEntriesMigrationTests {
+    /// A store made before v5 keeps its login entries when upgraded; the new AppIDs start empty.
+    @Test func upgradingAV4StoreKeepsItsLoginEntries() throws {
+        // Given a v4 store with one configured app
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue, upTo: "v4-subscriptions")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days) VALUES ('9', 'g', 'b', 'k', 1, 'keep', 0)")
+            try db.execute(sql: """
+                INSERT INTO login_entry_configuration (app_id, entries, updated_at, updated_by)
+                VALUES ('9', '["APPLE_LOGIN","GUEST_LOGIN"]', 0, 'old')
+                """)
+        }
+        // When v5 runs
+        try AppDatabase.migrator.migrate(queue)
+        // Then the list reads back, with no third-party AppIDs and no history yet
+        let configuration = try queue.read { try LoginEntryConfiguration.fetchOne($0, key: "9") }
+        #expect(configuration?.entries == [.apple, .guest])
+        #expect(configuration?.weChatAppId == nil)
+        #expect(try queue.read { try LoginEntryHistory.fetchCount($0) } == 0)
+    }
+}
