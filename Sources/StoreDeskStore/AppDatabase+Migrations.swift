@@ -16,8 +16,54 @@ extension AppDatabase {
         migrator.registerMigration("v4-subscriptions") { db in
             try db.execute(sql: subscriptionEventSchema)
         }
+        migrator.registerMigration("v5-login-entries") { db in
+            try db.execute(sql: loginEntriesSchema)
+        }
         return migrator
     }()
+
+    /// Login entries: the third-party AppIDs the integration checklist needs, every change of a game's
+    /// list (who, when, old and new list, from which surface), and the one-click login simulator's state
+    /// (one row: registration, settings, its clock offset; and the tokens it handed out) so separate
+    /// `storedesk login onetap` invocations continue one flow.
+    static let loginEntriesSchema = """
+        ALTER TABLE login_entry_configuration ADD COLUMN wechat_app_id TEXT;
+        ALTER TABLE login_entry_configuration ADD COLUMN qq_app_id TEXT;
+        ALTER TABLE login_entry_configuration ADD COLUMN taptap_client_id TEXT;
+        ALTER TABLE login_entry_configuration ADD COLUMN universal_link_domain TEXT;
+        CREATE TABLE login_entry_history (
+            id INTEGER PRIMARY KEY,
+            app_id TEXT NOT NULL REFERENCES app(id),
+            at INTEGER NOT NULL,
+            actor TEXT NOT NULL,
+            role TEXT NOT NULL,
+            surface TEXT NOT NULL,
+            old_entries TEXT,
+            new_entries TEXT
+        );
+        CREATE INDEX login_entry_history_on_app ON login_entry_history(app_id, id);
+        CREATE TABLE onetap_simulator (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            app_id TEXT,
+            app_key TEXT,
+            timeout_ms INTEGER NOT NULL,
+            network TEXT NOT NULL,
+            carrier TEXT NOT NULL,
+            phone TEXT NOT NULL,
+            gateway_latency_ms INTEGER NOT NULL,
+            cached_number TEXT,
+            clock_offset_ms INTEGER NOT NULL,
+            token_serial INTEGER NOT NULL
+        );
+        CREATE TABLE onetap_token (
+            token TEXT PRIMARY KEY NOT NULL,
+            phone TEXT NOT NULL,
+            issued_at INTEGER NOT NULL,
+            used_at INTEGER,
+            implicit INTEGER NOT NULL,
+            open_id TEXT
+        );
+        """
 
     /// The payment queue's timeline: every state change, callback and grant the simulator writes has
     /// its event here, committed in the same transaction.

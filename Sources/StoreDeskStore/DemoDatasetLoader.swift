@@ -139,6 +139,14 @@ public enum DemoDatasetLoader {
         for var request in c.restoreRequests { try request.insert(db) }
         for configuration in c.loginEntries { try configuration.insert(db) }
         for var entry in c.audit { try entry.insert(db) }
+        // Each configured list's history starts with the change the audit log recorded (who, role, when).
+        for configuration in c.loginEntries where configuration.entries != nil {
+            let set = c.audit.last { $0.action == "login.entries.set" && $0.subject == "app \(configuration.appId)" }
+            var line = LoginEntryHistory(
+                appId: configuration.appId, at: set?.at ?? configuration.updatedAt, actor: set?.actor ?? configuration.updatedBy,
+                role: set?.role ?? "unknown", surface: "demo", oldEntries: nil, newEntries: configuration.entries)
+            try line.insert(db)
+        }
         let report = try NotificationImporter(db: db, source: notificationsFile, importedAt: c.meta.clock).run(c.notifications)
         if let refused = report.lines.first(where: { $0.outcome.name == "rejected" }) {
             throw StoreError.dataFile(

@@ -84,11 +84,14 @@ extension AppState {
         return " " + [appShort, shortTime, role].compactMap { $0 }.joined(separator: " │ ")
     }
 
+    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between, so every
+    /// screen's number stays visible on an 80-column terminal.
     func renderTabs(into canvas: inout Canvas, rect: Rect) {
+        let titles = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.title)" }
+        let roomy = titles.reduce(1) { $0 + $1.columns + 3 } <= rect.width
         var x = rect.x + 1
-        for (i, id) in ScreenID.allCases.enumerated() {
-            let label = " \(i + 1) \(id.title) "
-            x += canvas.write(label, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab)
+        for (id, title) in zip(ScreenID.allCases, titles) {
+            x += canvas.write(roomy ? " \(title) " : title, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab)
             x += 1
         }
     }

@@ -51,14 +51,17 @@ public struct CodeRow: Sendable, Hashable {
 /// The `:codes` screen: every code the console explains, searchable with `/` by number, name or meaning.
 ///
 /// The rows come from `CodesScreen.sources`: the subscription component's (its InAppPurchaseError codes,
-/// StoreKit's SKError codes and Apple's notification numbers, `SubscriptionCodes`). The one-click login
-/// result codes join as one more source when `OneTapResultCode` (Sources/StoreDeskCore/Login/, branch
-/// `login-entries`) is on main: `OneTapResultCode.table.map { CodeRow(source: "one-click login",
-/// family: "result code", tag: "one-click", code: $0.code, name: $0.carrierText, meaning: $0.meaning) }`.
+/// StoreKit's SKError codes and Apple's notification numbers, `SubscriptionCodes`), then the carrier's
+/// one-click login result codes (`OneTapResultCode.table`, the same table the One-tap screen shows).
 public struct CodesScreen: Sendable {
     /// Every source of codes, in the order the list shows them.
     public static let sources: [[CodeRow]] = [
         SubscriptionCodes.all.map(CodeRow.init),
+        OneTapResultCode.table.map {
+            CodeRow(
+                source: "one-click login", family: "result code", tag: "one-click", code: $0.code, name: $0.carrierText,
+                meaning: $0.meaning)
+        },
     ]
 
     public static let all: [CodeRow] = sources.flatMap { $0 }

@@ -130,7 +130,9 @@ extension AppState {
         case "refresh":
             return perform(.refresh)
         default:
-            if let id = ScreenID.named(verb) { return show(id) }
+            // A screen's name alone goes there; with an argument it is the verb of the screen that has
+            // one (`:login` shows the Login screen, `:login USER` logs a player in on Restores).
+            if let id = ScreenID.named(verb), argument.isEmpty || ConsoleCommandLine.owner(of: verb) == nil { return show(id) }
             if let owner = ConsoleCommandLine.owner(of: verb) {
                 let effects = screen == owner.id ? [] : show(owner.id)
                 return effects + withScreen(owner.id) { $0.run(verb: verb, argument: argument, &$1) }

@@ -135,6 +135,8 @@ public enum ScreenRegistry {
         AuditScreen.self,
         SubscriptionsScreen.self,
         CodesScreen.self,
+        LoginScreen.self,
+        OneTapScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

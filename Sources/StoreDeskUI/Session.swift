@@ -11,6 +11,13 @@ public struct Session: Sendable, Hashable {
         self.actor = actor
         self.readOnly = readOnly
     }
+
+    /// Why this session may not do a developer's write (`what`: "edit the login configuration"), or nil
+    /// when it may: for `:` verbs, which the keymap's `writes` and `disabledReason` do not guard.
+    public func developerRefusal(_ what: String) -> String? {
+        if readOnly { return "the store is open read-only" }
+        return role == .developer ? nil : "only a developer may \(what)"
+    }
 }
 
 /// The three kinds of people who use StoreDesk.

@@ -6,7 +6,7 @@ import StoreDeskStore
 /// `storedesk login ...`: what happens when a player logs in to a game.
 struct LoginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login", abstract: "Player logins and what they bring back.", subcommands: [As.self])
+        commandName: "login", abstract: "Player logins and what they bring back; login entries; the one-click phone login simulator.", subcommands: [As.self, Entries.self, OneTap.self])
 
     /// A player logs in: the App Store hands back every unfinished transaction of their Apple ID, and
     /// each dropped order becomes a restore prompt (once).

@@ -54,4 +54,15 @@ struct Staff: Equatable {
         guard staff.mayResolveRestores else { throw StoreError.invalidArgument(RestoreRefusal.roleMayNotAct(staff).description) }
         return staff
     }
+
+    /// The person editing configuration (login entries, the one-tap simulator), checked before the store
+    /// is opened: `--readonly` refuses, and only a developer may.
+    func editor(_ command: String) throws -> StaffMember {
+        let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
+        guard !readonly else {
+            throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
+        }
+        if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
+        return staff
+    }
 }

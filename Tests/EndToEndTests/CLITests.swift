@@ -74,7 +74,7 @@ import Testing
             (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")): create one with `storedesk seed --db \(home.path("missing.sqlite"))`"),
             (["user", "show", "no-such-user", "--db", store], store, "storedesk: no user with id 'no-such-user'"),
             (["snapshot", "--db", store, "--size", "huge"], store, "storedesk: --size must look like 120x40, got 'huge'"),
-            (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes)"),
+            (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap)"),
             (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),
             (["snapshot", "--db", store, "--role", "boss"], store, "storedesk: --role must be operator, support or developer, got 'boss'"),
             (["snapshot", "--db", readOnly, "--theme", "no-such-theme"], readOnly, "storedesk: no-such-theme: no such theme (have: colorblind, dark, high-contrast, light, mono)"),

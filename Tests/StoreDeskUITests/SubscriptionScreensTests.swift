@@ -133,7 +133,7 @@ import Testing
         let console = try ConsoleHarness(size: size)
         command(console, "codes")
         let codes = { console.state.screenState(CodesScreen.self) }
-        #expect(codes().rows.count == SubscriptionCodes.all.count)
+        #expect(codes().rows.count == SubscriptionCodes.all.count + OneTapResultCode.table.count)
         console.press(.character("/"))
         console.type("receipt")
         #expect(codes().rows.map(\.code) == ["30000", "30001", "30002", "30003", "30004", "30005", "30006", "30007", "30008"])

@@ -18,6 +18,14 @@ public struct StaffMember: Hashable, Sendable {
 
     public var mayResolveRestores: Bool { Self.restoringRoles.contains(role) }
 
+    /// Only a developer changes a game's configuration (login entries); operators and support look.
+    public var mayEditConfiguration: Bool { role == "developer" }
+
+    /// Why this person may not edit the login configuration, or nil when they may.
+    public var configurationRefusal: String? {
+        mayEditConfiguration ? nil : "only a developer may edit the login configuration (\(signature))"
+    }
+
     /// `li.support (support)`.
     public var signature: String { "\(name) (\(role))" }
 }
