@@ -35,6 +35,7 @@ extension LoginCommand {
 
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "show",
                 abstract: "The saved list (or the SDK's default), its rule verdicts, the login panel, the integration checklist and history.")
             @OptionGroup var store: StoreOptions
             @Option(help: "The app id.") var app: String
@@ -103,6 +104,7 @@ extension LoginCommand {
 
         struct Check: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "check",
                 abstract: "Check the saved list (or --entries, or --legacy switches) against the SDK's rules; exit 1 on a violation.")
             @OptionGroup var store: StoreOptions
             @Option(help: "The app id.") var app: String

@@ -30,7 +30,8 @@ extension LoginCommand {
         }
 
         struct Register: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Initialise the SDK with the carrier's appId and appKey (the key is shown masked).")
+            static let configuration = CommandConfiguration(
+                commandName: "register", abstract: "Initialise the SDK with the carrier's appId and appKey (the key is shown masked).")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Option(name: .customLong("app-id"), help: "The carrier appId (12 digits).") var appId: String
@@ -50,6 +51,7 @@ extension LoginCommand {
 
         struct Settings: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "settings",
                 abstract: "The phone's network and SIM and the SDK's timeout; with no option, prints them.")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
@@ -98,7 +100,8 @@ extension LoginCommand {
         }
 
         struct Prefetch: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Pre-fetch the number: 138****0000, or a result code.")
+            static let configuration = CommandConfiguration(
+                commandName: "prefetch", abstract: "Pre-fetch the number: 138****0000, or a result code.")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Flag(help: "Print JSON.") var json = false
@@ -107,6 +110,7 @@ extension LoginCommand {
 
         struct Authorize: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "authorize",
                 abstract: "The authorization page: a token valid 2 minutes, usable once (at most 30 unused per number in 10 minutes).")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
@@ -123,7 +127,8 @@ extension LoginCommand {
         }
 
         struct Exchange: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "The game server swaps a token for the number (shown masked).")
+            static let configuration = CommandConfiguration(
+                commandName: "exchange", abstract: "The game server swaps a token for the number (shown masked).")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Argument(help: "The token authorize printed.") var token: String
@@ -135,7 +140,8 @@ extension LoginCommand {
         }
 
         struct Advance: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Move the simulator's clock on by SECONDS (expiry, the rate limit's window).")
+            static let configuration = CommandConfiguration(
+                commandName: "advance", abstract: "Move the simulator's clock on by SECONDS (expiry, the rate limit's window).")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Argument(help: "Seconds, 1 or more.") var seconds: Int64
@@ -153,7 +159,8 @@ extension LoginCommand {
         }
 
         struct Delete: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Delete the cached credential: the next login pre-fetches again.")
+            static let configuration = CommandConfiguration(
+                commandName: "delete", abstract: "Delete the cached credential: the next login pre-fetches again.")
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Flag(help: "Print JSON.") var json = false
@@ -161,7 +168,8 @@ extension LoginCommand {
         }
 
         struct Codes: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Every result code of the carrier's table with its meaning.")
+            static let configuration = CommandConfiguration(
+                commandName: "codes", abstract: "Every result code of the carrier's table with its meaning.")
             @Argument(help: "A code or words to search for.") var query: String = ""
             @Flag(help: "Print JSON.") var json = false
             func run() throws {

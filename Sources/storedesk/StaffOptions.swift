@@ -19,6 +19,7 @@ struct StaffOptions: ParsableArguments {
     var actorName: String { staff.actorName }
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
+    func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
 }
 
 /// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
@@ -47,10 +48,7 @@ struct Staff: Equatable {
     /// The person a write acts as, checked before the store is opened: `--readonly` refuses every
     /// write, and an operator may only look.
     func writer(_ command: String) throws -> StaffMember {
-        let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
-        guard !readonly else {
-            throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
-        }
+        let staff = try member(writing: command)
         guard staff.mayResolveRestores else { throw StoreError.invalidArgument(RestoreRefusal.roleMayNotAct(staff).description) }
         return staff
     }
@@ -58,11 +56,16 @@ struct Staff: Equatable {
     /// The person editing configuration (login entries, the one-tap simulator), checked before the store
     /// is opened: `--readonly` refuses, and only a developer may.
     func editor(_ command: String) throws -> StaffMember {
+        let staff = try member(writing: command)
+        if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
+        return staff
+    }
+
+    private func member(writing command: String) throws -> StaffMember {
         let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
         guard !readonly else {
             throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
         }
-        if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
         return staff
     }
 }
