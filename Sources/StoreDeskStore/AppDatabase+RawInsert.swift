@@ -17,13 +17,17 @@ extension AppDatabase {
     }
 }
 
-/// Cached prepared statements for the payment queue's rows: one statement per table, arguments bound
-/// by hand (no record encoding), so the hot path costs what SQLite costs. A transaction or order that
-/// exists is updated in place (its state, finished flag, status), never deleted and re-inserted.
+/// Cached prepared statements for the payment queue's rows, arguments bound by hand (no record
+/// encoding), so the hot path costs what SQLite costs. A transaction or order that exists is updated in
+/// place (its state, finished flag, status), never deleted and re-inserted: the update runs first, and
+/// only a row it did not find is inserted. Most steps change a row the queue already holds, and an
+/// update binds the few columns that change where an upsert binds and builds the whole row.
 struct PaymentRowWriter {
     let db: Database
     let transaction: BulkInsert
+    let transactionUpdate: BulkInsert
     let order: BulkInsert
+    let orderUpdate: BulkInsert
     let callback: BulkInsert
     let grant: BulkInsert
     let event: BulkInsert
@@ -37,9 +41,12 @@ struct PaymentRowWriter {
                   quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
                   expires_date, revocation_date, revocation_reason, finished)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (id) DO UPDATE SET state = excluded.state, failure_reason = excluded.failure_reason,
-                  expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
-                  revocation_reason = excluded.revocation_reason, finished = excluded.finished
+                """)
+        transactionUpdate = try BulkInsert(
+            db,
+            cachedSQL: """
+                UPDATE store_transaction SET state = ?, failure_reason = ?, expires_date = ?, revocation_date = ?,
+                  revocation_reason = ?, finished = ? WHERE id = ?
                 """)
         order = try BulkInsert(
             db,
@@ -47,8 +54,8 @@ struct PaymentRowWriter {
                 INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment,
                   sub_payment, amount_cents, sid, role_id, app_order_id, ext, created_at, status)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (order_id) DO UPDATE SET status = excluded.status
                 """)
+        orderUpdate = try BulkInsert(db, cachedSQL: "UPDATE payment_order SET status = ? WHERE order_id = ?")
         callback = try BulkInsert(
             db,
             cachedSQL: """
@@ -65,7 +72,10 @@ struct PaymentRowWriter {
     }
 
     func write(_ change: PaymentChange) throws {
-        if let t = change.transaction {
+        if let t = change.transaction, try transactionUpdate.run({ row in
+            row.text(t.state.rawValue); row.text(t.failureReason?.rawValue); row.int(t.expiresDate?.millis)
+            row.int(t.revocationDate?.millis); row.text(t.revocationReason); row.bool(t.finished); row.text(t.id)
+        }) == 0 {
             try transaction.insert { row in
                 row.text(t.id); row.text(t.originalTransactionId); row.text(t.userId); row.text(t.appId)
                 row.text(t.productId); row.int(t.quantity); row.text(t.state.rawValue); row.text(t.failureReason?.rawValue)
@@ -74,7 +84,7 @@ struct PaymentRowWriter {
                 row.text(t.revocationReason); row.bool(t.finished)
             }
         }
-        if let o = change.order {
+        if let o = change.order, try orderUpdate.run({ row in row.text(o.status.rawValue); row.text(o.id) }) == 0 {
             try order.insert { row in
                 row.text(o.id); row.text(o.transactionId); row.text(o.appId); row.text(o.userId); row.text(o.productId)
                 row.text(o.payment); row.text(o.subPayment); row.int(o.amountCents); row.text(o.sid); row.text(o.roleId)

@@ -55,6 +55,14 @@ public struct AppDatabase: Sendable {
                 if try String.fetchOne(db, sql: "PRAGMA journal_mode")?.lowercased() == "wal" {
                     try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 }
+                // The writer's page cache holds every page a batch of the payment queue touches: with
+                // SQLite's 2 MB default, a batch spilled pages mid-transaction and read them back.
+                // Readers (a pool's are read-only) keep the default, so a scan of a million users
+                // never grows the console's memory.
+                if !db.configuration.readonly {
+                    try db.execute(sql: "PRAGMA cache_size = -32768")
+                    try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
+                }
             }
         }
         return config

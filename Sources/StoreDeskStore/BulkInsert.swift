@@ -45,7 +45,11 @@ struct BulkInsert {
         mutating func bool(_ value: Bool) { int(value ? 1 : 0) }
     }
 
-    func insert(_ bind: (inout Binder) -> Void) throws {
+    func insert(_ bind: (inout Binder) -> Void) throws { _ = try run(bind) }
+
+    /// Runs the statement once with the bound arguments; returns how many rows it changed.
+    @discardableResult
+    func run(_ bind: (inout Binder) -> Void) throws -> Int32 {
         let handle = statement.sqliteStatement
         var binder = Binder(handle: handle)
         bind(&binder)
@@ -54,6 +58,7 @@ struct BulkInsert {
         guard code == SQLITE_DONE else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: statement.sql)
         }
+        return sqlite3_changes(db.sqliteConnection)
     }
 }
 

@@ -2,24 +2,25 @@ import Foundation
 import StoreDeskCore
 
 /// The headless payment pipeline on two cores: the simulation (requests, states, signing, verifying,
-/// grant decisions) runs on the calling thread and hands batches of steps to a writer thread, which
-/// commits each batch, every step with its events, in one SQLite transaction. Batches wait in a short
-/// queue, so the engine never runs far ahead of what is committed.
+/// grant decisions) runs on the calling thread and hands its steps to a writer thread, which commits
+/// them, every step with its events, in SQLite transactions of at most `batch` steps. The writer takes
+/// whatever has piled up whenever it is free (a group commit): small commits while the engine is
+/// starting, large ones once it runs ahead; and the engine waits when `batch` steps are already waiting.
 ///
-///     try PaymentPipeline.run(into: database, batch: 512) { emit in try simulation.run(emit) }
+///     try PaymentPipeline.run(into: database, batch: 4096) { emit in try simulation.run(emit) }
 public enum PaymentPipeline {
-    /// Batches allowed to wait for the writer before the engine waits in turn.
-    static let queueDepth = 4
+    /// Steps the engine hands over at a time (one lock for many steps).
+    static let handOff = 256
 
-    /// Runs `produce`, committing what it emits. Returns once every batch is committed; rethrows the
+    /// Runs `produce`, committing what it emits. Returns once every step is committed; rethrows the
     /// first error from either side (the engine stops at the writer's first error).
     public static func run(
         into database: AppDatabase, batch: Int,
         produce: (_ emit: (PaymentChange) throws -> Void) throws -> Void
     ) throws {
-        let channel = Channel(depth: queueDepth)
+        let channel = Channel(limit: max(batch, handOff))
         let writer = Thread {
-            while let changes = channel.take() {
+            while let changes = channel.take(atMost: batch) {
                 do {
                     try database.apply(changes)
                 } catch {
@@ -30,11 +31,11 @@ public enum PaymentPipeline {
         }
         writer.start()
         var pending: [PaymentChange] = []
-        pending.reserveCapacity(batch)
+        pending.reserveCapacity(handOff)
         do {
             try produce { change in
                 pending.append(change)
-                if pending.count >= batch {
+                if pending.count >= handOff {
                     try channel.put(pending)
                     pending.removeAll(keepingCapacity: true)
                 }
@@ -50,35 +51,43 @@ public enum PaymentPipeline {
         if let error = channel.error { throw error }
     }
 
-    /// A bounded queue of batches between the engine and the writer.
+    /// The steps waiting between the engine and the writer, at most `limit` before the engine waits.
     final class Channel: @unchecked Sendable {
         private let condition = NSCondition()
-        private var batches: [[PaymentChange]] = []
+        private var waiting: [PaymentChange] = []
         private var closed = false
         private var finished = false
-        private let depth: Int
+        private let limit: Int
         private(set) var error: (any Error)?
 
-        init(depth: Int) { self.depth = depth }
+        init(limit: Int) { self.limit = limit }
 
-        func put(_ batch: [PaymentChange]) throws {
+        func put(_ changes: [PaymentChange]) throws {
             condition.lock()
             defer { condition.unlock() }
-            while batches.count >= depth && error == nil { condition.wait() }
+            while waiting.count >= limit && error == nil { condition.wait() }
             if let error { throw error }
-            batches.append(batch)
+            waiting.append(contentsOf: changes)
             condition.broadcast()
         }
 
-        /// The next batch, or nil once the queue is closed and empty (or the writer failed).
-        func take() -> [PaymentChange]? {
+        /// Everything waiting, up to `count` steps, or nil once the channel is closed and empty (or
+        /// the writer failed).
+        func take(atMost count: Int) -> [PaymentChange]? {
             condition.lock()
             defer { condition.unlock() }
-            while batches.isEmpty && !closed && error == nil { condition.wait() }
-            guard error == nil, !batches.isEmpty else { return nil }
-            let batch = batches.removeFirst()
+            while waiting.isEmpty && !closed && error == nil { condition.wait() }
+            guard error == nil, !waiting.isEmpty else { return nil }
+            let taken: [PaymentChange]
+            if waiting.count <= count {
+                taken = waiting
+                waiting.removeAll(keepingCapacity: true)
+            } else {
+                taken = Array(waiting.prefix(count))
+                waiting.removeFirst(count)
+            }
             condition.broadcast()
-            return batch
+            return taken
         }
 
         func fail(_ error: any Error) {

@@ -75,7 +75,7 @@ struct BenchCommand: ParsableCommand {
             abstract: "Transactions per second of the headless payment pipeline beside raw SQLite inserts.")
         @Option(help: "About how many purchase attempts to run.") var transactions: Int = 20_000
         @Option(help: "The simulation's seed.") var seed: UInt64 = 1
-        @Option(help: "Steps committed per SQLite transaction (each step always with its events).") var batch: Int = 512
+        @Option(help: "At most this many steps per SQLite transaction (each step always with its events).") var batch: Int = 4096
 
         func run() throws {
             try reporting {

@@ -126,7 +126,7 @@ public struct PaymentSimulation: Sendable {
     public private(set) var now: Instant
 
     private var random: SeededGenerator
-    private var agenda: [Scheduled] = []  // sorted latest first; the next step is last
+    private var agenda = Agenda()
     private var sequence = 0
     private var arrivals = 0
     /// Transactions still in flight (finished ones are dropped once nothing more can happen to them).
@@ -185,8 +185,8 @@ public struct PaymentSimulation: Sendable {
 
     /// Runs the steps due up to `limit` (for the console's clock: pause, single step, speed).
     public mutating func run(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
-        while let next = agenda.last, next.at <= limit.millis {
-            agenda.removeLast()
+        while let next = agenda.first, next.at <= limit.millis {
+            _ = agenda.removeFirst()
             now = Instant(millis: next.at)
             for change in perform(next.step) {
                 summary.events += change.events.count
@@ -208,7 +208,7 @@ public struct PaymentSimulation: Sendable {
     public var transactionsById: [String: StoreTransaction] { transactions }
 
     /// When the next step is due, if any (the console's single step runs to it).
-    public var nextDue: Instant? { agenda.last.map { Instant(millis: $0.at) } }
+    public var nextDue: Instant? { agenda.first.map { Instant(millis: $0.at) } }
 
     // MARK: - Live control (the console)
 
@@ -641,20 +641,7 @@ public struct PaymentSimulation: Sendable {
 
     private mutating func schedule(_ step: Step, at millis: Int64) {
         sequence += 1
-        let item = Scheduled(at: millis, sequence: sequence, step: step)
-        // Latest first; among equal times, the earliest scheduled runs first (is nearer the end).
-        var low = 0
-        var high = agenda.count
-        while low < high {
-            let mid = (low + high) / 2
-            let other = agenda[mid]
-            if other.at > millis || (other.at == millis && other.sequence > sequence) {
-                low = mid + 1
-            } else {
-                high = mid
-            }
-        }
-        agenda.insert(item, at: low)
+        agenda.insert(Scheduled(at: millis, sequence: sequence, step: step))
     }
 
     /// Drops a finished transaction from memory; its final state stays in the summary.
