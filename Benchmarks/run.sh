@@ -32,22 +32,27 @@ seed 10000 "$DIR/10k.sqlite"
 seed 1000000 "$DIR/1m.sqlite"
 sqlite3 "$DIR/1m.sqlite" 'PRAGMA integrity_check' | sed 's/^/  integrity_check: /'
 
-median_ms() { # command...: median wall time of $RUNS runs, in ms
+# Median wall time of each command, in ms: $RUNS runs each, taken in alternating blocks of 5 so that a
+# slow spell of this shared machine falls on both sides of a ratio.
+medians_ms() { # "cmd|arg|..." ...
   python3 - "$RUNS" "$@" <<'PY'
-import subprocess, sys, time, statistics
-runs = int(sys.argv[1]); cmd = sys.argv[2:]
-xs = []
-for _ in range(runs):
-    t = time.perf_counter(); subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    xs.append((time.perf_counter() - t) * 1000)
-print(f"{statistics.median(xs):.2f}")
+import subprocess, sys, statistics, time
+runs = int(sys.argv[1]); commands = [c.split("|") for c in sys.argv[2:]]
+times = [[] for _ in commands]
+while len(times[0]) < runs:
+    for command, xs in zip(commands, times):
+        for _ in range(5):
+            t = time.perf_counter()
+            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            xs.append((time.perf_counter() - t) * 1000)
+print(" ".join(f"{statistics.median(xs):.2f}" for xs in times))
 PY
 }
 
-echo "== snapshot --screen users --size 120x40 (whole process, median of $RUNS)"
+echo "== snapshot --screen users --size 120x40 (whole process, median of $RUNS, alternating with the baseline)"
 for store in 10k 1m; do
-  ours=$(median_ms "$BIN" snapshot --db "$DIR/$store.sqlite" --screen users --size 120x40)
-  base=$(median_ms sqlite3 "$DIR/$store.sqlite" "SELECT * FROM user ORDER BY rowid LIMIT 40")
+  read -r ours base < <(medians_ms "$BIN|snapshot|--db|$DIR/$store.sqlite|--screen|users|--size|120x40" \
+    "sqlite3|$DIR/$store.sqlite|SELECT * FROM user ORDER BY rowid LIMIT 40")
   printf "  %-3s storedesk %7s ms   sqlite3 CLI, same 40 rows %6s ms   ratio %.2fx\n" "$store" "$ours" "$base" "$(awk "BEGIN{print $ours/$base}")"
 done
 
@@ -64,4 +69,4 @@ for store in 10k 1m; do
 done
 
 echo "== payment queue (headless pipeline beside raw SQLite inserts of the same rows, same run)"
-"$BIN" bench queue --transactions 20000 | sed 's/^/  /'
+for run in 1 2 3; do "$BIN" bench queue --transactions 20000 | sed 's/^/  /'; done

@@ -99,8 +99,12 @@ struct SnapshotRequest: Equatable {
         }
     }
 
-    func run() throws {
+    /// Prints the frame and ends the process (exit status 0) without tearing down the store's
+    /// connection and dispatch queues: there is nothing to flush in a read-only store, and the teardown
+    /// started threads of its own.
+    func run() throws -> Never {
         let trace = PhaseTrace()
+        var database: AppDatabase?
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -109,22 +113,25 @@ struct SnapshotRequest: Equatable {
                 throw StoreError.invalidArgument("--size must look like 120x40, got '\(size)'")
             }
             trace.mark("arguments")
-            let catalog = ThemeCatalog(environment: environmentValues("XDG_CONFIG_HOME", "HOME"))
+            // Theme files are looked up only for --theme: the default theme is built in.
+            let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
             let (theme, _) = try look.loadTheme(catalog)
             trace.mark("theme")
-            let database = try store.open(.readOnly)
+            let store = try store.open(.readOnly)
+            database = store
             trace.mark("open store")
-            let clock = try database.clock() ?? Instant(Date())
+            let clock = try store.clock() ?? Instant(Date())
             var state = AppState(
-                size: terminalSize, session: try staff.session(), storePath: database.path, clock: clock,
+                size: terminalSize, session: try staff.session(), storePath: store.path, clock: clock,
                 timeZone: .local, themeName: theme.name, themeNames: [])
             state.screen = screenID
-            let canvas = try Snapshot.render(state: state, theme: theme, database: database, catalog: catalog, select: select, filter: filter)
+            let canvas = try Snapshot.render(state: state, theme: theme, database: store, catalog: catalog, select: select, filter: filter)
             trace.mark("render")
             return canvas
         }
         print(canvas.plainText, terminator: "")
         trace.mark("print")
+        withExtendedLifetime(database) { exit(0) }
     }
 }
 
