@@ -45,8 +45,9 @@ public struct AppState: Sendable {
     public var status: StatusMessage?
     public var themeName: String
     public var themeNames: [String]
-    /// Every screen's state, shown or not, so each keeps its place when you come back.
-    public var screens: [ScreenID: any ConsoleScreen]
+    /// The state of every screen used so far, so each keeps its place when you come back. A screen is
+    /// made the first time it is needed: a snapshot of one screen builds no other.
+    public var screens: [ScreenID: any ConsoleScreen] = [:]
     /// Screens shown at least once (started).
     var started: Set<ScreenID> = []
     public var quitting = false
@@ -62,7 +63,6 @@ public struct AppState: Sendable {
         self.timeZone = timeZone
         self.themeName = themeName
         self.themeNames = themeNames
-        screens = Dictionary(uniqueKeysWithValues: ScreenRegistry.all.map { ($0.id, $0.init()) })
     }
 
     /// The app in context, for the header.
@@ -92,7 +92,7 @@ public struct AppState: Sendable {
 
     /// Runs a screen's reducer with the console's context and takes back what it changed.
     mutating func withScreen<R>(_ id: ScreenID, _ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
-        guard var current = screens.removeValue(forKey: id) else {
+        guard var current = screens.removeValue(forKey: id) ?? ScreenRegistry.type(of: id)?.init() else {
             var none: any ConsoleScreen = UsersScreen()
             var context = self.context
             return body(&none, &context)
@@ -114,7 +114,7 @@ public struct AppState: Sendable {
     }
 
     /// The shown screen's state.
-    public var current: any ConsoleScreen { screens[screen] ?? UsersScreen() }
+    public var current: any ConsoleScreen { screens[screen] ?? ScreenRegistry.type(of: screen)?.init() ?? UsersScreen() }
 
     public var layout: Layout { Layout(size: size) }
 }
