@@ -79,14 +79,16 @@ extension AppDatabase {
     }
 
     /// Writes what a simulation has sent since the last call as notifications from `simulation`, in one
-    /// transaction. Time passes in the store: its clock, when it keeps one, moves up to `now` first, so
-    /// the notifications are not "signed after the store's clock".
-    public func recordSimulatedNotifications(_ events: [SubscriptionEvent], at now: Instant) throws -> NotificationImport.Report {
+    /// transaction. Time passes in the store: its clock, when it keeps one, moves up to `now` (the
+    /// simulation's time is the import's wall clock, so none is "from the future"), and rows it leaves
+    /// behind are settled as any import's. The demo's `rate` is kept on its chains' rows, so whoever
+    /// reads them back later ends billing retry when the demo would.
+    public func recordSimulatedNotifications(
+        _ events: [SubscriptionEvent], at now: Instant, rate: TimeRate
+    ) throws -> NotificationImport.Report {
         try writer.write { db in
-            if let clock = try StoreMeta.clock(in: db), clock < now {
-                try StoreMeta.set(.clock, String(now.millis), in: db)
-            }
-            return try NotificationImporter(db: db, source: "simulation", importedAt: now).run(SubscriptionEventLines(events: events))
+            try NotificationImporter(db: db, source: "simulation", importedAt: now, timeRate: rate, clockAtLeast: now)
+                .run(SubscriptionEventLines(events: events))
         }
     }
 }

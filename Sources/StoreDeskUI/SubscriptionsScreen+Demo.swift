@@ -232,7 +232,7 @@ extension SubscriptionsScreen {
         guard let demo, !demo.unwritten.isEmpty, !context.session.readOnly else { return [] }
         let events = demo.unwritten, now = max(context.clock, demo.simulation.now)
         return [Self.write { db in
-            let report = try db.recordSimulatedNotifications(events, at: now)
+            let report = try db.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
             let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { "\($0.outcome)" }
             return Event.demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
         }]

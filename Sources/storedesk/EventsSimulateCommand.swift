@@ -75,7 +75,7 @@ extension EventsCommand {
                     }
                 }
                 try simulation.advance(to: end)
-                let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end)
+                let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end, rate: rate)
                 let records = try database.subscriptionRecords(userId: setup.userId)
                 let info = records.snapshot(at: end).subscription(originalTransactionId: id)
                 return SimulateJSON(
