@@ -118,7 +118,7 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let errors = result.stderr.split(separator: "\n")
         #expect(errors.count == 2)
         #expect(errors.first?.hasPrefix("storedesk: \(file):2: not a JSON object") == true)
-        #expect(errors.last?.hasPrefix("storedesk: \(file):4: ") == true)
+        #expect(errors.last == "storedesk: \(file):4: the line is not a JSON object")
         #expect(try storedesk(["check", "--db", store], home: home).status == 0)
         let json = try storedesk(["events", "import", file, "--db", store, "--json"], home: home)
         #expect(json.status == 2)
