@@ -25,6 +25,10 @@ extension AppDatabase {
         migrator.registerMigration("v7-subscription-time-rate") { db in
             try db.execute(sql: subscriptionTimeRateSchema)
         }
+        // Apple's refund reason (0 other, 1 app issue) beside the kind in revocation_reason; NULL when unknown.
+        migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
+            try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
+        }
         return migrator
     }()
 

@@ -73,6 +73,7 @@ extension Subscription {
             revocationDate: try row.value(CodingKeys.revocationDate), revocationReason: try row.value(CodingKeys.revocationReason),
             expirationIntent: try row.value(CodingKeys.expirationIntent), offerType: try row.value(CodingKeys.offerType),
             offerId: try row.value(CodingKeys.offerId),
-            timeRate: TimeRate(realMillisPerMonth: try row.value(CodingKeys.timeRateMillisPerMonth)))
+            timeRate: TimeRate(realMillisPerMonth: try row.value(CodingKeys.timeRateMillisPerMonth)),
+            appleRevocationReason: try row.value(CodingKeys.appleRevocationReason))
     }
 }

@@ -270,6 +270,24 @@ let importStories: [ImportStory] = [
         #expect(try store.clock() == at("11-21T09:30"))
     }
 
+    @Test func aRefundKeepsApplesReasonBesideItsKind() throws {
+        // Given a refund Apple made for an issue in the app
+        let demo = try Fixtures.demo()
+        let app = try #require(demo.apps.first { $0.id == "1001" })
+        var sim = SubscriptionSimulation(app: app, products: demo.products, start: at("10-01"), seed: 5)
+        let id = try sim.purchase(ImportStory.monthly, at: at("10-01"), appAccountToken: nil)
+        try sim.refund(id, at: at("10-05"), reason: .appIssue)
+        let (store, _) = try Self.demoStore()
+        _ = try Self.importing(try sim.timeline.events.map { try $0.jsonLine() }.joined(separator: "\n"), into: store)
+        // Then the row keeps the kind where it always was, and Apple's reason beside it
+        let row = try #require(try Self.row(store, id))
+        #expect(row.revocationReason == "refund")
+        #expect(row.appleRevocationReason == 1)
+        // And the row read alone says why, as the notification does
+        #expect(row.info(at: at("10-06"))?.revocationReason == .appIssue)
+        #expect(row.info(at: at("10-06"))?.revocationReason == sim.snapshot(at: at("10-06")).subscription(originalTransactionId: id)?.revocationReason)
+    }
+
     @Test func aNotificationBelongsToTheTokenThenTheChainsOwnerThenANewPlayer() throws {
         let (store, _) = try Self.demoStore()
         // The demo's row for 2000000100000043 belongs to 10000013; its first purchase 2000000100000030 to 10000001.

@@ -47,7 +47,7 @@ extension Subscription {
             chain.autoRenew = false
             if let since = revokedSince, since <= instant {
                 let kind = revocationReason.flatMap(RevocationKind.init(rawValue:)) ?? .refund
-                chain.revocation = .init(kind: kind, date: since, reason: nil)
+                chain.revocation = .init(kind: kind, date: since, reason: appleRevocationReason.map(RevocationReason.init(rawValue:)))
             }
         }
         return chain
