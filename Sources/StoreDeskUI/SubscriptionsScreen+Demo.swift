@@ -154,10 +154,10 @@ extension SubscriptionsScreen {
             context.status = StatusMessage("a demo subscription needs PLAYER [PRODUCT], got '\(text)'", .error)
             return []
         }
-        let (user, product) = (words[0], words.count > 1 ? words[1] : nil)
+        let (user, product, now) = (words[0], words.count > 1 ? words[1] : nil, context.clock)
         return [Self.read { db in
             do {
-                return Event.demoReady(try db.subscriptionDemoSetup(userId: user, productId: product))
+                return Event.demoReady(try db.subscriptionDemoSetup(userId: user, productId: product, at: now))
             } catch let error as StoreError {
                 return Event.demoFailed(error.description)
             }

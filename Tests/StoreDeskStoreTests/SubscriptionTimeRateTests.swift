@@ -14,8 +14,8 @@ import Testing
         rate: TimeRate, failsAfter: Int64, seconds: Int64
     ) throws -> (store: AppDatabase, simulation: SubscriptionSimulation, id: String, start: Instant) {
         let (store, demo) = try SubscriptionImportTests.demoStore()
-        let setup = try store.subscriptionDemoSetup(userId: "10000004", productId: nil)
         let start = demo.meta.clock
+        let setup = try store.subscriptionDemoSetup(userId: "10000004", productId: nil, at: start)
         var simulation = setup.simulation(start: start, rate: rate)
         let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
         try simulation.startBillingProblem(id, at: start.adding(.seconds(failsAfter)))

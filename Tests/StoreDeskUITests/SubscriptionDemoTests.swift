@@ -94,11 +94,18 @@ import Testing
         #expect(screen(console).rows.first?.subscription.info(at: console.state.clock)?.state == .billingRetry)
         #expect(console.text.contains("● retry"), "\(console.text)")
         #expect(console.text.contains("ret 1  exp 0"))
+        // While it is retried the player cannot start another demo in the group; once retry has ended, can.
+        console.show("demo 10000004")
+        #expect(screen(console).demo == nil)
+        #expect(console.text.contains("already has subscription \(demo.originalTransactionId) in starvoyage.vip (billing retry)"))
         tick(console, seconds: 2)
         let records = try console.database.subscriptionRecords(userId: demo.setup.userId)
         #expect(records.snapshot(at: console.state.clock).subscription(originalTransactionId: demo.originalTransactionId)?.state == .expired)
         #expect(console.text.contains("● expired"), "\(console.text)")
         #expect(console.text.contains("ret 0  exp 1"))
+        console.show("demo 10000004")
+        #expect(screen(console).demo.map(\.originalTransactionId) != nil)
+        #expect(screen(console).demo?.originalTransactionId != demo.originalTransactionId)
     }
 
     @Test func autoRenewOffExpiresVoluntarilyAndUpgradesTakeEffectAtOnce() throws {
