@@ -11,7 +11,8 @@ import StoreDeskCore
 ///
 /// A store that keeps a clock sees time pass with what it imports: its clock moves up to the latest
 /// signedDate taken in (real notifications signed after a demo store's fixed clock, the demo's own), and
-/// the chains imported are folded again at that clock, so `subs`, the screens and `check` see them at "now".
+/// the chains imported are folded again at that clock, and any other row whose period, grace period or
+/// billing retry ended by then is written as it stands there, so `subs`, the screens and `check` agree at "now".
 struct NotificationImporter {
     let db: Database
     /// Where the lines came from, kept with each notification (`notifications.jsonl`).
@@ -136,7 +137,7 @@ struct NotificationImporter {
     /// behind (a period, a grace period or billing retry ended), so `check` and the screens' SQL agree
     /// with what readers compute: a chain with notifications is folded again, any other row played forward.
     private func settleRows(at now: Instant, skipping imported: Set<String>) throws {
-        let limit = SubscriptionSearch.billingRetryLimit("")
+        let limit = SubscriptionSearch.billingRetryLimit()
         let stale = try Subscription.fetchAll(
             db,
             sql: """
@@ -201,6 +202,7 @@ struct SubscriptionEventRow {
             ])
     }
 
+    /// Whether a chain has notifications: they, not its row, say how it goes on.
     static func hasEvents(_ db: Database, originalTransactionId: String) throws -> Bool {
         try Int.fetchOne(
             db, sql: "SELECT 1 FROM subscription_event WHERE original_transaction_id = ? LIMIT 1",

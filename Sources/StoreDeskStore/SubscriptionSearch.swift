@@ -32,10 +32,11 @@ public struct SubscriptionSearch: Sendable, Hashable {
         self.instant = instant
     }
 
-    /// How long billing retry lasts for row `s`, in SQL: 60 days of its demo's `TimeRate` (a month of
-    /// `time_rate_month_ms` is 30 days, as in `TimeRate.days`), 60 real days when it has none.
-    static func billingRetryLimit(_ s: String) -> String {
-        "COALESCE(\(s)time_rate_month_ms * 60 / 30, \(TimeRate.realTime.billingRetryLimit.millis))"
+    /// How long a row's billing retry lasts, as SQL over its columns (named with `prefix`, such as `s.`):
+    /// 60 days of its demo's `TimeRate` (a month of `time_rate_month_ms` is 30 days, as in
+    /// `TimeRate.days`), 60 real days when it has none.
+    static func billingRetryLimit(columnPrefix prefix: String = "") -> String {
+        "COALESCE(\(prefix)time_rate_month_ms * 60 / 30, \(TimeRate.realTime.billingRetryLimit.millis))"
     }
 
     /// The groups of the list, in the order an operator acts on them.
@@ -60,7 +61,7 @@ public struct SubscriptionSearch: Sendable, Hashable {
 
     /// The SQL condition for "in this state at the instant" over `subscription s`.
     func condition(_ state: SubscriptionState) -> String {
-        let now = instant.millis, limit = Self.billingRetryLimit("s.")
+        let now = instant.millis, limit = Self.billingRetryLimit(columnPrefix: "s.")
         let bought = "s.original_purchase_date <= \(now)"
         let revoked = "(s.state = 'revoked' AND COALESCE(s.revocation_date, s.purchase_date) <= \(now))"
         let failing = "(s.state IN ('grace_period', 'billing_retry') AND s.expires_date + \(limit) > \(now))"
@@ -150,7 +151,7 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// period or billing retry ends, a refund or a purchase takes effect), or nil when none will: until
     /// then the list and its counts stay as they are, so a screen need not fetch them again.
     public func nextChange(_ db: Database) throws -> Instant? {
-        let now = instant.millis, limit = Self.billingRetryLimit("")
+        let now = instant.millis, limit = Self.billingRetryLimit()
         let millis = try Int64.fetchOne(
             db,
             sql: """
