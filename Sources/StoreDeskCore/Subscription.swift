@@ -13,16 +13,25 @@ public struct Subscription: Hashable, Sendable, Codable, Identifiable {
     public var expiresDate: Instant
     public var gracePeriodExpiresDate: Instant?
     public var revocationDate: Instant?
+    /// What took it away: `refund` or `family_sharing` (a `RevocationKind`).
     public var revocationReason: String?
     public var expirationIntent: String?
     public var offerType: String?
     public var offerId: String?
+    /// Real milliseconds per subscription month for a demo chain driven at an accelerated `TimeRate`, nil
+    /// for real time (imported and seeded chains). Kept with the row so whoever plays the chain forward
+    /// later (`subs`, the screens, a demo stopped mid-retry) scales billing retry as the demo did.
+    public var timeRateMillisPerMonth: Int64?
+    /// Apple's `revocationReason` for a refund (0 other, 1 an issue in the app), kept beside the kind so
+    /// a row read back says why Apple refunded, as the notification did.
+    public var appleRevocationReason: Int?
 
     public init(
         id: String, userId: String, appId: String, productId: String, groupId: String, state: SubscriptionState,
         autoRenew: Bool, originalPurchaseDate: Instant, purchaseDate: Instant, expiresDate: Instant,
         gracePeriodExpiresDate: Instant? = nil, revocationDate: Instant? = nil, revocationReason: String? = nil,
-        expirationIntent: String? = nil, offerType: String? = nil, offerId: String? = nil
+        expirationIntent: String? = nil, offerType: String? = nil, offerId: String? = nil, timeRate: TimeRate = .realTime,
+        appleRevocationReason: Int? = nil
     ) {
         self.id = id
         self.userId = userId
@@ -40,6 +49,8 @@ public struct Subscription: Hashable, Sendable, Codable, Identifiable {
         self.expirationIntent = expirationIntent
         self.offerType = offerType
         self.offerId = offerId
+        self.timeRateMillisPerMonth = timeRate.realMillisPerMonth
+        self.appleRevocationReason = appleRevocationReason
     }
 
     public enum CodingKeys: String, CodingKey {
@@ -59,6 +70,14 @@ public struct Subscription: Hashable, Sendable, Codable, Identifiable {
         case expirationIntent = "expiration_intent"
         case offerType = "offer_type"
         case offerId = "offer_id"
+        case timeRateMillisPerMonth = "time_rate_month_ms"
+        case appleRevocationReason = "apple_revocation_reason"
+    }
+
+    /// The rate the chain's time runs at: real time unless a demo drove it faster.
+    public var timeRate: TimeRate {
+        get { TimeRate(realMillisPerMonth: timeRateMillisPerMonth) }
+        set { timeRateMillisPerMonth = newValue.realMillisPerMonth }
     }
 
     /// Whether the player has access: active, or in the billing grace period.

@@ -22,8 +22,22 @@ extension AppDatabase {
         migrator.registerMigration("v6-lean-queue-indexes") { db in
             try db.execute(sql: leanQueueIndexes)
         }
+        migrator.registerMigration("v7-subscription-time-rate") { db in
+            try db.execute(sql: subscriptionTimeRateSchema)
+        }
+        // Apple's refund reason (0 other, 1 app issue) beside the kind in revocation_reason; NULL when unknown.
+        migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
+            try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
+        }
         return migrator
     }()
+
+    /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real
+    /// milliseconds per subscription month, NULL for real time, so every row already stored (imported,
+    /// seeded, hand-written) keeps the real 60-day billing retry.
+    static let subscriptionTimeRateSchema = """
+        ALTER TABLE subscription ADD COLUMN time_rate_month_ms INTEGER CHECK (time_rate_month_ms > 0);
+        """
 
     /// Login entries: the third-party AppIDs the integration checklist needs, every change of a game's
     /// list (who, when, old and new list, from which surface), and the one-click login simulator's state

@@ -27,8 +27,10 @@ public struct SubscriptionDemoSetup: Sendable, Hashable {
 
 extension AppDatabase {
     /// Looks up what a demo subscription of `userId` needs. `productId` nil picks the app's monthly
-    /// subscription (what a time rate is stated in), else its shortest period.
-    public func subscriptionDemoSetup(userId: String, productId: String?) throws -> SubscriptionDemoSetup {
+    /// subscription (what a time rate is stated in), else its shortest period. The player must have no
+    /// live subscription in the group at `instant`, the demo's start: judged as readers see it (at each
+    /// chain's own time rate), so an earlier demo whose billing retry has run out no longer counts.
+    public func subscriptionDemoSetup(userId: String, productId: String?, at instant: Instant) throws -> SubscriptionDemoSetup {
         try reader.read { db in
             guard let user = try User.filter(Column("id") == userId).fetchOne(db) else { throw StoreError.unknownUser(id: userId) }
             let account = try Row.fetchOne(
@@ -56,14 +58,17 @@ extension AppDatabase {
                 let days = { (product: Product) in product.period == .oneMonth ? 0 : product.period?.approximateDays ?? .max }
                 product = catalogue.min { (days($0), $0.id) < (days($1), $1.id) }!
             }
-            if let live = try Row.fetchOne(
+            let stored = try Subscription.fetchAll(
                 db,
-                sql: "SELECT original_transaction_id, state FROM subscription WHERE user_id = ? AND group_id = ? AND state IN ('active', 'grace_period', 'billing_retry')",
+                sql: "SELECT * FROM subscription WHERE user_id = ? AND group_id = ? AND state IN ('active', 'grace_period', 'billing_retry') ORDER BY original_transaction_id",
                 arguments: [user.id, product.subscriptionGroup])
-            {
-                let id: String = live["original_transaction_id"], state: String = live["state"]
+            let events = try SubscriptionEventRow.events(db, originalTransactionIds: stored.map(\.id))
+            let live = SubscriptionSnapshot(at: instant, rows: stored, events: events).all
+                .filter { [.active, .gracePeriod, .billingRetry].contains($0.state) }
+                .min { $0.originalTransactionId < $1.originalTransactionId }
+            if let live {
                 throw StoreError.invalidArgument(
-                    "\(user.id) already has subscription \(id) in \(product.subscriptionGroup ?? "its group") (\(state.replacingOccurrences(of: "_", with: " "))): pick another player or group")
+                    "\(user.id) already has subscription \(live.originalTransactionId) in \(product.subscriptionGroup ?? "its group") (\(live.state.name)): pick another player or group")
             }
             let highest = try UInt64.fetchOne(
                 db,
@@ -79,14 +84,16 @@ extension AppDatabase {
     }
 
     /// Writes what a simulation has sent since the last call as notifications from `simulation`, in one
-    /// transaction. Time passes in the store: its clock, when it keeps one, moves up to `now` first, so
-    /// the notifications are not "signed after the store's clock".
-    public func recordSimulatedNotifications(_ events: [SubscriptionEvent], at now: Instant) throws -> NotificationImport.Report {
+    /// transaction. Time passes in the store: its clock, when it keeps one, moves up to `now` (the
+    /// simulation's time is the import's wall clock, so none is "from the future"), and rows it leaves
+    /// behind are settled as any import's. The demo's `rate` is kept on its chains' rows, so whoever
+    /// reads them back later ends billing retry when the demo would.
+    public func recordSimulatedNotifications(
+        _ events: [SubscriptionEvent], at now: Instant, rate: TimeRate
+    ) throws -> NotificationImport.Report {
         try writer.write { db in
-            if let clock = try StoreMeta.clock(in: db), clock < now {
-                try StoreMeta.set(.clock, String(now.millis), in: db)
-            }
-            return try NotificationImporter(db: db, source: "simulation", importedAt: now).run(SubscriptionEventLines(events: events))
+            try NotificationImporter(db: db, source: "simulation", importedAt: now, timeRate: rate, clockAtLeast: now)
+                .run(SubscriptionEventLines(events: events))
         }
     }
 }

@@ -8,29 +8,55 @@ import StoreDeskCore
 /// A notification belongs to the player whose game account carries its `appAccountToken`, else to whoever
 /// already owns its original transaction, else to a new player named after it. The subscription row is
 /// folded again from all of its chain's notifications by their own dates, at the store's clock.
+///
+/// A store that keeps a clock sees time pass with what it imports: its clock moves up to the latest
+/// signedDate taken in (real notifications signed after a demo store's fixed clock, the demo's own), and
+/// the chains imported are folded again at that clock, and any other row whose period, grace period or
+/// billing retry ended by then is written as it stands there, so `subs`, the screens and `check` agree at "now".
 struct NotificationImporter {
     let db: Database
     /// Where the lines came from, kept with each notification (`notifications.jsonl`).
     let source: String
     /// When the import ran (the wall clock); also the store's now when it keeps no clock.
     let importedAt: Instant
+    /// The rate a demo drives its chains at, kept on the rows it makes; nil for real notifications
+    /// (and a chain keeps the rate it already has).
+    var timeRate: TimeRate?
+    /// Where a demo's run ended: the store's clock moves at least that far, even past the last
+    /// notification it signed.
+    var clockAtLeast: Instant?
 
     func run(_ decoded: SubscriptionEventLines) throws -> NotificationImport.Report {
-        let now = try StoreMeta.clock(in: db) ?? importedAt
+        let clock = try StoreMeta.clock(in: db)
+        var now = clock ?? importedAt
+        if let clockAtLeast { now = max(now, clockAtLeast) }
         var report = NotificationImport.Report()
         var lines = decoded.failures.map { NotificationImport.Line(line: $0.line, outcome: .rejected($0.error.description)) }
         var importedOnLine: [String: Int] = [:]
+        var chains: [String: (owner: String, product: Product)] = [:]
         for entry in decoded.entries {
-            let line = try importLine(entry, now: now, importedOnLine: &importedOnLine, report: &report)
+            let line = try importLine(
+                entry, clock: clock ?? importedAt, now: &now, importedOnLine: &importedOnLine, chains: &chains,
+                report: &report)
             lines.append(line)
+        }
+        if let clock, now > clock {
+            try StoreMeta.set(.clock, String(now.millis), in: db)
+            for id in report.subscriptions {
+                guard let chain = chains[id] else { continue }
+                try deriveSubscription(id, owner: chain.owner, product: chain.product, now: now)
+            }
+            try settleRows(at: now, skipping: Set(report.subscriptions))
         }
         report.lines = lines.sorted { $0.line < $1.line }
         return report
     }
 
+    /// Takes one line in its own savepoint. `clock` is the store's clock before the import (what a
+    /// notification is judged against, with the wall clock); `now` moves up to each one taken in.
     private func importLine(
-        _ entry: SubscriptionEventLines.Entry, now: Instant, importedOnLine: inout [String: Int],
-        report: inout NotificationImport.Report
+        _ entry: SubscriptionEventLines.Entry, clock: Instant, now: inout Instant, importedOnLine: inout [String: Int],
+        chains: inout [String: (owner: String, product: Product)], report: inout NotificationImport.Report
     ) throws -> NotificationImport.Line {
         let event = entry.event
         var line = NotificationImport.Line(
@@ -46,17 +72,20 @@ struct NotificationImporter {
         }
         let product = try event.transaction.flatMap { try Product.fetchOne(db, key: $0.productId) }
         let app = try product.flatMap { try App.fetchOne(db, key: $0.appId) }
-        if let problem = NotificationImport.problem(with: event, product: product, bundleId: app?.bundleId, now: now) {
+        if let problem = NotificationImport.problem(
+            with: event, product: product, bundleId: app?.bundleId, clock: clock, wallClock: importedAt)
+        {
             line.outcome = problem
             return line
         }
         guard let transaction = event.transaction, let product else { return line }
         var created: String?
+        let lineNow = max(now, event.signedDate)
         do {
             try db.inSavepoint {
                 let owner = try self.owner(of: transaction, created: &created)
                 try SubscriptionEventRow(event, source: source, importedAt: importedAt).insert(db)
-                try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: now)
+                try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: lineNow)
                 line.userId = owner
                 return .commit
             }
@@ -65,6 +94,8 @@ struct NotificationImporter {
             return line
         }
         importedOnLine[event.notificationUUID] = entry.line
+        now = lineNow
+        if let owner = line.userId { chains[transaction.originalTransactionId] = (owner, product) }
         if let created, !report.usersCreated.contains(created) { report.usersCreated.append(created) }
         if !report.subscriptions.contains(transaction.originalTransactionId) {
             report.subscriptions.append(transaction.originalTransactionId)
@@ -102,13 +133,45 @@ struct NotificationImporter {
         return id
     }
 
-    /// Folds the chain's notifications again and writes its row as it stands at `now`.
+    /// Writes again, as they stand at the moved clock `now`, the rows whose stored state it has left
+    /// behind (a period, a grace period or billing retry ended), so `check` and the screens' SQL agree
+    /// with what readers compute: a chain with notifications is folded again, any other row played forward.
+    private func settleRows(at now: Instant, skipping imported: Set<String>) throws {
+        let limit = SubscriptionSearch.billingRetryLimit()
+        let stale = try Subscription.fetchAll(
+            db,
+            sql: """
+                SELECT * FROM subscription
+                WHERE (state = 'active' AND expires_date <= :now)
+                   OR (state = 'grace_period' AND COALESCE(grace_period_expires_date, expires_date) <= :now)
+                   OR (state IN ('grace_period', 'billing_retry') AND expires_date + \(limit) <= :now)
+                """,
+            arguments: ["now": now])
+        for row in stale where !imported.contains(row.id) {
+            if try SubscriptionEventRow.hasEvents(db, originalTransactionId: row.id),
+                let product = try Product.fetchOne(db, key: row.productId)
+            {
+                try deriveSubscription(row.id, owner: row.userId, product: product, now: now)
+            } else if var settled = row.info(at: now)?.subscription(userId: row.userId, appId: row.appId) {
+                settled.timeRate = row.timeRate
+                try settled.save(db)
+            }
+        }
+    }
+
+    /// Folds the chain's notifications again and writes its row as it stands at `now`, at the chain's
+    /// time rate (the one its row keeps, else the demo's).
     private func deriveSubscription(_ originalTransactionId: String, owner: String, product: Product, now: Instant) throws {
         let events = try SubscriptionEventRow.events(db, originalTransactionIds: [originalTransactionId])
-        let snapshot = SubscriptionTimeline(events: events).snapshot(at: now)
+        let kept = try Int64.fetchOne(
+            db, sql: "SELECT time_rate_month_ms FROM subscription WHERE original_transaction_id = ?",
+            arguments: [originalTransactionId])
+        let rate = kept.map { TimeRate(realMillisPerMonth: $0) } ?? timeRate ?? .realTime
+        let snapshot = SubscriptionTimeline(events: events).snapshot(at: now, timeRates: [originalTransactionId: rate])
         guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return }
         var row = info.subscription(userId: owner, appId: product.appId)
         if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
+        row.timeRate = rate
         try row.save(db)
     }
 }
@@ -137,6 +200,13 @@ struct SubscriptionEventRow {
                 event.subtype?.rawValue, event.signedDate, event.transaction?.transactionId,
                 event.transaction?.productId, event.provenance.rawValue, try event.jsonLine(), source, importedAt,
             ])
+    }
+
+    /// Whether a chain has notifications: they, not its row, say how it goes on.
+    static func hasEvents(_ db: Database, originalTransactionId: String) throws -> Bool {
+        try Int.fetchOne(
+            db, sql: "SELECT 1 FROM subscription_event WHERE original_transaction_id = ? LIMIT 1",
+            arguments: [originalTransactionId]) != nil
     }
 
     static func exists(_ db: Database, uuid: String) throws -> Bool {

@@ -72,6 +72,8 @@ extension Subscription {
             gracePeriodExpiresDate: try row.value(CodingKeys.gracePeriodExpiresDate),
             revocationDate: try row.value(CodingKeys.revocationDate), revocationReason: try row.value(CodingKeys.revocationReason),
             expirationIntent: try row.value(CodingKeys.expirationIntent), offerType: try row.value(CodingKeys.offerType),
-            offerId: try row.value(CodingKeys.offerId))
+            offerId: try row.value(CodingKeys.offerId),
+            timeRate: TimeRate(realMillisPerMonth: try row.value(CodingKeys.timeRateMillisPerMonth)),
+            appleRevocationReason: try row.value(CodingKeys.appleRevocationReason))
     }
 }

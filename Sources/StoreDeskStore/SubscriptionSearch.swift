@@ -25,15 +25,18 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// Only this state, or every state grouped in `SubscriptionSearch.order`.
     public var state: SubscriptionState?
     public var instant: Instant
-    public var billingRetryLimit: Instant.Duration
 
-    public init(
-        text: String = "", state: SubscriptionState? = nil, instant: Instant, billingRetryLimit: Instant.Duration = .days(60)
-    ) {
+    public init(text: String = "", state: SubscriptionState? = nil, instant: Instant) {
         self.text = text.trimmingCharacters(in: .whitespaces)
         self.state = state
         self.instant = instant
-        self.billingRetryLimit = billingRetryLimit
+    }
+
+    /// How long a row's billing retry lasts, as SQL over its columns (named with `prefix`, such as `s.`):
+    /// 60 days of its demo's `TimeRate` (a month of `time_rate_month_ms` is 30 days, as in
+    /// `TimeRate.days`), 60 real days when it has none.
+    static func billingRetryLimit(columnPrefix prefix: String = "") -> String {
+        "COALESCE(\(prefix)time_rate_month_ms * 60 / 30, \(TimeRate.realTime.billingRetryLimit.millis))"
     }
 
     /// The groups of the list, in the order an operator acts on them.
@@ -58,7 +61,7 @@ public struct SubscriptionSearch: Sendable, Hashable {
 
     /// The SQL condition for "in this state at the instant" over `subscription s`.
     func condition(_ state: SubscriptionState) -> String {
-        let now = instant.millis, limit = billingRetryLimit.millis
+        let now = instant.millis, limit = Self.billingRetryLimit(columnPrefix: "s.")
         let bought = "s.original_purchase_date <= \(now)"
         let revoked = "(s.state = 'revoked' AND COALESCE(s.revocation_date, s.purchase_date) <= \(now))"
         let failing = "(s.state IN ('grace_period', 'billing_retry') AND s.expires_date + \(limit) > \(now))"
@@ -148,14 +151,14 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// period or billing retry ends, a refund or a purchase takes effect), or nil when none will: until
     /// then the list and its counts stay as they are, so a screen need not fetch them again.
     public func nextChange(_ db: Database) throws -> Instant? {
-        let now = instant.millis, limit = billingRetryLimit.millis
+        let now = instant.millis, limit = Self.billingRetryLimit()
         let millis = try Int64.fetchOne(
             db,
             sql: """
                 SELECT MIN(t) FROM (
                   SELECT MIN(expires_date) AS t FROM subscription WHERE expires_date > :now
-                  UNION ALL SELECT MIN(expires_date) + :limit FROM subscription
-                    WHERE state IN ('grace_period', 'billing_retry') AND expires_date > :now - :limit
+                  UNION ALL SELECT MIN(expires_date + \(limit)) FROM subscription
+                    WHERE state IN ('grace_period', 'billing_retry') AND expires_date + \(limit) > :now
                   UNION ALL SELECT MIN(grace_period_expires_date) FROM subscription
                     WHERE state = 'grace_period' AND grace_period_expires_date > :now
                   UNION ALL SELECT MIN(COALESCE(revocation_date, purchase_date)) FROM subscription
@@ -163,7 +166,7 @@ public struct SubscriptionSearch: Sendable, Hashable {
                   UNION ALL SELECT MIN(original_purchase_date) FROM subscription WHERE original_purchase_date > :now
                 )
                 """,
-            arguments: ["now": now, "limit": limit])
+            arguments: ["now": now])
         return millis.map(Instant.init(millis:))
     }
 }

@@ -154,10 +154,10 @@ extension SubscriptionsScreen {
             context.status = StatusMessage("a demo subscription needs PLAYER [PRODUCT], got '\(text)'", .error)
             return []
         }
-        let (user, product) = (words[0], words.count > 1 ? words[1] : nil)
+        let (user, product, now) = (words[0], words.count > 1 ? words[1] : nil, context.clock)
         return [Self.read { db in
             do {
-                return Event.demoReady(try db.subscriptionDemoSetup(userId: user, productId: product))
+                return Event.demoReady(try db.subscriptionDemoSetup(userId: user, productId: product, at: now))
             } catch let error as StoreError {
                 return Event.demoFailed(error.description)
             }
@@ -232,7 +232,7 @@ extension SubscriptionsScreen {
         guard let demo, !demo.unwritten.isEmpty, !context.session.readOnly else { return [] }
         let events = demo.unwritten, now = max(context.clock, demo.simulation.now)
         return [Self.write { db in
-            let report = try db.recordSimulatedNotifications(events, at: now)
+            let report = try db.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
             let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { "\($0.outcome)" }
             return Event.demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
         }]

@@ -61,8 +61,8 @@ extension EventsCommand {
                     throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
                 }
                 let database = try store.open(.readWrite)
-                let setup = try database.subscriptionDemoSetup(userId: user, productId: product)
                 let start = try database.clock() ?? Instant(Date())
+                let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 let end = start.adding(.seconds(Int64(seconds)))
                 var simulation = setup.simulation(start: start, rate: rate)
                 let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
@@ -75,7 +75,7 @@ extension EventsCommand {
                     }
                 }
                 try simulation.advance(to: end)
-                let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end)
+                let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end, rate: rate)
                 let records = try database.subscriptionRecords(userId: setup.userId)
                 let info = records.snapshot(at: end).subscription(originalTransactionId: id)
                 return SimulateJSON(

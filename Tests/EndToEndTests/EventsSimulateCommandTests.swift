@@ -39,6 +39,59 @@ import Testing
         #expect(try storedesk(["check"], home: home).status == 0)
     }
 
+    /// The one subscription of `subs USER --json` with this original transaction id.
+    func subscription(_ user: String, _ id: String, at instant: String? = nil, home: TemporaryHome) throws -> [String: Any] {
+        let run = try storedesk(["subs", user, "--json"] + (instant.map { ["--at", $0] } ?? []), home: home)
+        #expect(run.status == 0, "\(run.stderr)")
+        let all = try #require(try jsonObject(run.stdout)["all"] as? [[String: Any]])
+        return try #require(all.first { $0["originalTransactionId"] as? String == id })
+    }
+
+    @Test(arguments: [
+        // A month every 5 minutes: the renewal at 08:05 fails, 60 days of 10 s end billing retry at 08:15.
+        ("5m", "200", "600", "2026-11-20T08:10:00Z", "2026-11-20T08:15:00Z", "Friday 20 November 2026, 08:15 UTC (in 5 minutes)"),
+        // A month every 30 seconds: the renewal at 08:00:30 fails, retry ends 60 seconds later.
+        ("30s", "10", "60", "2026-11-20T08:01:00Z", "2026-11-20T08:01:30Z", "Friday 20 November 2026, 08:01 UTC"),
+    ])
+    func aDemoStoppedInBillingRetryEndsItAtTheDemosRate(
+        rate: String, failsAt: String, stopsAt: String, end: String, retryEnd: String, spoken: String
+    ) throws {
+        let home = TemporaryHome()
+        _ = try demoStore(home)
+        let run = try storedesk(
+            ["events", "simulate", "10000004", "--role", "developer", "--rate", rate, "--for", stopsAt,
+             "--step", "billing-fails@" + failsAt, "--json"],
+            home: home)
+        #expect(run.status == 0, "\(run.stderr)")
+        let id = try #require(try jsonObject(run.stdout)["originalTransactionId"] as? String)
+        // Read back at the store's clock, where the demo stopped: billing retry, until the demo's own end.
+        let stopped = try subscription("10000004", id, home: home)
+        #expect(stopped["state"] as? String == "billing_retry")
+        #expect(stopped["billingRetryExpiresDate"] as? String == retryEnd)
+        let text = try storedesk(["subs", "10000004", "--at", end], home: home)
+        #expect(text.stdout.contains("retried until " + spoken), "\(text.stdout)")
+        // From the retry's end on it has expired on a billing error, not 60 real days later.
+        let after = try subscription("10000004", id, at: retryEnd, home: home)
+        #expect(after["state"] as? String == "expired")
+        #expect(after["expirationIntent"] as? Int == 2)
+        #expect(try storedesk(["check"], home: home).status == 0)
+    }
+
+    @Test func rowsWithoutADemoRateStillRetryForSixtyRealDays() throws {
+        let home = TemporaryHome()
+        _ = try demoStore(home)
+        let demo = try storedesk(
+            ["events", "simulate", "10000004", "--role", "developer", "--rate", "30s", "--for", "60", "--step", "billing-fails@10"],
+            home: home)
+        #expect(demo.status == 0, "\(demo.stderr)")
+        // Beside a demo at 30 s a month, the demo store's own row in billing retry (no rate kept) still
+        // retries for 60 real days.
+        let row = try subscription("10000037", "2000000100000047", home: home)
+        #expect(row["state"] as? String == "billing_retry")
+        #expect(row["billingRetryExpiresDate"] as? String == "2027-01-18T03:00:00Z")
+        #expect(try subscription("10000037", "2000000100000047", at: "2027-01-18T03:00:00Z", home: home)["state"] as? String == "expired")
+    }
+
     @Test func refusedStepsRolesAndBadInputLeaveTheStoreAsItWas() throws {
         let home = TemporaryHome()
         let path = try demoStore(home)

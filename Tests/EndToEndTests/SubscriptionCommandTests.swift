@@ -118,12 +118,63 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let errors = result.stderr.split(separator: "\n")
         #expect(errors.count == 2)
         #expect(errors.first?.hasPrefix("storedesk: \(file):2: not a JSON object") == true)
-        #expect(errors.last?.hasPrefix("storedesk: \(file):4: ") == true)
+        #expect(errors.last == "storedesk: \(file):4: the line is not a JSON object")
         #expect(try storedesk(["check", "--db", store], home: home).status == 0)
         let json = try storedesk(["events", "import", file, "--db", store, "--json"], home: home)
         #expect(json.status == 2)
         let report = try jsonObject(json.stdout)
         #expect((report["imported"] as? Int, report["skipped"] as? Int, report["rejected"] as? Int) == (0, 2, 2))
+    }
+
+    /// A real notification for the seeded catalogue, signed at `signed` (ISO-8601), bought then for a month.
+    static func notification(uuid: String, original: String, signed: String, expires: String) -> String {
+        """
+        {"notificationType":"SUBSCRIBED","subtype":"INITIAL_BUY","notificationUUID":"\(uuid)","signedDate":"\(signed)",\
+        "data":{"bundleId":"com.storedesk.starvoyage","environment":"Production","transactionInfo":\
+        {"transactionId":"\(original)","originalTransactionId":"\(original)","productId":"com.storedesk.starvoyage.vip.monthly",\
+        "purchaseDate":"\(signed)","originalPurchaseDate":"\(signed)","expiresDate":"\(expires)"}}}
+        """
+    }
+
+    @Test func notificationsSignedSinceTheStoresClockAreImportedAndMoveIt() throws {
+        let home = TemporaryHome()
+        let store = try Self.seededStore(home)
+        // The seeded store's clock stays at 2026-11-20T08:00Z; this was signed after it, before the wall clock.
+        let file = home.path("yesterday.jsonl")
+        try Self.notification(uuid: "real-1", original: "2000000900000001", signed: "2026-11-20T09:30:00Z", expires: "2026-12-20T09:30:00Z")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try storedesk(["events", "import", file, "--db", store], home: home)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.hasPrefix("imported 1, skipped 0, rejected 0"))
+        // The store's clock moved up to it: `subs` answers there, with the subscription active.
+        let subs = try jsonObject(try storedesk(["subs", "2000000900000001", "--db", store, "--json"], home: home).stdout)
+        #expect(subs["at"] as? String == "2026-11-20T09:30:00Z")
+        #expect(subs["unlocked"] as? Bool == true)
+        #expect(try storedesk(["check", "--db", store], home: home).status == 0)
+    }
+
+    @Test func aNotificationSignedAfterTheWallClockIsRejectedAndLeavesTheStoreAsItWas() throws {
+        let home = TemporaryHome()
+        let store = try Self.seededStore(home)
+        let file = home.path("future.jsonl")
+        let past = Self.notification(uuid: "old", original: "2000000900000002", signed: "2026-11-19T08:00:00Z", expires: "2026-12-19T08:00:00Z")
+        let future = Self.notification(uuid: "future", original: "2000000900000003", signed: "2099-01-01T00:00:00Z", expires: "2099-02-01T00:00:00Z")
+        // Line 1 is already in the store after a first import; line 2 comes from the future.
+        try past.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try storedesk(["events", "import", file, "--db", store], home: home).status == 0)
+        try (past + "\n" + future + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let before = Self.bytes(store)
+        let result = try storedesk(["events", "import", file, "--db", store], home: home)
+        #expect(result.status == 2)
+        #expect(result.stdout.hasPrefix("line 1 skipped: notification old is already in the store\nimported 0, skipped 1, rejected 1"))
+        #expect(
+            result.stderr.hasPrefix(
+                "storedesk: \(file):2: signed 2099-01-01T00:00:00Z, in the future: after both the store's clock "
+                    + "2026-11-20T08:00:00Z and the wall clock 20"),
+            "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1)
+        #expect(Self.bytes(store) == before, "a rejected import changed the store")
     }
 
     @Test func badInputGivesOneLineAndLeavesTheStoreByteIdentical() throws {

@@ -114,7 +114,9 @@ struct NotificationDecodingTests {
 
     @Test(arguments: [
         ("{\"notificationType\": ", "invalidJSON"),
-        ("[1, 2, 3]", "wrongType"),
+        ("[1, 2, 3]", "notAnObject"),
+        ("\"a string\"", "notAnObject"),
+        ("42", "notAnObject"),
         ("not json at all", "invalidJSON"),
         (#"{"notificationType":"DID_RENEW","signedDate":1}"#, "missingField:notificationUUID"),
         (#"{"notificationType":"DID_RENEW","notificationUUID":"x","signedDate":"yesterday"}"#, "invalidValue:signedDate"),
@@ -135,6 +137,7 @@ struct NotificationDecodingTests {
             switch error {
             case .emptyLine: summary = "emptyLine"
             case .invalidJSON: summary = "invalidJSON"
+            case .notAnObject: summary = "notAnObject"
             case .malformedJWS: summary = "malformedJWS"
             case .missingField(let field): summary = "missingField:" + field
             case .wrongType(let field, _): summary = field.isEmpty ? "wrongType" : "wrongType:" + field

@@ -74,25 +74,32 @@ struct StoredSubscriptionTests {
         #expect(SubscriptionSnapshot(at: day("02-01"), rows: [stale], events: [subscribed]).all.isEmpty)
     }
 
-    @Test func importRulesSkipWhatIsNotASubscriptionAndRejectWhatContradictsTheStore() {
+    @Test func importRulesSkipWhatIsNotASubscriptionAndRejectWhatContradictsTheStoreOrComesFromTheFuture() {
         let event = notification(.didRenew, uuid: "n1", signed: "04-01", purchased: "04-01", expires: "05-01")
         let monthly = Fixture.products[1]
         let clock = day("04-10")
-        #expect(NotificationImport.problem(with: event, product: monthly, bundleId: "com.storedesk.starvoyage", now: clock) == nil)
+        #expect(NotificationImport.problem(with: event, product: monthly, bundleId: "com.storedesk.starvoyage", clock: clock, wallClock: clock) == nil)
         #expect(
-            NotificationImport.problem(with: event, product: nil, bundleId: nil, now: clock)
+            NotificationImport.problem(with: event, product: nil, bundleId: nil, clock: clock, wallClock: clock)
                 == .rejected("unknown product 'vip.monthly': add it to the catalogue first"))
         #expect(
-            NotificationImport.problem(with: event, product: monthly, bundleId: "com.other", now: clock)
+            NotificationImport.problem(with: event, product: monthly, bundleId: "com.other", clock: clock, wallClock: clock)
                 == .rejected("bundleId 'com.storedesk.starvoyage' is not app 1001's (com.other)"))
+        // From the future: signed after both the store's clock and the wall clock.
         #expect(
-            NotificationImport.problem(with: event, product: monthly, bundleId: nil, now: day("03-31"))
-                == .rejected("signed 2026-04-01T08:00:00Z, after the store's clock 2026-03-31T08:00:00Z"))
+            NotificationImport.problem(with: event, product: monthly, bundleId: nil, clock: day("03-30"), wallClock: day("03-31"))
+                == .rejected(
+                    "signed 2026-04-01T08:00:00Z, in the future: after both the store's clock 2026-03-30T08:00:00Z "
+                        + "and the wall clock 2026-03-31T08:00:00Z"))
+        // A store's clock behind the real world does not refuse what Apple signed since, and a clock ahead
+        // of it (a demo's) does not refuse the demo's own.
+        #expect(NotificationImport.problem(with: event, product: monthly, bundleId: nil, clock: day("03-20"), wallClock: day("04-01")) == nil)
+        #expect(NotificationImport.problem(with: event, product: monthly, bundleId: nil, clock: day("04-02"), wallClock: day("03-20")) == nil)
         #expect(
-            NotificationImport.problem(with: event, product: Fixture.products[4], bundleId: nil, now: clock)
+            NotificationImport.problem(with: event, product: Fixture.products[4], bundleId: nil, clock: clock, wallClock: clock)
                 == .skipped("gems.60 is consumable, not an auto-renewable subscription"))
         let test = SubscriptionEvent(notificationType: .test, notificationUUID: "t", signedDate: day("04-01"))
-        #expect(NotificationImport.problem(with: test, product: nil, bundleId: nil, now: clock)?.name == "skipped")
+        #expect(NotificationImport.problem(with: test, product: nil, bundleId: nil, clock: clock, wallClock: clock)?.name == "skipped")
         let owner = NotificationImport.newOwner(originalTransactionId: "2000000100000241", firstPurchase: day("03-01"))
         #expect((owner.id, owner.name, owner.site, owner.isGuest) == ("ot-2000000100000241", "2000000100000241", .apple, false))
     }

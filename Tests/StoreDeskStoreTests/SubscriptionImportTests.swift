@@ -214,7 +214,9 @@ let importStories: [ImportStory] = [
         #expect(reasons[3] == "missing field 'notificationUUID'")
         #expect(reasons[4]?.hasPrefix("malformed JWS") == true)
         #expect(reasons[5] == "unknown product 'com.nope.vip': add it to the catalogue first")
-        #expect(reasons[6] == "signed 2026-12-01T08:00:00Z, after the store's clock \(demo.meta.clock.iso8601)")
+        #expect(
+            reasons[6] == "signed 2026-12-01T08:00:00Z, in the future: after both the store's clock "
+                + "\(demo.meta.clock.iso8601) and the wall clock 2026-11-22T10:00:00Z")
         #expect(reasons[7] == "bundleId 'com.example.other' is not app 1001's (com.storedesk.starvoyage)")
         #expect(reasons[11] == "repeats notification good-1 of line 1")
         // Only the good line left anything: one notification, and one new player named after its chain.
@@ -225,6 +227,65 @@ let importStories: [ImportStory] = [
         #expect(owner.name == "77001")
         #expect(try Self.row(store, "77002") == nil)
         #expect(try store.check() == [])
+    }
+
+    @Test func realNotificationsSignedAfterTheStoresClockMoveItForward() throws {
+        // Given the demo store, its clock at 2026-11-20T08:00Z, imported on 2026-11-22T10:00Z by the wall clock
+        let (store, demo) = try Self.demoStore()
+        #expect(try store.clock() == demo.meta.clock)
+        // When a chain that lapsed yesterday and one bought yesterday come in (signed after the store's clock)
+        let text = [
+            Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "lapsing", signed: "10-21", original: "78001", purchased: "10-21",
+                      expires: "11-21T00:00"),
+            Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "yesterday", signed: "11-21T09:30", original: "78002",
+                      purchased: "11-21T09:30", expires: "12-21T09:30"),
+        ].joined(separator: "\n")
+        let report = try Self.importing(text, into: store)
+        // Then both are in and the clock moved to the latest signedDate
+        #expect((report.imported, report.rejected) == (2, 0))
+        #expect(try store.clock() == at("11-21T09:30"))
+        // And every chain imported is folded at that clock: the first one has expired by then
+        #expect(try Self.row(store, "78001")?.state == .expired)
+        #expect(try Self.row(store, "78002")?.state == .active)
+        // And a hand-written row whose grace period ended before the new clock (10000019's, 11-21T06:00)
+        // is written again as it stands there, so `check` finds nothing stale
+        #expect(try Self.row(store, "2000000100000037")?.state == .billingRetry)
+        #expect(try store.check() == [])
+
+        // When a notification signed after the wall clock comes in
+        let future = Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "tomorrow", signed: "11-23", original: "78003",
+                               purchased: "11-23", expires: "12-23")
+        let refused = try Self.importing(future, into: store)
+        // Then it is refused, naming both clocks, and the clock stays where it was
+        #expect(
+            refused.lines.first?.outcome.reason == "signed 2026-11-23T08:00:00Z, in the future: after both the store's "
+                + "clock 2026-11-21T09:30:00Z and the wall clock 2026-11-22T10:00:00Z")
+        #expect(try store.clock() == at("11-21T09:30"))
+        #expect(try Self.row(store, "78003") == nil)
+
+        // And notifications older than the clock leave it alone
+        let older = Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "older", signed: "11-01", original: "78004",
+                              purchased: "11-01", expires: "12-01")
+        #expect(try Self.importing(older, into: store).imported == 1)
+        #expect(try store.clock() == at("11-21T09:30"))
+    }
+
+    @Test func aRefundKeepsApplesReasonBesideItsKind() throws {
+        // Given a refund Apple made for an issue in the app
+        let demo = try Fixtures.demo()
+        let app = try #require(demo.apps.first { $0.id == "1001" })
+        var sim = SubscriptionSimulation(app: app, products: demo.products, start: at("10-01"), seed: 5)
+        let id = try sim.purchase(ImportStory.monthly, at: at("10-01"), appAccountToken: nil)
+        try sim.refund(id, at: at("10-05"), reason: .appIssue)
+        let (store, _) = try Self.demoStore()
+        _ = try Self.importing(try sim.timeline.events.map { try $0.jsonLine() }.joined(separator: "\n"), into: store)
+        // Then the row keeps the kind where it always was, and Apple's reason beside it
+        let row = try #require(try Self.row(store, id))
+        #expect(row.revocationReason == "refund")
+        #expect(row.appleRevocationReason == 1)
+        // And the row read alone says why, as the notification does
+        #expect(row.info(at: at("10-06"))?.revocationReason == .appIssue)
+        #expect(row.info(at: at("10-06"))?.revocationReason == sim.snapshot(at: at("10-06")).subscription(originalTransactionId: id)?.revocationReason)
     }
 
     @Test func aNotificationBelongsToTheTokenThenTheChainsOwnerThenANewPlayer() throws {

@@ -76,6 +76,38 @@ import Testing
         #expect(screen(console).demo == nil)
     }
 
+    @Test func aDemoStoppedInBillingRetryStillEndsItAtItsRate() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        console.show("subscriptions")
+        console.show("demo 10000004")
+        let demo = try #require(screen(console).demo)
+        // The renewal at 08:00:30 fails; 16 s of grace, then billing retry, which ends 60 s after the period.
+        console.press(.character("b"))
+        tick(console, seconds: 50)
+        #expect(try stored(console).state == .billingRetry)
+        console.press(.character("x"))
+        #expect(screen(console).demo == nil)
+        let row = try #require(try console.database.reader.read { try Subscription.fetchOne($0, key: demo.originalTransactionId) })
+        #expect(row.timeRate == .monthEvery30Seconds)
+        // Stopped, it is read back from the store alone: retry ends at 08:01:30, not 60 real days later.
+        tick(console, seconds: 39)
+        #expect(screen(console).rows.first?.subscription.info(at: console.state.clock)?.state == .billingRetry)
+        #expect(console.text.contains("● retry"), "\(console.text)")
+        #expect(console.text.contains("ret 1  exp 0"))
+        // While it is retried the player cannot start another demo in the group; once retry has ended, can.
+        console.show("demo 10000004")
+        #expect(screen(console).demo == nil)
+        #expect(console.text.contains("already has subscription \(demo.originalTransactionId) in starvoyage.vip (billing retry)"))
+        tick(console, seconds: 2)
+        let records = try console.database.subscriptionRecords(userId: demo.setup.userId)
+        #expect(records.snapshot(at: console.state.clock).subscription(originalTransactionId: demo.originalTransactionId)?.state == .expired)
+        #expect(console.text.contains("● expired"), "\(console.text)")
+        #expect(console.text.contains("ret 0  exp 1"))
+        console.show("demo 10000004")
+        #expect(screen(console).demo.map(\.originalTransactionId) != nil)
+        #expect(screen(console).demo?.originalTransactionId != demo.originalTransactionId)
+    }
+
     @Test func autoRenewOffExpiresVoluntarilyAndUpgradesTakeEffectAtOnce() throws {
         let console = try ConsoleHarness(size: size, role: .developer)
         console.show("subscriptions")

@@ -2,10 +2,10 @@
 ///
 /// Each line ends one of three ways: imported (the notification and its subscription's new state are
 /// kept), skipped (nothing to do: a repeat, or nothing about a subscription), or rejected (it cannot be
-/// taken as it is: unreadable, an unknown product, signed after the store's now). The store applies
-/// a line all or nothing, so a rejected line leaves no trace.
+/// taken as it is: unreadable, an unknown product, signed in the future). The store applies a line all
+/// or nothing, so a rejected line leaves no trace.
 ///
-///     NotificationImport.problem(with: event, product: catalogue[id], bundleId: app.bundleId, now: clock)
+///     NotificationImport.problem(with: event, product: catalogue[id], bundleId: app.bundleId, clock: clock, wallClock: now)
 public enum NotificationImport {
     public enum Outcome: Hashable, Sendable {
         case imported
@@ -71,10 +71,12 @@ public enum NotificationImport {
     /// - Parameters:
     ///   - product: the catalogue's product for the transaction's `productId`, nil when unknown.
     ///   - bundleId: the bundle id of that product's app.
-    ///   - now: the store's clock; a notification signed later than the store's now would make the
-    ///     store contradict itself.
+    ///   - clock: the store's clock (a demo or seeded store keeps one fixed until something moves it).
+    ///   - wallClock: the real time of the import. Apple cannot have signed a notification after both:
+    ///     a store's clock lagging the real world must not refuse real notifications signed yesterday,
+    ///     and a clock the demo pushed ahead must not refuse the demo's own.
     public static func problem(
-        with event: SubscriptionEvent, product: Product?, bundleId: String?, now: Instant
+        with event: SubscriptionEvent, product: Product?, bundleId: String?, clock: Instant, wallClock: Instant
     ) -> Outcome? {
         guard let transaction = event.transaction else {
             return .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
@@ -89,8 +91,10 @@ public enum NotificationImport {
         if let sentBundle, let bundleId, sentBundle != bundleId {
             return .rejected("bundleId '\(sentBundle)' is not app \(product.appId)'s (\(bundleId))")
         }
-        if event.signedDate > now {
-            return .rejected("signed \(event.signedDate.iso8601), after the store's clock \(now.iso8601)")
+        if event.signedDate > max(clock, wallClock) {
+            return .rejected(
+                "signed \(event.signedDate.iso8601), in the future: after both the store's clock \(clock.iso8601) "
+                    + "and the wall clock \(wallClock.iso8601)")
         }
         return nil
     }

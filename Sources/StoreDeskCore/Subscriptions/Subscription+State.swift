@@ -9,11 +9,14 @@
 ///
 ///     row.info(at: clock)?.state      // .gracePeriod
 ///     row.info(at: clock.adding(.days(30)))?.state   // .billingRetry
+///
+/// Billing retry gives up after 60 days of the row's own `timeRate`: a demo chain driven at a month
+/// every 30 seconds stops retrying a minute after its period ended, not 60 real days later.
 extension Subscription {
     /// The subscription at `instant`, or nil before it was first bought.
-    public func info(at instant: Instant, billingRetryLimit: Instant.Duration = .days(60)) -> SubscriptionInfo? {
+    public func info(at instant: Instant) -> SubscriptionInfo? {
         guard instant >= originalPurchaseDate else { return nil }
-        return chain(at: instant).info(at: instant, billingRetryLimit: billingRetryLimit)
+        return chain(at: instant).info(at: instant, billingRetryLimit: timeRate.billingRetryLimit)
     }
 
     /// When a refund or family-sharing revoke took effect: its date, or the period's start if the row has none.
@@ -44,7 +47,7 @@ extension Subscription {
             chain.autoRenew = false
             if let since = revokedSince, since <= instant {
                 let kind = revocationReason.flatMap(RevocationKind.init(rawValue:)) ?? .refund
-                chain.revocation = .init(kind: kind, date: since, reason: nil)
+                chain.revocation = .init(kind: kind, date: since, reason: appleRevocationReason.map(RevocationReason.init(rawValue:)))
             }
         }
         return chain

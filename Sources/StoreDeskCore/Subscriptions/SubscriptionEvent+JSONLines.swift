@@ -5,6 +5,8 @@ public enum SubscriptionDecodingError: Error, Hashable, Sendable, CustomStringCo
     case emptyLine
     /// Not JSON at all, or not an object.
     case invalidJSON(String)
+    /// Valid JSON whose top level is an array, a string or a number: no field to name.
+    case notAnObject
     /// A `signedPayload` or signed info that is not `header.payload.signature` in base64url.
     case malformedJWS(String)
     /// A field Apple always sends is absent; the associated value is its dotted path.
@@ -18,6 +20,7 @@ public enum SubscriptionDecodingError: Error, Hashable, Sendable, CustomStringCo
         switch self {
         case .emptyLine: "the line is empty"
         case .invalidJSON(let detail): "not a JSON object: \(detail)"
+        case .notAnObject: "the line is not a JSON object"
         case .malformedJWS(let detail): "malformed JWS: \(detail)"
         case .missingField(let field): "missing field '\(field)'"
         case .wrongType(let field, let detail): "wrong type for '\(field)': \(detail)"
@@ -41,6 +44,8 @@ public enum SubscriptionDecodingError: Error, Hashable, Sendable, CustomStringCo
         }
         switch decoding {
         case .keyNotFound(let key, let context): self = .missingField(path(context, key))
+        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
+            self = .notAnObject
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             self = .wrongType(field: path(context), detail: context.debugDescription)
         case .dataCorrupted(let context):

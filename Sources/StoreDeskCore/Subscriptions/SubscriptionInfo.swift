@@ -85,6 +85,6 @@ public struct SubscriptionInfo: Hashable, Sendable, Identifiable {
             purchaseDate: purchaseDate, expiresDate: expiresDate, gracePeriodExpiresDate: gracePeriodExpiresDate,
             revocationDate: revocationDate, revocationReason: revocation?.rawValue,
             expirationIntent: state == .active || state == .revoked ? nil : expirationIntent?.key,
-            offerType: offerType?.key, offerId: offerId)
+            offerType: offerType?.key, offerId: offerId, appleRevocationReason: revocationReason?.rawValue)
     }
 }

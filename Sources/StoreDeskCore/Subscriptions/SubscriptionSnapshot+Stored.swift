@@ -1,20 +1,17 @@
 extension SubscriptionSnapshot {
     /// A player's subscriptions at an instant from what the store keeps: a chain the store has
     /// notifications for follows them (signed by `instant`); any other chain is its row played to
-    /// `instant` (see `Subscription.info(at:)`).
+    /// `instant` (see `Subscription.info(at:)`). Either way a chain runs at its row's `timeRate`, so a
+    /// demo's billing retry ends when the demo's would.
     ///
     ///     let now = SubscriptionSnapshot(at: clock, rows: profile.subscriptions, events: profile.subscriptionEvents)
     ///     now.unlocked
-    public init(
-        at instant: Instant, rows: [Subscription], events: [SubscriptionEvent],
-        billingRetryLimit: Instant.Duration = .days(60)
-    ) {
-        let timeline = SubscriptionTimeline(events: events, billingRetryLimit: billingRetryLimit)
+    public init(at instant: Instant, rows: [Subscription], events: [SubscriptionEvent]) {
+        let timeline = SubscriptionTimeline(events: events)
         let withEvents = Set(timeline.originalTransactionIds)
-        let fromRows = rows.filter { !withEvents.contains($0.id) }.compactMap {
-            $0.info(at: instant, billingRetryLimit: billingRetryLimit)
-        }
-        self.init(instant: instant, all: timeline.snapshot(at: instant).all + fromRows)
+        let fromRows = rows.filter { !withEvents.contains($0.id) }.compactMap { $0.info(at: instant) }
+        let rates = Dictionary(rows.map { ($0.id, $0.timeRate) }, uniquingKeysWith: { first, _ in first })
+        self.init(instant: instant, all: timeline.snapshot(at: instant, timeRates: rates).all + fromRows)
     }
 
     /// The per-group statuses in group order: what `storedesk subs` and the screens list.

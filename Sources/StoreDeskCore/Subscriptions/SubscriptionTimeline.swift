@@ -72,12 +72,16 @@ public struct SubscriptionTimeline: Hashable, Sendable {
         return fold
     }
 
-    /// Every subscription's state at `instant`, from the events Apple had signed by then.
-    public func snapshot(at instant: Instant) -> SubscriptionSnapshot {
+    /// Every subscription's state at `instant`, from the events Apple had signed by then. A chain in
+    /// `timeRates` (a demo's, by original transaction id) retries billing for 60 days of its own rate;
+    /// any other for `billingRetryLimit`.
+    public func snapshot(at instant: Instant, timeRates: [String: TimeRate] = [:]) -> SubscriptionSnapshot {
         let fold = fold(through: instant)
         return SubscriptionSnapshot(
             instant: instant,
-            all: fold.chains.values.map { $0.info(at: instant, billingRetryLimit: billingRetryLimit) })
+            all: fold.chains.map { id, chain in
+                chain.info(at: instant, billingRetryLimit: timeRates[id]?.billingRetryLimit ?? billingRetryLimit)
+            })
     }
 
     /// The original transaction ids in order of first appearance.
