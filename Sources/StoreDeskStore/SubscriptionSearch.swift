@@ -36,8 +36,11 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// 60 days of its demo's `TimeRate` (a month of `time_rate_month_ms` is 30 days, as in
     /// `TimeRate.days`), 60 real days when it has none.
     static func billingRetryLimit(columnPrefix prefix: String = "") -> String {
-        "COALESCE(\(prefix)time_rate_month_ms * 60 / 30, \(TimeRate.realTime.billingRetryLimit.millis))"
+        "COALESCE(\(prefix)time_rate_month_ms * 60 / 30, \(realRetry))"
     }
+
+    /// Billing retry in real time, the longest any row's lasts.
+    static let realRetry = TimeRate.realTime.billingRetryLimit.millis
 
     /// The groups of the list, in the order an operator acts on them.
     public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
@@ -64,7 +67,8 @@ public struct SubscriptionSearch: Sendable, Hashable {
         let now = instant.millis, limit = Self.billingRetryLimit(columnPrefix: "s.")
         let bought = "s.original_purchase_date <= \(now)"
         let revoked = "(s.state = 'revoked' AND COALESCE(s.revocation_date, s.purchase_date) <= \(now))"
-        let failing = "(s.state IN ('grace_period', 'billing_retry') AND s.expires_date + \(limit) > \(now))"
+        // No demo's retry lasts longer than real time's, so the first bound keeps the (state, expires_date) index.
+        let failing = "(s.state IN ('grace_period', 'billing_retry') AND s.expires_date > \(now - Self.realRetry) AND s.expires_date + \(limit) > \(now))"
         let inGrace = "(s.state = 'grace_period' AND COALESCE(s.grace_period_expires_date, 0) > \(now))"
         switch state {
         case .active: return "s.expires_date > \(now) AND \(bought) AND NOT \(revoked)"
@@ -158,7 +162,8 @@ public struct SubscriptionSearch: Sendable, Hashable {
                 SELECT MIN(t) FROM (
                   SELECT MIN(expires_date) AS t FROM subscription WHERE expires_date > :now
                   UNION ALL SELECT MIN(expires_date + \(limit)) FROM subscription
-                    WHERE state IN ('grace_period', 'billing_retry') AND expires_date + \(limit) > :now
+                    WHERE state IN ('grace_period', 'billing_retry') AND expires_date > :now - \(Self.realRetry)
+                      AND expires_date + \(limit) > :now
                   UNION ALL SELECT MIN(grace_period_expires_date) FROM subscription
                     WHERE state = 'grace_period' AND grace_period_expires_date > :now
                   UNION ALL SELECT MIN(COALESCE(revocation_date, purchase_date)) FROM subscription
