@@ -290,6 +290,19 @@ let scenarios: [Scenario] = [
         ],
         names: ["SUBSCRIBED/INITIAL_BUY", "OFFER_REDEEMED", "DID_RENEW", "DID_RENEW"]),
     Scenario(
+        name: "a lapsed customer comes back on a promotional offer, then pays the full price",
+        steps: [
+            .purchase(Fixture.basic, at: "01-01"),
+            .autoRenew(false, at: "01-10"),
+            .expect(at: "02-05", .init(.expired, expires: "02-01", intent: .cancelled)),
+            .purchase(
+                Fixture.basic, at: "02-10",
+                offer: .payAsYouGo(.month, periods: 2, priceCents: 1000, type: .promotional, id: "WINBACK")),
+            .expect(at: "02-20", .init(.active, purchased: "02-10", expires: "03-10", offer: .some(.promotional))),
+            .expect(at: "03-20", .init(.active, expires: "04-10", offer: .some(.promotional))),
+            .expect(at: "04-20", .init(.active, expires: "05-10", offer: .some(nil))),
+        ]),
+    Scenario(
         name: "renewals keep the anchor day across short months",
         steps: [
             .purchase(Fixture.basic, at: "01-31"),
