@@ -117,15 +117,15 @@ struct SnapshotRequest: Equatable {
             let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
             let (theme, _) = try look.loadTheme(catalog)
             trace.mark("theme")
-            let store = try store.open(.readOnly)
-            database = store
+            let opened = try store.open(.readOnly)
+            database = opened
             trace.mark("open store")
-            let clock = try store.clock() ?? Instant(Date())
+            let clock = try opened.clock() ?? Instant(Date())
             var state = AppState(
-                size: terminalSize, session: try staff.session(), storePath: store.path, clock: clock,
+                size: terminalSize, session: try staff.session(), storePath: opened.path, clock: clock,
                 timeZone: .local, themeName: theme.name, themeNames: [])
             state.screen = screenID
-            let canvas = try Snapshot.render(state: state, theme: theme, database: store, catalog: catalog, select: select, filter: filter)
+            let canvas = try Snapshot.render(state: state, theme: theme, database: opened, catalog: catalog, select: select, filter: filter)
             trace.mark("render")
             return canvas
         }
