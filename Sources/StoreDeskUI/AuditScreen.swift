@@ -78,10 +78,7 @@ public struct AuditScreen: ConsoleScreen {
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: context.pageSize)
-                return []
-            }
+            if context.scrollsDetail(command, &detailScroll) { return [] }
             switch list.move(command, pageSize: context.pageSize, load: load) {
             case .none: return []
             case .stayed:

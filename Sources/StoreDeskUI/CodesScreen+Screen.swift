@@ -31,11 +31,7 @@ extension CodesScreen: ConsoleScreen {
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: context.pageSize)
-            } else {
-                move(command, page: context.pageSize)
-            }
+            if !context.scrollsDetail(command, &detailScroll) { move(command, page: context.pageSize) }
         case .open:
             context.focus = .detail
         default:

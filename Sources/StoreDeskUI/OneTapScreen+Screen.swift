@@ -65,10 +65,7 @@ extension OneTapScreen: ConsoleScreen {
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: context.pageSize)
-                return []
-            }
+            if context.scrollsDetail(command, &detailScroll) { return [] }
             selected = ListSelection.moved(selected, by: command, count: log.count, page: context.pageSize)
             detailScroll = 0
             return []

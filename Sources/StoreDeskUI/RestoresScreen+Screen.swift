@@ -84,10 +84,7 @@ extension RestoresScreen: ConsoleScreen {
         let pageSize = Self.listRows(context)
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: pageSize)
-                return []
-            }
+            if context.scrollsDetail(command, &detailScroll, page: pageSize) { return [] }
             return move(command, pageSize: pageSize)
         case .open:
             context.focus = .detail

@@ -40,6 +40,16 @@ public struct ScreenContext: Sendable {
         return false
     }
 
+    /// A move key while the detail pane has the focus scrolls the detail (`scroll`, a page being `page`
+    /// rows, the list's by default) and leaves the list where it is: returns whether it did.
+    ///
+    ///     if context.scrollsDetail(command, &detailScroll) { return [] }
+    public func scrollsDetail(_ command: Command, _ scroll: inout Int, page: Int? = nil) -> Bool {
+        guard focus == .detail else { return false }
+        scroll = DetailScroll.moved(scroll, by: command, page: page ?? pageSize)
+        return true
+    }
+
     /// Asks for a line of text; `enter` sends `Command.submit(action, text)` to this screen.
     public mutating func prompt(_ label: String, action: String, text: String = "") {
         mode = .prompt(label: label, text: text, action: action)

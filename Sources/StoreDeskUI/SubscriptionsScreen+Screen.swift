@@ -69,10 +69,7 @@ extension SubscriptionsScreen: ConsoleScreen {
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: context.pageSize)
-                return []
-            }
+            if context.scrollsDetail(command, &detailScroll) { return [] }
             return move(command, pageSize: Self.listRows(context), now: context.clock)
         case .open:
             context.focus = .detail

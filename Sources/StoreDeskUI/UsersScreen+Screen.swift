@@ -51,10 +51,7 @@ extension UsersScreen {
         let pageSize = context.pageSize
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
-            if context.focus == .detail {
-                detailScroll = DetailScroll.moved(detailScroll, by: command, page: pageSize)
-                return []
-            }
+            if context.scrollsDetail(command, &detailScroll) { return [] }
             return move(command, pageSize: pageSize)
         case .open:
             context.focus = .detail
