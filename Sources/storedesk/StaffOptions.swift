@@ -16,7 +16,6 @@ struct StaffOptions: ParsableArguments {
     /// The options as a plain value.
     var staff: Staff { Staff(readonly: readonly, role: role, actor: actor) }
     var consoleRole: ConsoleRole { get throws { try staff.consoleRole } }
-    var actorName: String { staff.actorName }
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }

@@ -5,8 +5,6 @@ extension PaymentSimulation {
     struct Agenda: Sendable {
         private var heap: [Scheduled] = []
 
-        var isEmpty: Bool { heap.isEmpty }
-        var count: Int { heap.count }
         /// The next step to run.
         var first: Scheduled? { heap.first }
 
