@@ -27,11 +27,17 @@ public struct PaymentSimulation: Sendable {
         public var idPrefix: String
         /// Share of requests the client sends malformed (refused before the queue).
         public var malformedShare: Double
+        /// Apps whose game server is a real one over HTTP: their callbacks wait in `outbox` for the network
+        /// to POST them, and `answer(_:with:url:)` brings each reply back. Every other app's callbacks are
+        /// answered in process by StoreDesk's own game server (`GrantRule`).
+        public var remoteApps: Set<String>
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
-            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02
+            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02,
+            remoteApps: Set<String> = []
         ) {
+            self.remoteApps = remoteApps
             self.seconds = seconds
             self.rate = rate
             self.seed = seed
@@ -119,7 +125,7 @@ public struct PaymentSimulation: Sendable {
     public static let maxCallbackAttempts = 12
 
     public let configuration: Configuration
-    public private(set) var summary = Summary()
+    public internal(set) var summary = Summary()
     /// Purchase attempts per simulated second; the console may change it while running.
     public private(set) var rate: Double
     /// The simulated clock: the instant of the last step processed.
@@ -130,21 +136,26 @@ public struct PaymentSimulation: Sendable {
     private var sequence = 0
     private var arrivals = 0
     /// Transactions still in flight (finished ones are dropped once nothing more can happen to them).
-    private var transactions: [String: StoreTransaction] = [:]
-    private var plans: [String: Plan] = [:]
+    var transactions: [String: StoreTransaction] = [:]
+    var plans: [String: Plan] = [:]
     /// Final states of the transactions already forgotten.
     private var finalStates: [String: Int] = [:]
-    private var orders: [String: PaymentOrder] = [:]
+    var orders: [String: PaymentOrder] = [:]
     /// Order id by transaction id, for the orders in memory.
     private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
-    private var granted: Set<String> = []
+    var granted: Set<String> = []
     /// Players logged in this run and not crashed since: their next purchase needs no new login.
     private var loggedIn: Set<String> = []
-    private var apps: [String: App] = [:]
-    private let sellable: [Product]
+    var apps: [String: App] = [:]
+    let sellable: [Product]
     private var probabilities: [String: Double] = [:]
     private var downWindows: [(from: Int64, to: Int64)] = []
+    /// Callbacks for real game servers, waiting to be POSTed.
+    var outbox: [OutboundCallback] = []
+    /// Callbacks POSTed and not answered yet: when each was sent, by id.
+    var awaitingReply: [Int: Int64] = [:]
+    var outboundSerial = 0
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -185,6 +196,13 @@ public struct PaymentSimulation: Sendable {
 
     /// Runs the steps due up to `limit` (for the console's clock: pause, single step, speed).
     public mutating func run(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
+        try advance(until: limit, emit)
+        finishSummary()
+    }
+
+    /// Runs the steps due up to `limit` without bringing the summary's end-of-run counts up to date
+    /// (they walk every transaction in flight): for a driver that calls it once per reply.
+    public mutating func advance(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
         while let next = agenda.first, next.at <= limit.millis {
             _ = agenda.removeFirst()
             now = Instant(millis: next.at)
@@ -194,7 +212,6 @@ public struct PaymentSimulation: Sendable {
             }
         }
         if limit > now { now = limit }
-        finishSummary()
     }
 
     /// Runs everything and returns the changes (for tests).
@@ -488,6 +505,12 @@ public struct PaymentSimulation: Sendable {
             body = body.replacingFirst("product_id=", with: "product_id=tampered.")
             tampering = " (product_id tampered in transit)"
         }
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: id, appId: app.id, attempt: attempt, received: received, body: body,
+                isRepeat: false, tampering: tampering)
+            return []
+        }
         let decision = GrantRule.decide(
             body: body, app: app, products: sellable, alreadyGranted: granted, at: now)
         var record = CallbackAttempt(
@@ -537,6 +560,12 @@ public struct PaymentSimulation: Sendable {
             let app = apps[order.appId]
         else { return [] }
         let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: transaction.id, appId: app.id, attempt: attempt, received: 1,
+                body: callback.body, isRepeat: true, tampering: "")
+            return []
+        }
         let decision = GrantRule.decide(body: callback.body, app: app, products: sellable, alreadyGranted: granted, at: now)
         if transaction.finished { forget(transaction.id) }
         guard case .duplicate = decision.outcome else { return [] }
@@ -597,7 +626,7 @@ public struct PaymentSimulation: Sendable {
         loggedIn.insert(userId).inserted ? PlayerLogin(userId: userId, at: now) : nil
     }
 
-    private func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
+    func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
         PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
     }
 
@@ -639,13 +668,13 @@ public struct PaymentSimulation: Sendable {
         1000 << Int64(min(max(attempt - 1, 0), 6))
     }
 
-    private mutating func schedule(_ step: Step, at millis: Int64) {
+    mutating func schedule(_ step: Step, at millis: Int64) {
         sequence += 1
         agenda.insert(Scheduled(at: millis, sequence: sequence, step: step))
     }
 
     /// Drops a finished transaction from memory; its final state stays in the summary.
-    private mutating func forget(_ id: String) {
+    mutating func forget(_ id: String) {
         guard let transaction = transactions.removeValue(forKey: id) else { return }
         plans[id] = nil
         finalStates[transaction.state.rawValue, default: 0] += 1
@@ -655,7 +684,7 @@ public struct PaymentSimulation: Sendable {
         }
     }
 
-    private mutating func finishSummary() {
+    mutating func finishSummary() {
         var states = finalStates
         var dropped = 0
         var awaiting = 0
@@ -672,17 +701,5 @@ public struct PaymentSimulation: Sendable {
         summary.states = states
         summary.droppedOrders = dropped
         summary.awaitingCallback = awaiting
-    }
-}
-
-extension String {
-    fileprivate func replacingSuffix(_ suffix: String, with replacement: String) -> String {
-        guard hasSuffix(suffix) else { return self }
-        return String(dropLast(suffix.count)) + replacement
-    }
-
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
     }
 }
