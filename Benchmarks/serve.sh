@@ -107,7 +107,7 @@ echo "== simulate: purchases per second, callbacks POSTed to a PHP game server (
 pport=$(free_port)
 keys=$(sqlite3 "$work/store.sqlite" "SELECT json_group_object(id, app_key) FROM app")
 mkdir -p "$work/ledger"
-STOREDESK_KEYS="$keys" STOREDESK_LEDGER="$work/ledger" php -n -S "127.0.0.1:$pport" Tests/StoreDeskNetworkTests/GameServer/router.php >/dev/null 2>&1 &
+STOREDESK_KEYS="$keys" STOREDESK_LEDGER="$work/ledger" php -n -d display_errors=0 -S "127.0.0.1:$pport" Tests/StoreDeskNetworkTests/GameServer/router.php >/dev/null 2>&1 &
 pids+=($!)
 wait_for "http://127.0.0.1:$pport/healthz"
 sim() { # extra args -> purchases/s

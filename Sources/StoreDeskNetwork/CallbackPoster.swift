@@ -28,6 +28,9 @@ public final class CallbackPoster: Sendable {
             timeout: .init(connect: amount, read: amount),
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost))
         configuration.httpVersion = .http1Only
+        // A refused connection is a failed delivery at once (the queue's backoff retries it), not a
+        // connection retried until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -36,6 +36,14 @@ struct ServeCommand: ParsableCommand {
             handle.seekToEndOfFile()
             return handle
         } ?? FileHandle.standardError
+        // SIGTERM and SIGINT stop the server gracefully, so they must reach it even when the parent
+        // started it with them blocked (test runners and some supervisors do); every thread made from
+        // here on inherits this mask.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let database = try reporting { try store.open(.readWriteConcurrent) }
         let server = GameServer(
             database: database,

@@ -47,10 +47,13 @@ import Testing
         #expect(grants.first?.productId == "com.example.gems.60")
         #expect(serve.stop() == 0)
         let lines = serve.logLines
-        #expect(lines.count == 4, "\(lines)")
+        let posts = lines.filter { $0.contains(" POST /callback ") }
+        #expect(posts.count == 3, "one line per request: \(lines)")
+        #expect(lines.filter { $0.contains(" GET /healthz 200 ") }.count == lines.count - 3)
         #expect(lines.allSatisfy { !$0.contains(Self.key) && !$0.contains("13800001234") })
-        #expect(lines.first?.contains("POST /callback 200") == true)
-        #expect(lines.first?.contains("granted com.example.gems.60 to u_138****1234") == true)
+        #expect(posts.first?.contains("POST /callback 200") == true)
+        #expect(posts.first?.contains("granted com.example.gems.60 to u_138****1234") == true, "\(posts)")
+        #expect(posts.last?.contains("\"fail: bad sign\"") == true)
         #expect(try AppDatabase.open(path: path, access: .readOnly).check().isEmpty)
     }
 

@@ -38,7 +38,7 @@ import Testing
         #expect(summary.callbacksDuplicate > 0, "repeats are answered success")
         #expect(summary.callbacksDropped > 0)
         let ledger = try php.grants()
-        let grants = try store.writer.read { db in
+        let grants = try await store.writer.read { db in
             try Grant.fetchAll(db, sql: "SELECT * FROM item_grant WHERE order_id LIKE 'http1-%' ORDER BY order_id")
         }
         #expect(grants.count == summary.grants)
@@ -52,7 +52,7 @@ import Testing
             #expect(row?["role_id"] == grant.roleId, "\(grant.orderId)")
         }
         // Every attempt keeps its HTTP status, reply and latency.
-        let attempts = try store.writer.read { db in
+        let attempts = try await store.writer.read { db in
             try CallbackAttempt.fetchAll(db, sql: "SELECT * FROM server_callback WHERE order_id LIKE 'http1-%'")
         }
         let answered = attempts.filter { $0.httpStatus != nil }
@@ -75,7 +75,7 @@ import Testing
         try await poster.shutdown()
         #expect(simulation.summary.grants == 0)
         #expect(simulation.summary.callbacksUnanswered > 0)
-        let attempts = try store.writer.read { db in
+        let attempts = try await store.writer.read { db in
             try CallbackAttempt.fetchAll(db, sql: "SELECT * FROM server_callback WHERE order_id LIKE 'http1-%'")
         }
         #expect(!attempts.isEmpty)

@@ -121,7 +121,7 @@ final class PHPGameServer: @unchecked Sendable {
             let port = try freePort()
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["php", "-n", "-S", "127.0.0.1:\(port)", Fixtures.router]
+            process.arguments = ["php", "-n", "-d", "display_errors=0", "-S", "127.0.0.1:\(port)", Fixtures.router]
             var environment = ["STOREDESK_KEYS": keysJSON, "STOREDESK_LEDGER": ledger.path, "PATH": "/usr/bin:/bin",
                                "PHP_CLI_SERVER_WORKERS": "1"]
             if let rule { environment["STOREDESK_BREAK"] = rule }
@@ -141,7 +141,7 @@ final class PHPGameServer: @unchecked Sendable {
                 self.process = process
                 return
             }
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             lastError = POSIXError(.ETIMEDOUT)
         }
@@ -150,9 +150,10 @@ final class PHPGameServer: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// SIGKILL: the test runner's threads block SIGTERM, and its children inherit that mask.
     func stop() {
         guard process.isRunning else { return }
-        process.terminate()
+        kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 

@@ -202,8 +202,12 @@ public struct PaymentSimulation: Sendable {
 
     /// Runs the steps due up to `limit` without bringing the summary's end-of-run counts up to date
     /// (they walk every transaction in flight): for a driver that calls it once per reply.
+    ///
+    /// While callbacks to real game servers wait for their replies, the clock stops at `holdUntil`
+    /// (checked at every step, so a callback sent by this very call holds it too).
     public mutating func advance(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
         while let next = agenda.first, next.at <= limit.millis {
+            if !awaitingReply.isEmpty, let hold = holdUntil, next.at > hold.millis { break }
             _ = agenda.removeFirst()
             now = Instant(millis: next.at)
             for change in perform(next.step) {
@@ -211,7 +215,8 @@ public struct PaymentSimulation: Sendable {
                 try emit(change)
             }
         }
-        if limit > now { now = limit }
+        let bound = awaitingReply.isEmpty ? limit : min(limit, holdUntil ?? limit)
+        if bound > now { now = bound }
     }
 
     /// Runs everything and returns the changes (for tests).

@@ -1,6 +1,6 @@
 <?php
 // A game server's payment callback handler, as the platform's documentation writes it, for the tests
-// to run under `php -S 127.0.0.1:PORT router.php`:
+// to run under `php -n -d display_errors=0 -S 127.0.0.1:PORT router.php`:
 //
 //   verify_sign: parse the body, take the sign out, ksort, http_build_query, md5 with the AppKey,
 //   strcasecmp with the sign; then de-duplicate by order_id, grant once, and answer "success" (also to a
