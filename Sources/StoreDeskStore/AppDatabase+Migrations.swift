@@ -29,8 +29,20 @@ extension AppDatabase {
         migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
             try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
         }
+        // An app's Apple ID and the App Store environments it takes: what signed data is checked against.
+        migrator.registerMigration("v11-app-apple-identity") { db in
+            try db.execute(sql: appAppleIdentitySchema)
+        }
         return migrator
     }()
+
+    /// `apple_app_id`: App Store Connect's numeric app id, which Production signed data must carry
+    /// (NULL until the team gives it). `environment`: which App Store environments' data the app takes.
+    static let appAppleIdentitySchema = """
+        ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
+        ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both'
+          CHECK (environment IN ('sandbox', 'production', 'both'));
+        """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real
     /// milliseconds per subscription month, NULL for real time, so every row already stored (imported,

@@ -11,10 +11,16 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
     public var restoreOwnership: RestoreOwnership
     /// Apple's billing grace period for this app's subscriptions: 0 (off), 3, 16 or 28 days.
     public var gracePeriodDays: Int
+    /// The app's Apple ID (App Store Connect's numeric id): a Production notification or transaction must
+    /// carry it as `appAppleId`, as Apple's `SignedDataVerifier` checks. Nil until the team says it.
+    public var appleAppId: Int64?
+    /// Which App Store environments' signed data the app takes: both unless the team limits it to one.
+    public var environments: AppEnvironments
 
     public init(
         id: String, name: String, bundleId: String, appKey: String, currencyPerYuan: Int,
-        restoreOwnership: RestoreOwnership, gracePeriodDays: Int
+        restoreOwnership: RestoreOwnership, gracePeriodDays: Int, appleAppId: Int64? = nil,
+        environments: AppEnvironments = .both
     ) {
         self.id = id
         self.name = name
@@ -23,6 +29,22 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         self.currencyPerYuan = currencyPerYuan
         self.restoreOwnership = restoreOwnership
         self.gracePeriodDays = gracePeriodDays
+        self.appleAppId = appleAppId
+        self.environments = environments
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        name = try container.decode(String.self, forKey: .name)
+        bundleId = try container.decode(String.self, forKey: .bundleId)
+        appKey = try container.decode(String.self, forKey: .appKey)
+        currencyPerYuan = try container.decode(Int.self, forKey: .currencyPerYuan)
+        restoreOwnership = try container.decode(RestoreOwnership.self, forKey: .restoreOwnership)
+        gracePeriodDays = try container.decode(Int.self, forKey: .gracePeriodDays)
+        // Both are new (v11): a demo file or an old row without them takes any environment, no Apple ID.
+        appleAppId = try container.decodeIfPresent(Int64.self, forKey: .appleAppId)
+        environments = try container.decodeIfPresent(AppEnvironments.self, forKey: .environments) ?? .both
     }
 
     public enum CodingKeys: String, CodingKey {
@@ -32,6 +54,8 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         case currencyPerYuan = "currency_per_yuan"
         case restoreOwnership = "restore_ownership"
         case gracePeriodDays = "grace_period_days"
+        case appleAppId = "apple_app_id"
+        case environments = "environment"
     }
 
     public var maskedAppKey: String { Masking.secret(appKey) }
@@ -46,4 +70,21 @@ public enum RestoreOwnership: String, Hashable, Sendable, Codable, CaseIterable 
     case keep
     /// Both accounts hold it.
     case share
+}
+
+/// The App Store environments whose signed data an app takes (`apps set ID --environment ...`).
+/// Apple's library takes one environment per verifier; a team usually sees both, so both is the default.
+public enum AppEnvironments: String, Hashable, Sendable, Codable, CaseIterable {
+    case sandbox
+    case production
+    case both
+
+    /// Whether data signed in `environment` (`Production`, `Sandbox`) belongs to this app.
+    public func takes(_ environment: StoreEnvironment) -> Bool {
+        switch self {
+        case .both: true
+        case .sandbox: environment == .sandbox
+        case .production: environment == .production
+        }
+    }
 }
