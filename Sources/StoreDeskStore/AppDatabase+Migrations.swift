@@ -29,8 +29,20 @@ extension AppDatabase {
         migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
             try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
         }
+        migrator.registerMigration("v12-app-apple-id-environment-callback") { db in
+            try db.execute(sql: appSettingsSchema)
+        }
         return migrator
     }()
+
+    /// What a team sets for its own app (`storedesk apps add|set`): its Apple app id (`appAppleId` in
+    /// signed data; NULL until given), the App Store environments it takes data from (an app stored
+    /// before this takes both), and the game server's callback URL (NULL: none).
+    static let appSettingsSchema = """
+        ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
+        ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both' CHECK (environment IN ('sandbox', 'production', 'both'));
+        ALTER TABLE app ADD COLUMN callback_url TEXT CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
+        """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real
     /// milliseconds per subscription month, NULL for real time, so every row already stored (imported,

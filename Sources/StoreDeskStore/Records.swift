@@ -13,6 +13,7 @@ extension Instant: DatabaseValueConvertible {
 extension Site: DatabaseValueConvertible {}
 extension AdultType: DatabaseValueConvertible {}
 extension RestoreOwnership: DatabaseValueConvertible {}
+extension AppEnvironment: DatabaseValueConvertible {}
 extension ProductType: DatabaseValueConvertible {}
 extension SubscriptionPeriod: DatabaseValueConvertible {}
 extension TransactionState: DatabaseValueConvertible {}
