@@ -33,7 +33,7 @@ extension App {
             currencyPerYuan: try row.value(CodingKeys.currencyPerYuan),
             restoreOwnership: try row.value(CodingKeys.restoreOwnership),
             gracePeriodDays: try row.value(CodingKeys.gracePeriodDays),
-            appleAppId: try row.value(CodingKeys.appleAppId), environment: try row.value(CodingKeys.environment),
+            appleAppId: try row.value(CodingKeys.appleAppId), environments: try row.value(CodingKeys.environments),
             callbackURL: try row.value(CodingKeys.callbackURL))
     }
 }

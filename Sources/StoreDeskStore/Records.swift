@@ -13,7 +13,6 @@ extension Instant: DatabaseValueConvertible {
 extension Site: DatabaseValueConvertible {}
 extension AdultType: DatabaseValueConvertible {}
 extension RestoreOwnership: DatabaseValueConvertible {}
-extension AppEnvironment: DatabaseValueConvertible {}
 extension ProductType: DatabaseValueConvertible {}
 extension SubscriptionPeriod: DatabaseValueConvertible {}
 extension TransactionState: DatabaseValueConvertible {}
@@ -24,6 +23,7 @@ extension GrantKind: DatabaseValueConvertible {}
 extension GrantSource: DatabaseValueConvertible {}
 extension SubscriptionState: DatabaseValueConvertible {}
 extension RestoreStatus: DatabaseValueConvertible {}
+extension AppEnvironments: DatabaseValueConvertible {}
 
 extension App: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "app"

@@ -92,18 +92,18 @@ import Testing
     }
 }
 
-@Suite struct AppSettingsMigrationTests {
-    /// A store written before v12 keeps its apps: they take both environments and have no Apple app id
-    /// or callback URL until a developer sets them.
-    @Test func anOlderStoresAppsUpgradeWithTheirDataAndNoNewSettings() throws {
+@Suite struct AppCallbackMigrationTests {
+    /// A store written before v12 keeps its apps, with no callback URL until a developer sets one.
+    @Test func anOlderStoresAppsUpgradeWithTheirDataAndNoCallbackURL() throws {
         let folder = TemporaryFolder()
-        let path = folder.path("v8.sqlite")
+        let path = folder.path("v11.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
+        try AppDatabase.migrator.migrate(queue, upTo: "v11-app-apple-identity")
         try queue.write { db in
             try db.execute(sql: """
-                INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days)
-                VALUES ('2001', '旧游戏', 'com.example.old', '0123456789abcdef', 10, 'keep', 3)
+                INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days,
+                  apple_app_id, environment)
+                VALUES ('2001', '旧游戏', 'com.example.old', '0123456789abcdef', 10, 'keep', 3, 6741000999, 'sandbox')
                 """)
         }
         try queue.close()
@@ -111,24 +111,25 @@ import Testing
         let app = try #require(try store.reader.read { try App.fetchOne($0, key: "2001") })
         #expect(app == App(
             id: "2001", name: "旧游戏", bundleId: "com.example.old", appKey: "0123456789abcdef", currencyPerYuan: 10,
-            restoreOwnership: .keep, gracePeriodDays: 3, appleAppId: nil, environment: .both, callbackURL: nil))
+            restoreOwnership: .keep, gracePeriodDays: 3, appleAppId: 6_741_000_999, environments: .sandbox, callbackURL: nil))
         #expect(try store.check().isEmpty)
     }
 
+    /// Saving an app writes every column: a cleared Apple app id or callback URL is stored as cleared.
     @Test func anAppsSettingsRoundTripAndClear() throws {
         let store = try AppDatabase.inMemory()
         var app = App(
             id: "9", name: "g", bundleId: "com.example.g", appKey: "k", currencyPerYuan: 1, restoreOwnership: .keep,
-            gracePeriodDays: 0, appleAppId: 6_741_000_999, environment: .sandbox, callbackURL: "https://game.example/pay")
+            gracePeriodDays: 0, appleAppId: 6_741_000_999, environments: .sandbox, callbackURL: "https://game.example/pay")
         try store.writer.write { try app.insert($0) }
         #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
         app.appleAppId = nil
         app.callbackURL = nil
-        app.environment = .production
+        app.environments = .production
         try store.writer.write { try app.update($0) }
         #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
-        #expect(AppEnvironment.production.accepts(.production) && !AppEnvironment.production.accepts(.sandbox))
-        #expect(AppEnvironment.sandbox.accepts(.sandbox) && !AppEnvironment.sandbox.accepts(.production))
-        #expect(AppEnvironment.both.accepts(.sandbox) && AppEnvironment.both.accepts(.production))
+        #expect(throws: DatabaseError.self) {
+            try store.writer.write { try $0.execute(sql: "UPDATE app SET callback_url = 'ftp://x' WHERE id = '9'") }
+        }
     }
 }
