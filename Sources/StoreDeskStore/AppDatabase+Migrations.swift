@@ -33,6 +33,10 @@ extension AppDatabase {
         migrator.registerMigration("v11-app-apple-identity") { db in
             try db.execute(sql: appAppleIdentitySchema)
         }
+        // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
+        migrator.registerMigration("v12-app-callback-url") { db in
+            try db.execute(sql: appCallbackSchema)
+        }
         return migrator
     }()
 
@@ -42,6 +46,12 @@ extension AppDatabase {
         ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
         ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both'
           CHECK (environment IN ('sandbox', 'production', 'both'));
+        """
+
+    /// `callback_url`: the game server's payment callback URL, http or https; NULL when none is set.
+    static let appCallbackSchema = """
+        ALTER TABLE app ADD COLUMN callback_url TEXT
+          CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
         """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real

@@ -16,11 +16,13 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
     public var appleAppId: Int64?
     /// Which App Store environments' signed data the app takes: both unless the team limits it to one.
     public var environments: AppEnvironments
+    /// Where the game server takes payment callbacks (http or https); nil when none is set.
+    public var callbackURL: String?
 
     public init(
         id: String, name: String, bundleId: String, appKey: String, currencyPerYuan: Int,
         restoreOwnership: RestoreOwnership, gracePeriodDays: Int, appleAppId: Int64? = nil,
-        environments: AppEnvironments = .both
+        environments: AppEnvironments = .both, callbackURL: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -31,6 +33,7 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         self.gracePeriodDays = gracePeriodDays
         self.appleAppId = appleAppId
         self.environments = environments
+        self.callbackURL = callbackURL
     }
 
     public init(from decoder: Decoder) throws {
@@ -45,6 +48,23 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         // Both are new (v11): a demo file or an old row without them takes any environment, no Apple ID.
         appleAppId = try container.decodeIfPresent(Int64.self, forKey: .appleAppId)
         environments = try container.decodeIfPresent(AppEnvironments.self, forKey: .environments) ?? .both
+        // New in v12: none until a developer sets one.
+        callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
+    }
+
+    /// Writes every column, an absent value as null, so saving an app clears what was unset.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(bundleId, forKey: .bundleId)
+        try container.encode(appKey, forKey: .appKey)
+        try container.encode(currencyPerYuan, forKey: .currencyPerYuan)
+        try container.encode(restoreOwnership, forKey: .restoreOwnership)
+        try container.encode(gracePeriodDays, forKey: .gracePeriodDays)
+        try container.encode(appleAppId, forKey: .appleAppId)
+        try container.encode(environments, forKey: .environments)
+        try container.encode(callbackURL, forKey: .callbackURL)
     }
 
     public enum CodingKeys: String, CodingKey {
@@ -56,6 +76,7 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         case gracePeriodDays = "grace_period_days"
         case appleAppId = "apple_app_id"
         case environments = "environment"
+        case callbackURL = "callback_url"
     }
 
     public var maskedAppKey: String { Masking.secret(appKey) }
