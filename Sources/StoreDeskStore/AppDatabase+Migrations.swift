@@ -29,12 +29,33 @@ extension AppDatabase {
         migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
             try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
         }
+        // An app's Apple ID and the App Store environments it takes: what signed data is checked against.
+        migrator.registerMigration("v11-app-apple-identity") { db in
+            try db.execute(sql: appAppleIdentitySchema)
+        }
+        // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
+        migrator.registerMigration("v12-app-callback-url") { db in
+            try db.execute(sql: appCallbackSchema)
+        }
         // Callbacks over real HTTP (the platform's side) and StoreDesk as a game server (`serve`).
         migrator.registerMigration("v13-callbacks-over-http") { db in
             try db.execute(sql: callbacksOverHTTPSchema)
         }
         return migrator
     }()
+
+    /// `apple_app_id`: App Store Connect's numeric app id, which Production signed data must carry
+    /// (NULL until the team gives it). `environment`: which App Store environments' data the app takes.
+    static let appAppleIdentitySchema = """
+        ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
+        ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both'
+          CHECK (environment IN ('sandbox', 'production', 'both'));
+        """
+
+    /// `callback_url`: the game server's payment callback URL, http or https; NULL when none is set.
+    static let appCallbackSchema = """
+        ALTER TABLE app ADD COLUMN callback_url TEXT
+          CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
 
     /// Each callback attempt POSTed to a real game server keeps where it went, the reply's status and
     /// its latency (its body, cut, is in `reply`); in-process attempts leave them NULL. `storedesk serve`

@@ -23,6 +23,7 @@ extension GrantKind: DatabaseValueConvertible {}
 extension GrantSource: DatabaseValueConvertible {}
 extension SubscriptionState: DatabaseValueConvertible {}
 extension RestoreStatus: DatabaseValueConvertible {}
+extension AppEnvironments: DatabaseValueConvertible {}
 
 extension App: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "app"
