@@ -56,6 +56,7 @@ extension AppDatabase {
     static let appCallbackSchema = """
         ALTER TABLE app ADD COLUMN callback_url TEXT
           CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
+        """
 
     /// Each callback attempt POSTed to a real game server keeps where it went, the reply's status and
     /// its latency (its body, cut, is in `reply`); in-process attempts leave them NULL. `storedesk serve`

@@ -15,14 +15,15 @@ struct CallbackCheckCommand: ParsableCommand {
             order ids, so it can be re-run against the same server. Exit 0 only when every rule holds.
             """)
 
-    @Argument(help: ArgumentHelp("The game server's callback URL.", valueName: "url")) var url: String
+    @Argument(help: ArgumentHelp("The game server's callback URL (default: the app's own callback URL).", valueName: "url"))
+    var url: String?
     @Option(help: ArgumentHelp("The app whose AppKey signs the battery.", valueName: "app")) var app: String
     @Option(help: "Seconds to wait for each reply.") var timeout: Double = CallbackPoster.defaultTimeout
     @Flag(help: "Print the scorecard as JSON (the AppKey masked).") var json = false
     @OptionGroup var store: StoreOptions
 
     func run() throws {
-        let url = try checkedCallbackURL(url, option: "URL")
+        if let url { _ = try checkedCallbackURL(url, option: "URL") }
         guard timeout > 0, timeout.isFinite, timeout <= 300 else { throw fail("--timeout must be above 0 and at most 300 seconds, got \(timeout)") }
         let (app, productId) = try reporting { () throws -> (App, String) in
             let database = try store.open(.readOnly)
@@ -33,6 +34,9 @@ struct CallbackCheckCommand: ParsableCommand {
                 throw StoreError.invalidArgument("app \(self.app) has no products to put in a callback")
             }
             return (entry.app, product.id)
+        }
+        guard let url = url ?? app.callbackURL else {
+            throw fail("app \(app.id) has no callback URL: name one, or set it with `apps set \(app.id) --callback-url URL`")
         }
         let firstOrderId = UInt64(Date().timeIntervalSince1970 * 1000) * 100
         let battery = CallbackConformance(app: app, productId: productId, firstOrderId: firstOrderId, at: Instant(Date()))

@@ -27,7 +27,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Simulated seconds per wall-clock second (0: as fast as possible).") var speed: Double = 0
     @Option(
         name: .customLong("callback-url"),
-        help: ArgumentHelp("POST every app's callbacks to this game server URL instead of StoreDesk's own.", valueName: "url"))
+        help: ArgumentHelp(
+            "POST every app's callbacks to this game server URL (default: each app's own callback URL, if set).",
+            valueName: "url"))
     var callbackURL: String?
     @Option(help: "Callbacks in flight at most (with --callback-url).") var concurrency = 16
     @Option(help: "Seconds a game server has to answer a callback (with --callback-url).") var timeout: Double = CallbackPoster.defaultTimeout
@@ -59,8 +61,9 @@ struct SimulateCommand: ParsableCommand {
                 throw StoreError.invalidArgument("\(database.path) has no users or no products to simulate purchases with")
             }
             let start = Instant(Date())
-            // Callbacks go to a real game server for every app when --callback-url names one.
-            let urls = url.map { url in Dictionary(uniqueKeysWithValues: catalogue.apps.map { ($0.id, url) }) } ?? [:]
+            // Callbacks go to a real game server: every app's to --callback-url when given, else each app's
+            // own callback URL (`apps set APP --callback-url URL`); apps with neither keep the in-process one.
+            let urls = Dictionary(uniqueKeysWithValues: catalogue.apps.compactMap { app in (url ?? app.callbackURL).map { (app.id, $0) } })
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,

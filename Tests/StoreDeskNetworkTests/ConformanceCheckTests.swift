@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-import StoreDeskStore
+@testable import StoreDeskStore
 import Testing
 
 /// The conformance battery against the real PHP game server, and against variants of it with one rule

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+@testable import StoreDeskStore
 import Testing
 
 /// The network commands through the real binary: `simulate --callback-url`, `callback check`, `callback verify`.
@@ -28,6 +28,25 @@ import Testing
             try Int.fetchAll(db, sql: "SELECT DISTINCT http_status FROM server_callback WHERE url = ? ORDER BY 1", arguments: [php.url])
         }
         #expect(statuses == [200])
+    }
+
+    @Test("each app's own callback URL (apps set --callback-url) is used by simulate and by callback check when none is named")
+    func perAppCallbackURL() throws {
+        let folder = TemporaryFolder()
+        let path = try galaxyStore(folder)
+        let store = try AppDatabase.open(path: path, access: .readWrite)
+        let keys = Dictionary(uniqueKeysWithValues: try store.paymentCatalogue().apps.map { ($0.id, $0.appKey) })
+        let php = try PHPGameServer(keys: keys, folder: folder)
+        try store.writer.write { db in try db.execute(sql: "UPDATE app SET callback_url = ?", arguments: [php.url]) }
+        let run = try Binary.run(["simulate", "--seconds", "5", "--rate", "10", "--json", "--db", path], folder: folder)
+        #expect(run.status == 0, "\(run.stderr)")
+        let summary = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["summary"] as? [String: Any]
+        let grants = summary?["grants"] as? Int ?? 0
+        #expect(grants > 10)
+        #expect(try php.grants().count == grants)
+        let check = try Binary.run(["callback", "check", "--app", "app_galaxy", "--db", path], folder: folder)
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stdout.hasPrefix("callback check \(php.url) as app_galaxy"))
     }
 
     @Test("bad --callback-url, --concurrency and --timeout values: one line, exit 1, the store untouched")

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-import StoreDeskStore
+@testable import StoreDeskStore
 import Testing
 
 /// The payment queue with its callbacks POSTed to a real PHP game server on loopback.

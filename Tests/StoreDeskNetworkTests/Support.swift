@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+@testable import StoreDeskStore
 import Testing
 
 /// A folder of its own for each test, removed when the test's value goes away.

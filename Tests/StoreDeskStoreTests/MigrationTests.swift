@@ -18,12 +18,12 @@ import Testing
         #expect(try store.check().isEmpty)
     }
 
-    @Test("a store from before v13 upgrades with --migrate and keeps its callbacks; the new columns are empty")
+    @Test("a store from v12 upgrades with --migrate and keeps its callbacks; the new columns are empty")
     func callbacksOverHTTPUpgrade() throws {
         let folder = TemporaryFolder()
         let path = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
+        try AppDatabase.migrator.migrate(queue, upTo: "v12-app-callback-url")
         try queue.write { db in
             try db.execute(
                 sql: """
