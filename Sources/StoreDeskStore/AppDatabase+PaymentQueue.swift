@@ -16,6 +16,8 @@ public struct PaymentCatalogue: Sendable {
     public var apps: [App]
     public var products: [Product]
     public var userIds: [String]
+    /// Ask to Buy and failing transactions, by app, from the apps' StoreKit configuration files.
+    public var storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
 }
 
 extension AppDatabase {
@@ -40,7 +42,8 @@ extension AppDatabase {
             PaymentCatalogue(
                 apps: try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id"),
                 products: try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id"),
-                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]))
+                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]),
+                storeKitTesting: try CatalogueRows(db: db).purchaseTesting())
         }
     }
 

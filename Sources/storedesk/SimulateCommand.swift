@@ -51,7 +51,7 @@ struct SimulateCommand: ParsableCommand {
                 PaymentSimulation.Configuration(
                     seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
                     apps: catalogue.apps, products: catalogue.products,
-                    idPrefix: "sim" + String(start.millis, radix: 36) + "-"))
+                    idPrefix: "sim" + String(start.millis, radix: 36) + "-", storeKitTesting: catalogue.storeKitTesting))
             // Work an earlier run left in flight (killed, or stopped) is picked up first.
             simulation.resume(try database.paymentsInFlight())
             var pending: [PaymentChange] = []
@@ -77,11 +77,18 @@ struct SimulateCommand: ParsableCommand {
                 }
             }
             try flush()
-            try report(simulation.summary, path: database.path, faults: parsed)
+            try report(simulation.summary, path: database.path, faults: parsed, storeKit: catalogue.storeKitTesting)
         }
     }
 
-    private func report(_ summary: PaymentSimulation.Summary, path: String, faults: [PaymentFault]) throws {
+    private func report(
+        _ summary: PaymentSimulation.Summary, path: String, faults: [PaymentFault], storeKit: [String: StoreKitPurchaseTesting]
+    ) throws {
+        // Apps whose StoreKit configuration turns Ask to Buy or failing transactions on, for all their purchases.
+        let storeKitApps = storeKit.keys.sorted().map { id -> (String, [String]) in
+            let testing = storeKit[id]
+            return (id, (testing?.askToBuy == true ? ["askToBuy"] : []) + (testing?.failTransactions == true ? ["failTransactions"] : []))
+        }
         if json {
             struct Output: Encodable {
                 var path: String
@@ -89,10 +96,16 @@ struct SimulateCommand: ParsableCommand {
                 var rate: Double
                 var seed: UInt64
                 var faults: [String]
+                var storekitSettings: [String: [String]]
                 var summary: PaymentSimulation.Summary
+                enum CodingKeys: String, CodingKey {
+                    case path, seconds, rate, seed, faults, summary, storekitSettings = "storekit_settings"
+                }
             }
             try printJSON(
-                Output(path: path, seconds: seconds, rate: rate, seed: seed, faults: faults.map(\.description), summary: summary))
+                Output(
+                    path: path, seconds: seconds, rate: rate, seed: seed, faults: faults.map(\.description),
+                    storekitSettings: Dictionary(uniqueKeysWithValues: storeKitApps), summary: summary))
             return
         }
         let states = TransactionState.allCases.compactMap { state in
@@ -110,7 +123,7 @@ struct SimulateCommand: ParsableCommand {
         ]
         let dropped: String =
             "\(summary.droppedOrders.formattedWithSeparators) (paid, client crashed before finishing: restore prompt at next login)"
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("simulated", simulated),
             ("attempts", attempts),
             ("states", states.isEmpty ? "none" : states.joined(separator: ", ")),
@@ -122,6 +135,10 @@ struct SimulateCommand: ParsableCommand {
             ("events", summary.events.formattedWithSeparators),
             ("resumed", "\(summary.resumed.formattedWithSeparators) left in flight by an earlier run, picked up"),
         ]
+        if !storeKitApps.isEmpty {
+            let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
+            lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)
+        }
         for (label, value) in lines {
             print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
         }

@@ -19,6 +19,9 @@ struct StaffOptions: ParsableArguments {
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
+    func developer(_ command: String, changing what: String) throws -> StaffMember {
+        try staff.developer(command, changing: what)
+    }
 }
 
 /// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
@@ -57,6 +60,14 @@ struct Staff: Equatable {
     func editor(_ command: String) throws -> StaffMember {
         let staff = try member(writing: command)
         if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
+        return staff
+    }
+
+    /// The developer changing `what` (an app's settings, its catalogue), checked before the store is
+    /// opened: `--readonly` refuses, and only a developer may.
+    func developer(_ command: String, changing what: String) throws -> StaffMember {
+        let staff = try member(writing: command)
+        if let refusal = staff.refusal(toChange: what) { throw StoreError.invalidArgument(refusal) }
         return staff
     }
 

@@ -26,6 +26,12 @@ public struct StaffMember: Hashable, Sendable {
         mayEditConfiguration ? nil : "only a developer may edit the login configuration (\(signature))"
     }
 
+    /// Why this person may not change `what` (an app's settings, its catalogue), or nil when they may:
+    /// only a developer changes a game's configuration.
+    public func refusal(toChange what: String) -> String? {
+        mayEditConfiguration ? nil : "only a developer may change \(what) (\(signature))"
+    }
+
     /// `li.support (support)`.
     public var signature: String { "\(name) (\(role))" }
 }

@@ -188,7 +188,7 @@ public struct QueueScreen: Sendable {
                 PaymentSimulation.Configuration(
                     seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
                     userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products,
-                    idPrefix: "live" + String(context.clock.millis, radix: 36) + "-"))
+                    idPrefix: "live" + String(context.clock.millis, radix: 36) + "-", storeKitTesting: catalogue.storeKitTesting))
             simulation.resume(inFlight)
             self.simulation = simulation
             paused = false
