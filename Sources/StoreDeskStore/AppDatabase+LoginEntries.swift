@@ -7,18 +7,6 @@ extension LoginEntryHistory: FetchableRecord, MutablePersistableRecord {
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
-/// One game's login setup as the Login screen and `login entries show` need it.
-public struct LoginEntrySetup: Sendable, Hashable {
-    public var app: App
-    /// nil: no row at all, which reads like a row with no entries (the SDK's default).
-    public var configuration: LoginEntryConfiguration?
-    /// Newest first.
-    public var history: [LoginEntryHistory]
-
-    /// The saved list; nil when never configured.
-    public var entries: [LoginEntry]? { configuration?.entries }
-}
-
 extension AppDatabase {
     /// A game's saved login entries, its third-party AppIDs and its latest changes.
     ///

@@ -216,7 +216,7 @@ import Testing
     @Test func ctrlRRefetchesAndKeepsTheSelectionOnTheSameRow() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "UPDATE user SET friendly_name = '改名了' WHERE id = '10000003'")
         }
         console.press(.ctrl("r"))
@@ -227,7 +227,7 @@ import Testing
     @Test func aStoreChangeKeepsTheSelectionOnItsRowEvenWhenRowsAreAddedAbove() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "DELETE FROM user_search WHERE 0")
             try db.execute(sql: "UPDATE user SET name = '新名字' WHERE id = '10000002'")
         }
@@ -246,7 +246,7 @@ import Testing
         #expect(support.text.contains("138****0000"))
         support.press(.character("p"))
         #expect(support.text.contains("13800000000"))
-        let audit = try support.database.reader.read {
+        let audit = try support.outside().read {
             try AuditEntry.fetchOne($0, sql: "SELECT * FROM audit_log WHERE action = 'reveal.phone' ORDER BY id DESC")
         }
         #expect(audit?.subject == "10000001")

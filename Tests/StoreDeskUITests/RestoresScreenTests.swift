@@ -18,7 +18,7 @@ import Testing
     func restores(_ console: ConsoleHarness) -> RestoresScreen { console.state.screenState(RestoresScreen.self) }
 
     func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
-        try console.database.reader.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+        try console.outside().read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }
 
     @Test func openPromptsComeOldestFirstWithCandidatesOwnerAndRule() throws {
@@ -216,7 +216,7 @@ import Testing
 
     @Test func theAuditListPagesWithoutOffset() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 15))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             for i in 0..<30 {
                 var entry = AuditEntry(
                     at: Instant(millis: 1_800_000_000_000 + Int64(i) * 60_000), actor: "bulk", role: "support",

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension AppState {
     /// The console's view: draws the whole frame into a canvas. Reads only the state.

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// A terminal the runtime can draw on and read from. The curses layer implements it; tests and
 /// `storedesk snapshot` run the runtime without one.
@@ -22,14 +22,14 @@ public enum DeviceEvent: Sendable, Equatable {
 public final class ConsoleRuntime {
     public private(set) var state: AppState
     public private(set) var theme: Theme
-    let database: AppDatabase
+    let database: any ConsoleStore
     let catalog: ThemeCatalog
     /// Set once something changed on screen since the last frame.
     var dirty = true
     /// Effects put off until input is handled (`Effect.later`).
     var deferred: [Effect] = []
 
-    public init(state: AppState, theme: Theme, database: AppDatabase, catalog: ThemeCatalog) {
+    public init(state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog) {
         self.state = state
         self.theme = theme
         self.database = database
@@ -96,7 +96,7 @@ public final class ConsoleRuntime {
         device: ConsoleDevice, refreshInterval: TimeInterval, now: @escaping () -> Instant,
         shouldStop: () -> Bool
     ) {
-        let watcher = try? DataVersionWatcher(path: database.path)
+        let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
         let observation = database.observeCommits { ownCommits.raise() }
         defer { _ = observation }

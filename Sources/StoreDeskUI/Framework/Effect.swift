@@ -1,13 +1,13 @@
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// Work a reducer asks for; the runtime performs it and feeds the result back as an `Action`.
 /// Reducers stay pure: they describe reads and writes, never perform them.
 public enum Effect: Sendable {
     /// A read on the store; the closure's result is dispatched.
-    case read(@Sendable (AppDatabase) throws -> Action)
+    case read(@Sendable (any ConsoleStore) throws -> Action)
     /// A write on the store (never produced when the session is read-only).
-    case write(@Sendable (AppDatabase) throws -> Action)
+    case write(@Sendable (any ConsoleStore) throws -> Action)
     /// Load a theme by name and apply it.
     case loadTheme(String)
     /// Leave the console.

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// A screen's name: its `:` command, its `--screen` value and its key in `AppState.screens`.
 public struct ScreenID: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -126,12 +126,12 @@ extension ConsoleScreen {
     public static func event(_ value: any Sendable) -> Action { .screen(id, value) }
 
     /// A read whose result comes back to this screen.
-    public static func read(_ body: @escaping @Sendable (AppDatabase) throws -> any Sendable) -> Effect {
+    public static func read(_ body: @escaping @Sendable (any ConsoleStore) throws -> any Sendable) -> Effect {
         .read { db in event(try body(db)) }
     }
 
     /// A write whose result comes back to this screen.
-    public static func write(_ body: @escaping @Sendable (AppDatabase) throws -> any Sendable) -> Effect {
+    public static func write(_ body: @escaping @Sendable (any ConsoleStore) throws -> any Sendable) -> Effect {
         .write { db in event(try body(db)) }
     }
 }

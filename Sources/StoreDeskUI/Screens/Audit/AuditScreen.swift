@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension ScreenID {
     public static let audit = AuditScreen.id
@@ -14,19 +14,17 @@ public struct AuditScreen: ConsoleScreen {
 
     /// `action:restore actor:li.support words`: an action or family, a name, the rest found anywhere.
     public var filter = ""
-    public var list = KeysetWindow<AuditEntry>(cursor: { KeysetCursor(time: $0.at, id: $0.id ?? 0) })
+    public var list = ListWindow<AuditEntry>()
     public var detailScroll = 0
-    /// Bumped on every new query, so a late result for an old one is dropped.
-    var generation = 0
 
     public init() {}
 
     public enum Event: Sendable {
-        case window([AuditEntry], KeysetWindow<AuditEntry>.Landing, generation: Int)
+        case page(ListWindow<AuditEntry>.Page)
     }
 
     /// The filter as a query: `action:` and `actor:` words, the rest matched as text.
-    public static func query(_ filter: String) -> (action: String?, actor: String?, text: String) {
+    public static func query(_ filter: String) -> AuditQuery {
         var action: String?, actor: String?, words: [String] = []
         for word in filter.split(separator: " ").map(String.init) {
             if word.hasPrefix("action:"), word.count > 7 {
@@ -37,30 +35,26 @@ public struct AuditScreen: ConsoleScreen {
                 words.append(word)
             }
         }
-        return (action, actor, words.joined(separator: " "))
+        return AuditQuery(action: action, actor: actor, text: words.joined(separator: " "))
     }
 
     public var filterText: String? { filter }
 
-    var load: KeysetWindow<AuditEntry>.Load {
-        let (action, actor, text) = Self.query(filter)
-        return { db, anchor, limit in try db.auditEntries(action: action, actor: actor, text: text, anchor: anchor, limit: limit) }
+    var source: ListWindow<AuditEntry>.Source {
+        let query = Self.query(filter)
+        return { $0.audit(query) }
     }
 
-    mutating func fetch(_ read: @escaping @Sendable (AppDatabase) throws -> [AuditEntry], _ landing: KeysetWindow<AuditEntry>.Landing) -> [Effect] {
-        generation += 1
-        let generation = self.generation
-        return [Self.read { db in Event.window(try read(db), landing, generation: generation) }]
+    func show(_ read: @escaping ListWindow<AuditEntry>.Read) -> [Effect] {
+        [Self.read { store in Event.page(try read(store)) }]
     }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        let load = self.load, rows = context.pageSize
-        return fetch({ db in try load(db, .first, rows) }, .first)
+        show(list.reload(pageSize: context.pageSize, source: source))
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
-        let (read, landing) = list.refresh(pageSize: context.pageSize, load: load)
-        return fetch(read, landing)
+        show(list.refresh(pageSize: context.pageSize, source: source))
     }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
@@ -70,8 +64,8 @@ public struct AuditScreen: ConsoleScreen {
     }
 
     public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard case .window(let rows, let landing, let gen)? = event as? Event, gen == generation else { return [] }
-        if list.show(rows, landing: landing) { detailScroll = 0 }
+        guard case .page(let page)? = event as? Event else { return [] }
+        if list.show(page) == true { detailScroll = 0 }
         return []
     }
 
@@ -79,12 +73,12 @@ public struct AuditScreen: ConsoleScreen {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
             if context.scrollsDetail(command, &detailScroll) { return [] }
-            switch list.move(command, pageSize: context.pageSize, load: load) {
+            switch list.move(command, pageSize: context.pageSize, source: source) {
             case .none: return []
             case .stayed:
                 detailScroll = 0
                 return []
-            case .fetch(let read, let landing): return fetch(read, landing)
+            case .read(let read): return show(read)
             }
         case .open:
             context.focus = .detail

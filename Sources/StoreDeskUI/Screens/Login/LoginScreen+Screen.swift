@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The Login screen in the console: its keys and its reducer's entry points.
 extension LoginScreen: ConsoleScreen {

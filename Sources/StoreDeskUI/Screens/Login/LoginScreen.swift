@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension ScreenID {
     public static let login = LoginScreen.id
@@ -69,10 +69,10 @@ public struct LoginScreen: Sendable {
     mutating func load(_ context: ScreenContext) -> [Effect] {
         let wanted = appId ?? context.app?.id
         return [
-            Self.read { db in
-                let apps = try db.apps()
+            Self.read { store in
+                let apps = try store.apps()
                 guard let id = wanted ?? apps.first?.id else { throw StoreError.invalidArgument("the store has no app") }
-                return Event.loaded(apps: apps, setup: try db.loginEntrySetup(appId: id, historyLimit: 10))
+                return Event.loaded(apps: apps, setup: try store.loginEntrySetup(appId: id, historyLimit: 10))
             }
         ]
     }
@@ -180,9 +180,9 @@ public struct LoginScreen: Sendable {
         let staff = StaffMember(name: context.session.actor, role: context.session.role.rawValue)
         let (list, appId, now) = (draft, setup.app.id, context.clock)
         return [
-            Self.write { db in
-                let change = try db.setLoginEntries(list, appId: appId, by: staff, surface: "console", at: now)
-                return Event.saved(change, try db.loginEntrySetup(appId: appId, historyLimit: 10))
+            Self.write { store in
+                let change = try store.setLoginEntries(list, appId: appId, by: staff, surface: "console", at: now)
+                return Event.saved(change, try store.loginEntrySetup(appId: appId, historyLimit: 10))
             }
         ]
     }

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The One-tap screen in the console: its keys and its reducer's entry points.
 extension OneTapScreen: ConsoleScreen {

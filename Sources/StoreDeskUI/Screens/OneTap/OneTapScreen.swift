@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension ScreenID {
     public static let oneTap = OneTapScreen.id
@@ -39,7 +39,7 @@ public struct OneTapScreen: Sendable {
 
     mutating func load(_ context: ScreenContext) -> [Effect] {
         let wall = context.clock
-        return [Self.read { db in Event.loaded(try db.oneTapLogin(), try db.oneTapClock(wall: wall)) }]
+        return [Self.read { store in Event.loaded(try store.oneTapLogin(), try store.oneTapClock(wall: wall)) }]
     }
 
     /// One step against the kept simulator, in one write; the result comes back as `.stepped`.
@@ -49,9 +49,9 @@ public struct OneTapScreen: Sendable {
         let staff = StaffMember(name: context.session.actor, role: context.session.role.rawValue)
         let wall = context.clock
         return [
-            Self.write { db in
-                let (outcome, login) = try db.oneTap(by: staff, wall: wall) { login, now in (body(&login, now), login) }
-                return Event.stepped(outcome, login, try db.oneTapClock(wall: wall), note: note)
+            Self.write { store in
+                let (outcome, login) = try store.oneTap(by: staff, wall: wall) { login, now in (body(&login, now), login) }
+                return Event.stepped(outcome, login, try store.oneTapClock(wall: wall), note: note)
             }
         ]
     }

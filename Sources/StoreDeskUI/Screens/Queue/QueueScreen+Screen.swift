@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension ScreenID {
     public static let queue = QueueScreen.id
@@ -65,25 +65,24 @@ extension QueueScreen: ConsoleScreen {
     static func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - 2) }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        fetch(offset: 0, keep: nil, pageSize: Self.listRows(context), now: context.clock)
+        reload(pageSize: Self.listRows(context), now: context.clock)
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
-        fetch(offset: offset, keep: selectedRow?.id, pageSize: Self.listRows(context), now: context.clock)
+        refresh(pageSize: Self.listRows(context), now: context.clock)
     }
 
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
         let advanced = advance(to: context.clock, pageSize: Self.listRows(context))
         // Without a write, the counters and throughput still follow other processes.
-        return advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] db in Event.tally(try db.eventTally(after: lastEventId), at: clock) }] : advanced
+        return advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
     }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
         guard text != filter else { return [] }
         filter = text
-        selected = 0
         if let problem = Self.query(text).problem { context.status = StatusMessage(problem, .warning) }
-        return fetch(offset: 0, keep: nil, pageSize: Self.listRows(context), now: context.clock)
+        return reload(pageSize: Self.listRows(context), now: context.clock)
     }
 
     public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
@@ -93,8 +92,7 @@ extension QueueScreen: ConsoleScreen {
 
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         filter = id
-        selected = 0
-        return fetch(offset: 0, keep: id, pageSize: Self.listRows(context), now: context.clock)
+        return show(list.reload(pageSize: Self.listRows(context), source: source, landing: .row(id)), now: context.clock)
     }
 
     public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
@@ -176,7 +174,7 @@ extension QueueScreen: ConsoleScreen {
                 return []
             }
             let seed = UInt64(truncatingIfNeeded: context.clock.millis)
-            return [Self.read { db in Event.catalogue(try db.paymentCatalogue(), inFlight: try db.paymentsInFlight(), seed: seed) }]
+            return [Self.read { store in Event.catalogue(try store.paymentCatalogue(userLimit: 1000), inFlight: try store.paymentsInFlight(), seed: seed) }]
         case .screen("pause"):
             paused.toggle()
             lastAdvance = context.clock
@@ -214,8 +212,8 @@ extension QueueScreen: ConsoleScreen {
                 self.simulation = simulation
                 switch result {
                 case .success(let change):
-                    return [Self.write { db in
-                        try db.apply(change)
+                    return [Self.write { store in
+                        try store.apply(change)
                         return Event.finished(.success(change.transaction ?? transaction))
                     }]
                 case .failure(let refusal):
@@ -223,7 +221,7 @@ extension QueueScreen: ConsoleScreen {
                 }
             }
             let id = transaction.id, at = context.clock, actor = context.session.actor
-            return [Self.write { db in Event.finished(try db.finishTransaction(id: id, at: at, by: actor)) }]
+            return [Self.write { store in Event.finished(try store.finishTransaction(id: id, at: at, by: actor)) }]
         default:
             return []
         }

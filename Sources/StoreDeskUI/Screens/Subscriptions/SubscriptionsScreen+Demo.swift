@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// A subscription a developer drives live on the Subscriptions screen, as StoreKit testing does in Xcode:
 /// a `SubscriptionSimulation` at a `TimeRate` (by default a month every 30 seconds, grace and billing
@@ -155,9 +155,9 @@ extension SubscriptionsScreen {
             return []
         }
         let (user, product, now) = (words[0], words.count > 1 ? words[1] : nil, context.clock)
-        return [Self.read { db in
+        return [Self.read { store in
             do {
-                return Event.demoReady(try db.subscriptionDemoSetup(userId: user, productId: product, at: now))
+                return Event.demoReady(try store.subscriptionDemoSetup(userId: user, productId: product, at: now))
             } catch let error as StoreError {
                 return Event.demoFailed(error.description)
             }
@@ -231,8 +231,8 @@ extension SubscriptionsScreen {
     private func writeDemoEvents(_ context: ScreenContext) -> [Effect] {
         guard let demo, !demo.unwritten.isEmpty, !context.session.readOnly else { return [] }
         let events = demo.unwritten, now = max(context.clock, demo.simulation.now)
-        return [Self.write { db in
-            let report = try db.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
+        return [Self.write { store in
+            let report = try store.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
             let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { "\($0.outcome)" }
             return Event.demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
         }]

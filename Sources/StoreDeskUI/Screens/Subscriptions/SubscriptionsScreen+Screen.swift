@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension ScreenID {
     public static let subscriptions = SubscriptionsScreen.id

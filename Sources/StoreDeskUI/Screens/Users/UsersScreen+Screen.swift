@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The Users screen in the console: its keys, its `:` verbs, and its reducer's entry points.
 extension UsersScreen {
@@ -37,14 +37,14 @@ extension UsersScreen {
         return apply(event, pageSize: context.pageSize)
     }
 
-    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] { jump(to: id) }
+    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] { jump(to: id, pageSize: context.pageSize) }
 
     public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
         guard !argument.isEmpty else {
             context.status = StatusMessage(":\(verb) needs a user id", .error)
             return []
         }
-        return jump(to: argument)
+        return jump(to: argument, pageSize: context.pageSize)
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
@@ -65,8 +65,8 @@ extension UsersScreen {
             let entry = AuditEntry(
                 at: context.clock, actor: context.session.actor, role: context.session.role.rawValue, action: "reveal.phone",
                 subject: user.id, detail: "phone revealed on the Users screen")
-            return [.write { db in
-                try db.recordAudit(entry)
+            return [.write { store in
+                try store.recordAudit(entry)
                 return Self.event(Event.revealed(userId: user.id))
             }]
         default:
