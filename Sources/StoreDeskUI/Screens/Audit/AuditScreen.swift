@@ -63,10 +63,12 @@ public struct AuditScreen: ConsoleScreen {
         return start(&context)
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard case .page(let page)? = event as? Event else { return [] }
-        if list.show(page) == true { detailScroll = 0 }
-        return []
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        switch event {
+        case .page(let page):
+            if list.show(page) == true { detailScroll = 0 }
+            return []
+        }
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {

@@ -19,8 +19,6 @@ extension CodesScreen: ConsoleScreen {
         return []
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] { [] }
-
     /// `:select 30006`: the filter set to that code.
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         apply(filter: id)

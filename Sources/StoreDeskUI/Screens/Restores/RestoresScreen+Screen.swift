@@ -11,32 +11,47 @@ extension RestoresScreen: ConsoleScreen {
     public static let id = ScreenID("restores")
     public static let title = "Restores"
 
-    /// Operators look; support and developers act (the store checks again when it writes).
-    static func mayResolve(_ state: AppState) -> String? {
-        StaffMember(name: state.session.actor, role: state.session.role.rawValue).mayResolveRestores
-            ? nil : "restores need the support or developer role"
+    /// What this screen's keys, verbs and prompts ask for.
+    public enum Action: Sendable, Equatable {
+        /// Confirm the selected prompt: choose the account, then its Sid and Role_Id.
+        case confirm
+        /// Decline the selected prompt with a reason.
+        case decline
+        /// List the next status: open, confirmed, declined, all.
+        case nextStatus
+        /// List the prompts with this status (nil: all).
+        case status(RestoreStatus?)
+        /// A player logs in at the desk.
+        case logIn(userId: String)
+        /// The answers to the confirm's and the decline's prompts.
+        case confirmSid(String), confirmRole(String), confirmGo(String), declineReason(String)
     }
 
-    public static let bindings: [Binding] = [
-        Binding(
-            [.character("c")], .screen("confirm"), help: "confirm",
+    /// Operators look; support and developers act (the store checks again when it writes).
+    public static let commands: [ScreenCommand<RestoresScreen>] = [
+        .key(
+            .character("c"), action: .confirm, help: "confirm",
             summary: "Confirm the selected prompt: choose the account, its Sid and Role_Id, then confirm (order, callback, grant; audited).",
-            writes: true, disabledReason: mayResolve),
-        Binding(
-            [.character("d")], .screen("decline"), help: "decline",
-            summary: "Decline the selected prompt with a reason the player can be told (audited).", writes: true,
-            disabledReason: mayResolve),
-        Binding(
-            [.character("s")], .screen("status"), help: "status",
-            summary: "Show the next status: open, confirmed, declined, all."),
+            permission: .resolveRestores, writes: true),
+        .key(
+            .character("d"), action: .decline, help: "decline",
+            summary: "Decline the selected prompt with a reason the player can be told (audited).", permission: .resolveRestores,
+            writes: true),
+        .key(
+            .character("s"), action: .nextStatus, help: "status", summary: "Show the next status: open, confirmed, declined, all.",
+            verb: ScreenVerb("status", argument: "open|confirmed|declined|all", summary: "which restore prompts to list") { text in
+                guard let status = RestoresScreen.statuses.first(where: { ($0?.rawValue ?? "all") == text }) else {
+                    return .failure(VerbProblem(":status takes open, confirmed, declined or all, got '\(text)'"))
+                }
+                return .success(.status(status))
+            }),
+        .verb(
+            "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts",
+            permission: .resolveRestores, writes: true
+        ) { user in user.isEmpty ? .failure(VerbProblem(":login needs a user id")) : .success(.logIn(userId: user)) },
     ]
 
-    public static let footer: [Command] = [.screen("confirm"), .screen("decline"), .screen("status")]
-
-    public static let verbs: [ConsoleCommandLine.Verb] = [
-        .init(name: "status", argument: "open|confirmed|declined|all", summary: "which restore prompts to list"),
-        .init(name: "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts"),
-    ]
+    public static let footer: [Action] = [.confirm, .decline, .nextStatus]
 
     public var filterText: String? { filter }
 
@@ -51,27 +66,10 @@ extension RestoresScreen: ConsoleScreen {
         return reload(pageSize: Self.listRows(context))
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard let event = event as? Event else { return [] }
-        return apply(event, &context)
-    }
-
     /// `:select TXID` (and `snapshot --select`): the prompt of that transaction, whatever its status.
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         status = nil
         filter = id
-        pinned = nil
-        return reload(pageSize: Self.listRows(context))
-    }
-
-    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
-        if verb == "login" { return logIn(argument, &context) }
-        guard verb == "status" else { return [] }
-        guard let index = Self.statuses.firstIndex(where: { ($0?.rawValue ?? "all") == argument }) else {
-            context.status = StatusMessage(":status takes open, confirmed, declined or all, got '\(argument)'", .error)
-            return []
-        }
-        status = Self.statuses[index]
         pinned = nil
         return reload(pageSize: Self.listRows(context))
     }
@@ -93,13 +91,25 @@ extension RestoresScreen: ConsoleScreen {
             picking = nil
             draft = nil
             return []
-        case .screen("status"):
+        default:
+            return []
+        }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = Self.listRows(context)
+        switch action {
+        case .nextStatus:
             let index = Self.statuses.firstIndex(of: status) ?? 0
             status = Self.statuses[(index + 1) % Self.statuses.count]
             pinned = nil
             context.status = StatusMessage("showing \(status?.rawValue ?? "all") restore prompts")
             return reload(pageSize: pageSize)
-        case .screen("confirm"):
+        case .status(let chosen):
+            status = chosen
+            pinned = nil
+            return reload(pageSize: pageSize)
+        case .confirm:
             guard let prompt = openPrompt(&context) else { return [] }
             picking = 0
             detailScroll = 0
@@ -107,14 +117,14 @@ extension RestoresScreen: ConsoleScreen {
             context.status = StatusMessage(
                 "confirm \(prompt.transaction.id): choose the account (j/k, enter), esc cancels")
             return []
-        case .screen("decline"):
+        case .decline:
             guard let prompt = openPrompt(&context) else { return [] }
-            context.prompt("reason to decline \(prompt.transaction.id)", action: "decline")
+            Self.prompt("reason to decline \(prompt.transaction.id)", &context) { .declineReason($0) }
             return []
-        case .submit(let action, let text):
-            return submit(action, text, &context)
-        default:
-            return []
+        case .logIn(let userId):
+            return logIn(userId, &context)
+        case .confirmSid, .confirmRole, .confirmGo, .declineReason:
+            return answer(action, &context)
         }
     }
 }
