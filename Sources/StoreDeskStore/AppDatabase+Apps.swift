@@ -43,7 +43,7 @@ extension AppDatabase {
             }
             try app.insert(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "app.add", subject: "app \(app.id)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "app.add", subject: "app \(app.id)",
                 detail: AppSettings.summary(app))
             try audit.insert(db)
         }
@@ -66,7 +66,7 @@ extension AppDatabase {
             guard !changes.isEmpty else { return nil }
             try new.update(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "app.set", subject: "app \(id)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "app.set", subject: "app \(id)",
                 detail: changes.joined(separator: "; "))
             try audit.insert(db)
             return (old, new)
@@ -74,9 +74,9 @@ extension AppDatabase {
     }
 
     /// Refuses a write to an app's configuration by anyone but a developer, or on a read-only store.
-    static func checkAppWriter(_ staff: StaffMember, readOnly: Bool, what: String, changing subject: String = "an app's settings") throws {
+    static func checkAppWriter(_ staff: StaffMember, readOnly: Bool, what: String, permission: Permission = .editApps) throws {
         guard !readOnly else { throw StoreError.invalidArgument("the store is open read-only: \(what)") }
-        if let refusal = staff.refusal(toChange: subject) { throw StoreError.invalidArgument(refusal) }
+        if let refusal = staff.refusal(permission) { throw StoreError.invalidArgument(refusal) }
     }
 
     private static func overviews(_ db: Database, appId: String?) throws -> [AppOverview] {

@@ -69,7 +69,7 @@ extension AppDatabase {
     public func importCatalogue(
         _ configuration: StoreKitConfiguration, appId: String, source: String, by staff: StaffMember, at now: Instant
     ) throws -> CatalogueImport.Report {
-        try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the catalogue was not imported", changing: "an app's catalogue")
+        try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the catalogue was not imported", permission: .importCatalogue)
         return try writeImmediate { db in
             guard let app = try App.fetchOne(db, key: appId) else { throw Self.unknownApp(appId, db) }
             let rows = CatalogueRows(db: db)
@@ -101,7 +101,7 @@ extension AppDatabase {
             report.notInFile = before.entries.map(\.product.id).filter { !listed.contains($0) }
             try rows.replace(appId: appId, with: configuration, source: source, by: staff.name, at: now)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "catalog.import", subject: "app \(appId)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "catalog.import", subject: "app \(appId)",
                 detail: "\(source) (StoreKit \(configuration.version)): \(report.summary)")
             try audit.insert(db)
             return report

@@ -107,8 +107,9 @@ extension AppDatabase {
     /// `finishTransaction` on one transaction of the store, as the client would call it: refused while
     /// it is purchasing or deferred, or paid but not yet granted. The transaction and its event are
     /// written together.
-    public func finishTransaction(id: String, at: Instant, by actor: String) throws -> Result<StoreTransaction, TransactionRefusal> {
-        try writer.write { db in
+    public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
+        if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
+        return try writer.write { db in
             guard let transaction = try StoreTransaction.fetchOne(db, key: id), !transaction.finished else {
                 return .failure(.notInQueue(transactionId: id))
             }
@@ -122,7 +123,7 @@ extension AppDatabase {
             case .success(let finished):
                 let event = PaymentEvent(
                     at: at, transactionId: id, kind: .finished,
-                    detail: "finishTransaction by \(actor): removed from the queue (\(finished.state.rawValue))")
+                    detail: "finishTransaction by \(staff.name): removed from the queue (\(finished.state.rawValue))")
                 try PaymentRowWriter(db).write(PaymentChange(transaction: finished, events: [event]))
                 return .success(finished)
             }

@@ -44,6 +44,8 @@ public protocol UserStore: Sendable {
     func lastUserRowid() throws -> Int64
     /// Everything the profile pane shows about one user, with their `recent` latest transactions.
     func profile(userId: String, recent: Int) throws -> UserProfile
+    /// Audits that `staff` saw this user's phone number in the clear (`surface`: where); only support may.
+    func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws
 }
 
 /// The Queue screen's reads and writes: the payment queue and the simulation the console drives.
@@ -58,7 +60,7 @@ public protocol QueueStore: Sendable {
     /// Commits simulation steps, each with its events, in one transaction.
     func apply(_ changes: [PaymentChange]) throws
     func apply(_ change: PaymentChange) throws
-    func finishTransaction(id: String, at: Instant, by actor: String) throws -> Result<StoreTransaction, TransactionRefusal>
+    func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal>
 }
 
 /// The restore desk's reads and writes.

@@ -26,7 +26,7 @@ struct AppsCommand: ParsableCommand {
                 let appId = try AppSettingsOptions.checked { () throws(AppSettingError) in try AppSettings.parseAppId(id) }
                 let settings = try options.settings()
                 let app = try AppSettingsOptions.checked { () throws(AppSettingError) in try settings.newApp(id: appId) }
-                let developer = try staff.developer("apps add", changing: "an app's settings")
+                let developer = try staff.member("apps add", may: .editApps)
                 let database = try store.open(.readWrite)
                 try database.addApp(app, by: developer, at: Instant(Date()))
                 return app
@@ -54,7 +54,7 @@ struct AppsCommand: ParsableCommand {
                 guard !settings.isEmpty else {
                     throw StoreError.invalidArgument("apps set \(id): nothing to change (give at least one option, see --help)")
                 }
-                let developer = try staff.developer("apps set", changing: "an app's settings")
+                let developer = try staff.member("apps set", may: .editApps)
                 let database = try store.open(.readWrite)
                 if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: Instant(Date())) {
                     return (new, AppSettings.differences(old, new))

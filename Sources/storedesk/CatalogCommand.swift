@@ -32,7 +32,7 @@ struct CatalogCommand: ParsableCommand {
             let (report, path) = try reporting { () throws -> (CatalogueImport.Report, String) in
                 // The file is read and checked before the store is opened: a bad file leaves it untouched.
                 let configuration = try StoreKitFile.read(file)
-                let developer = try staff.developer("catalog import", changing: "an app's catalogue")
+                let developer = try staff.member("catalog import", may: .importCatalogue)
                 let database = try store.open(.readWrite)
                 let source = (file as NSString).lastPathComponent
                 let report = try database.importCatalogue(configuration, appId: app, source: source, by: developer, at: Instant(Date()))

@@ -66,7 +66,7 @@ enum StoreKitFileBuilder {
 }
 
 @Suite struct CatalogueStoreTests {
-    static let developer = StaffMember(name: "wei.dev", role: "developer")
+    static let developer = StaffMember(name: "wei.dev", role: .developer)
     static let now = at("2026-11-22T10:00:00Z")
 
     /// The demo store with app 2001 added for the file.
@@ -179,7 +179,7 @@ enum StoreKitFileBuilder {
         }
         #expect(throws: StoreError.invalidArgument("only a developer may change an app's catalogue (li (support))")) {
             try database.importCatalogue(
-                file, appId: "2001", source: "a.storekit", by: StaffMember(name: "li", role: "support"), at: Self.now)
+                file, appId: "2001", source: "a.storekit", by: StaffMember(name: "li", role: .support), at: Self.now)
         }
         // A product id the demo's app 1001 already has.
         let taken = try StoreKitFileBuilder.configuration { file in
@@ -241,7 +241,7 @@ enum StoreKitFileBuilder {
             try store.addApp(change.new, by: Self.developer, at: Self.now)
         }
         #expect(throws: StoreError.invalidArgument("only a developer may change an app's settings (op (operator))")) {
-            try store.updateApp(id: "2001", settings, by: StaffMember(name: "op", role: "operator"), at: Self.now)
+            try store.updateApp(id: "2001", settings, by: StaffMember(name: "op", role: .operator), at: Self.now)
         }
         #expect(throws: StoreError.self) { try store.updateApp(id: "nope", settings, by: Self.developer, at: Self.now) }
     }

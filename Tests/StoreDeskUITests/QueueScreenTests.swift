@@ -81,7 +81,7 @@ import Testing
         let readOnly = try ConsoleHarness(size: size, role: .developer, readOnly: true)
         openQueue(readOnly)
         #expect(Keymap.binding(for: .character("r"), in: readOnly.state) == nil)
-        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.command == .screen("state"))
+        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.help == "state")
     }
 
     @Test func aDeveloperRunsTheSimulationLiveWithFaultsAndClockControl() throws {

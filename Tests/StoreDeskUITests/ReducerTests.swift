@@ -13,10 +13,12 @@ import Testing
         let console = try ConsoleHarness(size: size, role: .support)
         for binding in Keymap.all {
             var state = console.state
-            state.screen = binding.screens?.first ?? .users
+            state.screen = binding.screen ?? .users
             for key in binding.keys {
                 let found = Keymap.binding(for: key, in: state)
-                #expect(found?.command == binding.command || (binding.command == .goToTab(0)), "\(key.label) → \(String(describing: found?.command))")
+                #expect(
+                    (found?.command == binding.command && found?.screen == binding.screen && found?.summary == binding.summary)
+                        || (binding.command == .goToTab(0)), "\(key.label) → \(found?.summary ?? "nothing")")
             }
         }
     }

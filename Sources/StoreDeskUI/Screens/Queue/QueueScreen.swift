@@ -119,7 +119,7 @@ public struct QueueScreen: Sendable {
         }
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .page(let page):
             guard let moved = list.show(page) else { return [] }
@@ -196,7 +196,7 @@ public struct QueueScreen: Sendable {
         let batch = changes
         return [Self.write { store in
             try store.apply(batch)
-            return Event.applied(changes: batch.count)
+            return .applied(changes: batch.count)
         }]
     }
 

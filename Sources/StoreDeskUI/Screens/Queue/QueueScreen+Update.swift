@@ -11,53 +11,86 @@ extension QueueScreen: ConsoleScreen {
     public static let id = ScreenID("queue")
     public static let title = "Queue"
 
-    static func developerOnly(_ state: AppState) -> String? {
-        state.session.role == .developer ? nil : "driving the simulation needs the developer role"
+    /// What this screen's keys, verbs and prompts ask for.
+    public enum Action: Sendable, Equatable {
+        /// Start the simulation in this console, or stop it.
+        case runOrStop
+        /// `:sim start|stop|pause|resume|step`.
+        case sim(SimulationStep)
+        case pause, step, faster, slower
+        /// Ask for a fault to inject.
+        case fault
+        /// Inject a fault (`KIND[:ARG]`), or `clear` them.
+        case inject(String)
+        case speed(Double)
+        case rate(Double)
+        /// finishTransaction on the selected transaction.
+        case finish
+        /// Show only the next state.
+        case nextState
     }
 
-    static func needsSimulation(_ state: AppState) -> String? {
-        developerOnly(state) ?? (state.screenState(QueueScreen.self).simulation == nil ? "no simulation runs in this console (r starts one)" : nil)
+    /// What `:sim` asks for.
+    public enum SimulationStep: String, Sendable, CaseIterable {
+        case start, stop, pause, resume, step
     }
 
-    public static let bindings: [Binding] = [
-        Binding(
-            [.character("r")], .screen("run"), help: "run/stop",
+    /// Needs a simulation running in this console.
+    static let needsSimulation: @Sendable (QueueScreen) -> String? = {
+        $0.simulation == nil ? "no simulation runs in this console (r starts one)" : nil
+    }
+
+    public static let commands: [ScreenCommand<QueueScreen>] = [
+        .key(
+            .character("r"), action: .runOrStop, help: "run/stop",
             summary: "Start the payment simulation in this console (picking up work left in flight), or stop it.",
-            writes: true, disabledReason: developerOnly),
-        Binding(
-            [.character(" ")], .screen("pause"), help: "pause", summary: "Pause or resume the simulation's clock.",
-            writes: true, disabledReason: needsSimulation),
-        Binding(
-            [.character(".")], .screen("step"), help: "step",
-            summary: "Single step: pause, then run the simulation to its next event.", writes: true,
-            disabledReason: needsSimulation),
-        Binding(
-            [.character("+"), .character("=")], .screen("faster"), help: "faster",
-            summary: "Speed the simulated clock up (1×, 2×, 5× … 1000×).", writes: true, disabledReason: needsSimulation),
-        Binding(
-            [.character("-")], .screen("slower"), help: "slower", summary: "Slow the simulated clock down.", writes: true,
-            disabledReason: needsSimulation),
-        Binding(
-            [.character("x")], .screen("fault"), help: "fault",
+            permission: .driveSimulation, writes: true,
+            verb: ScreenVerb("sim", argument: "start|stop|pause|resume|step", summary: "drive this console's payment simulation") {
+                guard let step = SimulationStep(rawValue: $0) else { return .failure(VerbProblem(":sim takes start, stop, pause, resume or step")) }
+                return .success(.sim(step))
+            }),
+        .key(
+            .character(" "), action: .pause, help: "pause", summary: "Pause or resume the simulation's clock.",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation),
+        .key(
+            .character("."), action: .step, help: "step", summary: "Single step: pause, then run the simulation to its next event.",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation),
+        .key(
+            .character("+"), .character("="), action: .faster, help: "faster",
+            summary: "Speed the simulated clock up (1×, 2×, 5× … 1000×).", permission: .driveSimulation, writes: true,
+            unavailable: needsSimulation),
+        .key(
+            .character("-"), action: .slower, help: "slower", summary: "Slow the simulated clock down.", permission: .driveSimulation,
+            writes: true, unavailable: needsSimulation),
+        .key(
+            .character("x"), action: .fault, help: "fault",
             summary: "Inject a fault: KIND[:ARG] (clientCrash, networkDrop, duplicateCallback, tamperedSign, tamperedField, askToBuy, failedPayment, serverDown:SECONDS) or clear.",
-            writes: true, disabledReason: needsSimulation),
-        Binding(
-            [.character("f")], .screen("finish"), help: "finish",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation,
+            verb: ScreenVerb("fault", argument: "KIND[:ARG]|clear", summary: "inject a fault into this console's simulation") {
+                .success(.inject($0))
+            }),
+        .key(
+            .character("f"), action: .finish, help: "finish",
             summary: "finishTransaction on the selected transaction (refused while purchasing, deferred or not yet granted).",
-            writes: true, disabledReason: developerOnly),
-        Binding(
-            [.character("s")], .screen("state"), help: "state",
+            permission: .driveSimulation, writes: true),
+        .key(
+            .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, purchasing, purchased, deferred, failed, restored."),
+        .verb("speed", argument: "1-1000", summary: "simulated seconds per second", permission: .driveSimulation) { text in
+            guard let value = Double(text), value >= 1, value <= 1000 else {
+                return .failure(VerbProblem(":speed takes a number from 1 to 1000, got '\(text)'"))
+            }
+            return .success(.speed(value))
+        },
+        .verb("rate", argument: "PER_SECOND", summary: "purchase attempts per simulated second", permission: .driveSimulation) { text in
+            guard let value = Double(text), value > 0, value <= 100_000 else {
+                return .failure(VerbProblem(":rate takes purchases per second above 0 and at most 100000, got '\(text)'"))
+            }
+            return .success(.rate(value))
+        },
     ]
 
-    public static let footer: [Command] = [.screen("run"), .screen("pause"), .screen("fault"), .screen("state")]
-
-    public static let verbs: [ConsoleCommandLine.Verb] = [
-        .init(name: "fault", argument: "KIND[:ARG]|clear", summary: "inject a fault into this console's simulation"),
-        .init(name: "speed", argument: "1-1000", summary: "simulated seconds per second"),
-        .init(name: "rate", argument: "PER_SECOND", summary: "purchase attempts per simulated second"),
-        .init(name: "sim", argument: "start|stop|pause|resume|step", summary: "drive this console's payment simulation"),
-    ]
+    public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
 
     public var filterText: String? { filter }
     public var tickInterval: TimeInterval? { simulation != nil && !paused ? 0.1 : nil }
@@ -85,57 +118,9 @@ extension QueueScreen: ConsoleScreen {
         return reload(pageSize: Self.listRows(context), now: context.clock)
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard let event = event as? Event else { return [] }
-        return apply(event, &context)
-    }
-
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         filter = id
         return show(list.reload(pageSize: Self.listRows(context), source: source, landing: .row(id)), now: context.clock)
-    }
-
-    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
-        switch verb {
-        case "fault": return inject(argument, &context)
-        case "speed":
-            guard let value = Double(argument), value >= 1, value <= 1000 else {
-                context.status = StatusMessage(":speed takes a number from 1 to 1000, got '\(argument)'", .error)
-                return []
-            }
-            speed = value
-            context.status = StatusMessage("speed \(Self.speedText(speed))", .info)
-        case "rate":
-            guard let value = Double(argument), value > 0, value <= 100_000 else {
-                context.status = StatusMessage(":rate takes purchases per second above 0 and at most 100000, got '\(argument)'", .error)
-                return []
-            }
-            rate = value
-            simulation?.setRate(value)
-            context.status = StatusMessage("\(Self.rateText(value)) purchases per simulated second", .info)
-        case "sim":
-            let command: Command? = switch argument {
-            case "start": simulation == nil ? .screen("run") : nil
-            case "stop": simulation != nil ? .screen("run") : nil
-            case "pause": paused ? nil : .screen("pause")
-            case "resume": paused ? .screen("pause") : nil
-            case "step": .screen("step")
-            default: nil
-            }
-            guard ["start", "stop", "pause", "resume", "step"].contains(argument) else {
-                context.status = StatusMessage(":sim takes start, stop, pause, resume or step", .error)
-                return []
-            }
-            guard context.session.role == .developer, !context.session.readOnly else {
-                context.status = StatusMessage(
-                    context.session.readOnly ? "the store is open read-only" : "driving the simulation needs the developer role", .warning)
-                return []
-            }
-            return command.map { perform($0, &context) } ?? []
-        default:
-            break
-        }
-        return []
     }
 
     mutating func inject(_ text: String, _ context: inout ScreenContext) -> [Effect] {
@@ -167,37 +152,62 @@ extension QueueScreen: ConsoleScreen {
         case .open:
             context.focus = .detail
             return detailEffect()
-        case .screen("run"):
+        default:
+            return []
+        }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .runOrStop:
             if simulation != nil {
                 simulation = nil
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
                 return []
             }
             let seed = UInt64(truncatingIfNeeded: context.clock.millis)
-            return [Self.read { store in Event.catalogue(try store.paymentCatalogue(userLimit: 1000), inFlight: try store.paymentsInFlight(), seed: seed) }]
-        case .screen("pause"):
+            return [Self.read { store in .catalogue(try store.paymentCatalogue(userLimit: 1000), inFlight: try store.paymentsInFlight(), seed: seed) }]
+        case .sim(let step):
+            let action: Action? = switch step {
+            case .start: simulation == nil ? .runOrStop : nil
+            case .stop: simulation != nil ? .runOrStop : nil
+            case .pause: paused ? nil : .pause
+            case .resume: paused ? .pause : nil
+            case .step: .step
+            }
+            return action.map { perform($0, &context) } ?? []
+        case .pause:
             paused.toggle()
             lastAdvance = context.clock
             context.status = StatusMessage(paused ? "paused: . steps, space resumes" : "resumed at \(Self.speedText(speed))", .info)
             return []
-        case .screen("step"):
+        case .step:
             paused = true
             let effects = step()
             context.status = StatusMessage(
                 effects.isEmpty ? "nothing is due" : "stepped to " + (simulation?.now.secondsText(in: context.timeZone) ?? ""), .info)
             return effects
-        case .screen("faster"), .screen("slower"):
+        case .faster, .slower:
             let index = Self.speeds.lastIndex { $0 <= speed } ?? 0
-            let next = command == .screen("faster") ? min(Self.speeds.count - 1, index + 1) : max(0, index - 1)
+            let next = action == .faster ? min(Self.speeds.count - 1, index + 1) : max(0, index - 1)
             speed = Self.speeds[next]
             context.status = StatusMessage("speed \(Self.speedText(speed))", .info)
             return []
-        case .screen("fault"):
-            context.prompt("fault (KIND[:ARG] or clear)", action: "fault")
+        case .speed(let value):
+            speed = value
+            context.status = StatusMessage("speed \(Self.speedText(speed))", .info)
             return []
-        case .submit("fault", let text):
+        case .rate(let value):
+            rate = value
+            simulation?.setRate(value)
+            context.status = StatusMessage("\(Self.rateText(value)) purchases per simulated second", .info)
+            return []
+        case .fault:
+            Self.prompt("fault (KIND[:ARG] or clear)", &context) { .inject($0) }
+            return []
+        case .inject(let text):
             return inject(text, &context)
-        case .screen("state"):
+        case .nextState:
             let states: [TransactionState?] = [nil] + TransactionState.allCases.map { $0 }
             let (query, _) = Self.query(filter)
             let index = states.firstIndex(of: query.state) ?? 0
@@ -205,7 +215,7 @@ extension QueueScreen: ConsoleScreen {
             var words = filter.split(separator: " ").map(String.init).filter { !$0.lowercased().hasPrefix("state:") && !$0.lowercased().hasPrefix("s:") }
             if let next { words.insert("state:" + next.rawValue, at: 0) }
             return setFilter(words.joined(separator: " "), &context)
-        case .screen("finish"):
+        case .finish:
             guard let transaction = selectedRow else { return [] }
             if var simulation, simulation.transactionsById[transaction.id] != nil {
                 let result = simulation.finishNow(transaction.id)
@@ -214,16 +224,14 @@ extension QueueScreen: ConsoleScreen {
                 case .success(let change):
                     return [Self.write { store in
                         try store.apply(change)
-                        return Event.finished(.success(change.transaction ?? transaction))
+                        return .finished(.success(change.transaction ?? transaction))
                     }]
                 case .failure(let refusal):
                     return apply(.finished(.failure(refusal)), &context)
                 }
             }
-            let id = transaction.id, at = context.clock, actor = context.session.actor
-            return [Self.write { store in Event.finished(try store.finishTransaction(id: id, at: at, by: actor)) }]
-        default:
-            return []
+            let id = transaction.id, at = context.clock, staff = context.session.staff
+            return [Self.write { store in .finished(try store.finishTransaction(id: id, at: at, by: staff)) }]
         }
     }
 }
