@@ -22,7 +22,7 @@ extension QueueScreen: ConsoleScreen {
     public static let bindings: [Binding] = [
         Binding(
             [.character("r")], .screen("run"), help: "run/stop",
-            summary: "Start the payment simulation in this console (picking up work left in flight), or stop it.",
+            summary: "Start the payment simulation in this console (taking over work that gone runs left in flight), or stop it.",
             writes: true, disabledReason: developerOnly),
         Binding(
             [.character(" ")], .screen("pause"), help: "pause", summary: "Pause or resume the simulation's clock.",
@@ -173,10 +173,19 @@ extension QueueScreen: ConsoleScreen {
             if simulation != nil {
                 simulation = nil
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
-                return []
+                guard let run else { return [] }
+                self.run = nil
+                return [Self.write { db in
+                    try db.endRun(run)
+                    return Event.runRecorded
+                }]
             }
             let seed = UInt64(truncatingIfNeeded: context.clock.millis)
-            return [Self.read { db in Event.catalogue(try db.paymentCatalogue(), inFlight: try db.paymentsInFlight(), seed: seed) }]
+            return [Self.write { db in
+                let catalogue = try db.paymentCatalogue()
+                guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else { return Event.started(catalogue, nil, seed: seed) }
+                return Event.started(catalogue, try db.startRun(.console, takingOver: true), seed: seed)
+            }]
         case .screen("pause"):
             paused.toggle()
             lastAdvance = context.clock
@@ -209,15 +218,12 @@ extension QueueScreen: ConsoleScreen {
             return setFilter(words.joined(separator: " "), &context)
         case .screen("finish"):
             guard let transaction = selectedRow else { return [] }
-            if var simulation, simulation.transactionsById[transaction.id] != nil {
+            if var simulation, let run, simulation.transactionsById[transaction.id] != nil {
                 let result = simulation.finishNow(transaction.id)
                 self.simulation = simulation
                 switch result {
                 case .success(let change):
-                    return [Self.write { db in
-                        try db.apply(change)
-                        return Event.finished(.success(change.transaction ?? transaction))
-                    }]
+                    return [Self.commit([change], run: run) { Event.finished(.success(change.transaction ?? transaction)) }]
                 case .failure(let refusal):
                     return apply(.finished(.failure(refusal)), &context)
                 }
