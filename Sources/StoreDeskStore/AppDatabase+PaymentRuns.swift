@@ -10,10 +10,10 @@ extension AppDatabase {
     /// All of it is one `BEGIN IMMEDIATE` transaction: of two processes starting at the same moment,
     /// the second waits for the first's commit and then sees its run alive, so each piece of orphaned
     /// work is taken over exactly once.
-    public func startRun(
-        _ kind: PaymentRun.Kind, takingOver: Bool, clock: @escaping @Sendable () -> Instant = { Instant(Date()) }
-    ) throws -> PaymentRunStart {
+    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: path) }
+        // Heartbeats and leases are wall-clock matters between processes, whatever clock a simulation runs on.
+        let clock: @Sendable () -> Instant = { Instant(Date()) }
         let now = clock()
         do {
             return try writer.write { db in
@@ -28,7 +28,7 @@ extension AppDatabase {
                 if lock != nil {
                     try db.execute(sql: "UPDATE payment_run SET host = ? WHERE id = ?", arguments: [RunLock.host, id])
                 }
-                let run = PaymentRun(id: id, kind: kind, lock: lock, clock: clock)
+                let run = PaymentRun(id: id, kind: kind, hold: lock, clock: clock)
                 guard takingOver else { return PaymentRunStart(run: run, inFlight: [], tookOverFrom: []) }
                 let (inFlight, from) = try PaymentRuns.takeOver(db, for: id, store: path, now: now)
                 return PaymentRunStart(run: run, inFlight: inFlight, tookOverFrom: from)
@@ -48,7 +48,7 @@ extension AppDatabase {
                     sql: "UPDATE payment_run SET ended_at = ?, heartbeat_at = ? WHERE id = ? AND ended_at IS NULL",
                     arguments: [now, now, run.id])
             }
-            run.lock?.release()
+            run.hold?.release()
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }

@@ -15,7 +15,7 @@ import Foundation
 ///
 ///     let lock = try RunLock.take(run: 7, store: "/data/x.sqlite")   // nil where locks do not work
 ///     RunLock.isHeld(run: 7, store: "/data/x.sqlite")                // true while the owner lives
-final class RunLock: @unchecked Sendable {
+final class RunLock: RunHold, @unchecked Sendable {
     /// The open lock file; -1 once released. Guarded by `mutex`.
     private var descriptor: Int32
     private let mutex = NSLock()

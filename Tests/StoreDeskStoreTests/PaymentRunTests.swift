@@ -50,7 +50,7 @@ import Testing
         let b = try Self.open(path).startRun(.simulate, takingOver: true)
         #expect(b.inFlight.isEmpty && b.tookOverFrom.isEmpty)
         // When A's process dies (the kernel drops its lock; nothing else is written)
-        a.lock?.release()
+        a.hold?.release()
         // Then the next run takes all of A's work, and the one after takes nothing more
         let c = try Self.open(path).startRun(.simulate, takingOver: true)
         #expect(c.inFlight.map(\.transaction.id).sorted() == left)
@@ -142,11 +142,11 @@ import Testing
             [PaymentChange(transaction: failed, events: [PaymentEvent(at: Self.start, transactionId: failed.id, kind: .failed, detail: "x")])],
             run: a)
         // When the console finishes it by hand, it is refused while A lives
-        let refused = try Self.open(path).finishTransaction(id: failed.id, at: Self.start, by: "ops")
+        let refused = try Self.open(path).finishTransaction(id: failed.id, at: Self.start, by: StaffMember(name: "wang.dev", role: .developer))
         #expect(refused == .failure(.inFlightElsewhere(transactionId: failed.id, run: a.id)))
         // And allowed once A has ended
         try store.endRun(a)
-        let finished = try Self.open(path).finishTransaction(id: failed.id, at: Self.start, by: "ops")
+        let finished = try Self.open(path).finishTransaction(id: failed.id, at: Self.start, by: StaffMember(name: "wang.dev", role: .developer))
         #expect((try? finished.get())?.finished == true)
     }
 

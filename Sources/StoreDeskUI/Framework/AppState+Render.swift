@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension AppState {
     /// The console's view: draws the whole frame into a canvas. Reads only the state.
@@ -127,8 +127,8 @@ extension AppState {
             if let status, x + status.text.columns + 4 < rect.width {
                 canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
             }
-        case .prompt(let label, let text, _):
-            let x = canvas.write(label + ": " + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+        case .prompt(let prompt):
+            let x = canvas.write(prompt.label + ": " + prompt.text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
             canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
             let hint = "enter send · esc cancel"
             if x + hint.columns + 4 < rect.width {

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// A terminal the runtime can draw on and read from. The curses layer implements it; tests and
 /// `storedesk snapshot` run the runtime without one.
@@ -17,29 +17,29 @@ public enum DeviceEvent: Sendable, Equatable {
     case resize(Size)
 }
 
-/// Runs the Elm loop: actions into the reducer, effects performed against the store, results fed
-/// back as actions, frames drawn at a capped rate.
+/// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
+/// back as messages, frames drawn at a capped rate.
 public final class ConsoleRuntime {
     public private(set) var state: AppState
     public private(set) var theme: Theme
-    let database: AppDatabase
+    let database: any ConsoleStore
     let catalog: ThemeCatalog
     /// Set once something changed on screen since the last frame.
     var dirty = true
     /// Effects put off until input is handled (`Effect.later`).
     var deferred: [Effect] = []
 
-    public init(state: AppState, theme: Theme, database: AppDatabase, catalog: ThemeCatalog) {
+    public init(state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog) {
         self.state = state
         self.theme = theme
         self.database = database
         self.catalog = catalog
     }
 
-    /// Applies an action and every action its effects produce. With `settle`, deferred work is done
+    /// Applies a message and every message its effects produce. With `settle`, deferred work is done
     /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
-    public func dispatch(_ action: Action, settle: Bool = true) {
-        apply(action)
+    public func dispatch(_ message: Message, settle: Bool = true) {
+        apply(message)
         if settle { while performDeferred() {} }
     }
 
@@ -51,9 +51,9 @@ public final class ConsoleRuntime {
         return true
     }
 
-    func apply(_ action: Action?) {
-        guard let action else { return }
-        var pending: [Action] = [action]
+    func apply(_ message: Message?) {
+        guard let message else { return }
+        var pending: [Message] = [message]
         var index = 0
         while index < pending.count {
             let effects = state.reduce(pending[index])
@@ -65,7 +65,7 @@ public final class ConsoleRuntime {
         }
     }
 
-    func perform(_ effect: Effect) -> Action? {
+    func perform(_ effect: Effect) -> Message? {
         do {
             switch effect {
             case .read(let body): return try body(database)
@@ -96,7 +96,7 @@ public final class ConsoleRuntime {
         device: ConsoleDevice, refreshInterval: TimeInterval, now: @escaping () -> Instant,
         shouldStop: () -> Bool
     ) {
-        let watcher = try? DataVersionWatcher(path: database.path)
+        let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
         let observation = database.observeCommits { ownCommits.raise() }
         defer { _ = observation }

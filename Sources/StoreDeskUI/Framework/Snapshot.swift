@@ -1,4 +1,4 @@
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// One frame rendered without a terminal, exactly as the console would draw it: for
 /// `storedesk snapshot`, golden tests, benchmarks and the README's pictures.
@@ -8,7 +8,7 @@ public enum Snapshot {
     }
 
     public static func render(
-        state: AppState, theme: Theme, database: AppDatabase, catalog: ThemeCatalog, select: String? = nil,
+        state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, select: String? = nil,
         filter: String? = nil
     ) throws -> Canvas {
         let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)

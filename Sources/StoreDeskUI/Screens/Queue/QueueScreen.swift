@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The Queue screen: the payment queue (every unfinished transaction) live, counters per state and
 /// throughput, filters by state, user and product, and the selected transaction's timeline and server
@@ -8,11 +8,8 @@ import StoreDeskStore
 public struct QueueScreen: Sendable {
     /// The filter as typed: `state:purchased user:10000001 product:gems`, other words match ids.
     public var filter = ""
-    /// The visible window of the filtered queue, newest first.
-    public var rows: [StoreTransaction] = []
-    /// Where the window starts in the filtered queue.
-    public var offset = 0
-    public var selected = 0
+    /// The visible page of the filtered queue, newest first, and its selection.
+    public var list = ListWindow<StoreTransaction>()
     public var counts: [TransactionState: Int] = [:]
     public var detail: QueueDetail?
     public var detailScroll = 0
@@ -35,19 +32,19 @@ public struct QueueScreen: Sendable {
     var lastAdvance: Instant?
     /// Purchases per simulated second when a simulation starts here.
     public var rate: Double = 2
-    /// Bumped on every new query, so a late result for an old one is dropped.
-    var generation = 0
 
     public init() {}
 
-    public var selectedRow: StoreTransaction? { rows.indices.contains(selected) ? rows[selected] : nil }
+    public var rows: [StoreTransaction] { list.rows }
+    public var selected: Int { list.selected }
+    public var selectedRow: StoreTransaction? { list.selectedRow }
 
     /// The speeds `+` and `-` step through.
     public static let speeds: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
 
     /// Results of this screen's effects.
     public enum Event: Sendable {
-        case window(rows: [StoreTransaction], offset: Int, keep: String?, generation: Int)
+        case page(ListWindow<StoreTransaction>.Page)
         case counts([TransactionState: Int])
         case tally(EventTally, at: Instant)
         case detail(QueueDetail?)
@@ -91,88 +88,52 @@ public struct QueueScreen: Sendable {
 
     // MARK: - Effects
 
-    /// Fetch the window at `offset` again (plus counters, throughput and the detail), keeping the
-    /// selection on the transaction with id `keep` when it is still there.
-    mutating func fetch(offset: Int, keep: String?, pageSize: Int, now: Instant) -> [Effect] {
-        generation += 1
-        let generation = self.generation, query = Self.query(filter).0, after = lastEventId
+    /// The queue as the store pages it, for the current filter.
+    var source: ListWindow<StoreTransaction>.Source {
+        let query = Self.query(filter).0
+        return { $0.queue(query) }
+    }
+
+    /// Shows what `read` reads, with the counters and the throughput.
+    func show(_ read: @escaping ListWindow<StoreTransaction>.Read, now: Instant) -> [Effect] {
+        let after = lastEventId
         return [
-            Self.read { db in
-                var start = offset
-                var rows = try db.queueWindow(query, offset: start, limit: pageSize)
-                if rows.isEmpty && start > 0 {
-                    // Rows went away below: show the last page there is.
-                    start = max(0, start - pageSize)
-                    rows = try db.queueWindow(query, offset: start, limit: pageSize)
-                }
-                return Event.window(rows: rows, offset: start, keep: keep, generation: generation)
-            },
-            Self.read { db in Event.counts(try db.queueCounts()) },
-            Self.read { db in Event.tally(try db.eventTally(after: after), at: now) },
+            Self.read { store in Event.page(try read(store)) },
+            Self.read { store in Event.counts(try store.queueCounts()) },
+            Self.read { store in Event.tally(try store.eventTally(after: after), at: now) },
         ]
+    }
+
+    /// The first page of the filtered queue.
+    mutating func reload(pageSize: Int, now: Instant) -> [Effect] {
+        show(list.reload(pageSize: pageSize, source: source), now: now)
+    }
+
+    /// The visible page again from its first row, the selection kept on the same transaction.
+    mutating func refresh(pageSize: Int, now: Instant) -> [Effect] {
+        show(list.refresh(pageSize: pageSize, source: source), now: now)
     }
 
     func detailEffect() -> [Effect] {
         guard let id = selectedRow?.id else { return [] }
-        return [Self.read { db in Event.detail(try db.queueDetail(transactionId: id)) }]
+        return [Self.read { store in Event.detail(try store.queueDetail(transactionId: id)) }]
     }
 
     // MARK: - Reducer
 
     mutating func move(_ command: Command, pageSize: Int, now: Instant) -> [Effect] {
-        switch command {
-        case .up:
-            if selected > 0 {
-                selected -= 1
-                return detailEffect()
-            }
-            guard offset > 0 else { return [] }
-            return fetch(offset: offset - 1, keep: nil, pageSize: pageSize, now: now)
-        case .down:
-            if selected < rows.count - 1 {
-                selected += 1
-                return detailEffect()
-            }
-            guard rows.count == pageSize else { return [] }
-            selected = rows.count  // past the end: the next window selects its last row
-            return fetch(offset: offset + 1, keep: nil, pageSize: pageSize, now: now)
-        case .pageDown:
-            guard rows.count == pageSize else {
-                selected = max(0, rows.count - 1)
-                return detailEffect()
-            }
-            return fetch(offset: offset + pageSize, keep: nil, pageSize: pageSize, now: now)
-        case .pageUp:
-            guard offset > 0 else {
-                selected = 0
-                return detailEffect()
-            }
-            return fetch(offset: max(0, offset - pageSize), keep: nil, pageSize: pageSize, now: now)
-        case .top:
-            selected = 0
-            return fetch(offset: 0, keep: nil, pageSize: pageSize, now: now)
-        case .bottom:
-            let total = Self.query(filter).0.state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
-            selected = pageSize
-            return fetch(offset: max(0, total - pageSize), keep: nil, pageSize: pageSize, now: now)
-        default:
-            return []
+        switch list.move(command, pageSize: pageSize, source: source) {
+        case .none: return []
+        case .stayed: return detailEffect()
+        case .read(let read): return show(read, now: now)
         }
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
-        case .window(let newRows, let newOffset, let keep, let gen):
-            guard gen == generation else { return [] }
-            let previous = selectedRow?.id
-            rows = newRows
-            offset = newOffset
-            if let keep, let index = rows.firstIndex(where: { $0.id == keep }) {
-                selected = index
-            } else {
-                selected = min(selected, max(0, rows.count - 1))
-            }
-            if selectedRow?.id != previous { detailScroll = 0 }
+        case .page(let page):
+            guard let moved = list.show(page) else { return [] }
+            if moved { detailScroll = 0 }
             if selectedRow == nil { detail = nil }
             return detailEffect()
         case .counts(let counts):
@@ -211,18 +172,18 @@ public struct QueueScreen: Sendable {
                 .success)
             return []
         case .applied:
-            return fetch(offset: offset, keep: selectedRow?.id, pageSize: Self.listRows(context), now: context.clock)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
         case .simulationFailed(let message):
-            // The refused batch left nothing behind; the next run takes over what this one had in flight.
+            // The refused write left nothing behind; the next run takes over what this one had in flight.
             simulation = nil
             run = nil
             context.status = StatusMessage("simulation stopped: \(message)", .error)
-            return fetch(offset: offset, keep: selectedRow?.id, pageSize: Self.listRows(context), now: context.clock)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
         case .runRecorded:
             return []
         case .finished(.success(let transaction)):
             context.status = StatusMessage("\(transaction.id) finished: removed from the queue (\(transaction.state.rawValue))", .success)
-            return fetch(offset: offset, keep: nil, pageSize: Self.listRows(context), now: context.clock)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
         case .finished(.failure(let refusal)):
             context.status = StatusMessage("finish refused: \(refusal.message)", .warning)
             return []
@@ -249,12 +210,12 @@ public struct QueueScreen: Sendable {
     private mutating func heartbeat(at wall: Instant) -> [Effect] {
         guard let run, let last = lastCommit, wall.duration(since: last) >= PaymentRun.heartbeatInterval else { return [] }
         lastCommit = wall
-        return [Self.write { db in
+        return [Self.write { store in
             do {
-                try db.heartbeat(run)
-                return Event.runRecorded
+                try store.heartbeat(run)
+                return .runRecorded
             } catch {
-                return Event.simulationFailed(Self.describe(error))
+                return .simulationFailed(Self.describe(error))
             }
         }]
     }
@@ -271,18 +232,18 @@ public struct QueueScreen: Sendable {
         self.simulation = simulation
         guard !changes.isEmpty, let run else { return [] }
         let count = changes.count
-        return [Self.commit(changes, run: run) { Event.applied(changes: count) }]
+        return [Self.commit(changes, run: run) { .applied(changes: count) }]
     }
 
     /// Writes the simulation's steps as its run's; a refusal (another process took the run over, the
     /// store stayed locked) stops the simulation instead of letting it run on ahead of the store.
     static func commit(_ changes: [PaymentChange], run: PaymentRun, then result: @escaping @Sendable () -> Event) -> Effect {
-        Self.write { db in
+        Self.write { store in
             do {
-                try db.apply(changes, run: run)
+                try store.apply(changes, run: run)
                 return result()
             } catch {
-                return Event.simulationFailed(describe(error))
+                return .simulationFailed(describe(error))
             }
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The Restores screen: the restore desk. Open prompts oldest first (or confirmed, declined, all),
 /// the selected prompt's player, product, candidate accounts, owner and ownership rule in the detail
@@ -11,7 +11,7 @@ public struct RestoresScreen: Sendable {
     public var status: RestoreStatus? = .open
     /// Text found in the transaction id, the player's id or the product id.
     public var filter = ""
-    public var list = KeysetWindow<RestoreRow>(cursor: { $0.cursor })
+    public var list = ListWindow<RestoreRow>()
     public var counts: [RestoreStatus: Int] = [:]
     public var detail: RestorePrompt?
     public var detailScroll = 0
@@ -22,8 +22,6 @@ public struct RestoresScreen: Sendable {
     /// A prompt just resolved here: it stays on the list, its outcome in the detail pane, until the
     /// selection moves on (even when the status filter no longer lists it).
     var pinned: RestoreRow?
-    /// Bumped on every new query, so a late result for an old one is dropped.
-    var generation = 0
 
     struct Draft: Sendable {
         var transactionId: String
@@ -40,7 +38,7 @@ public struct RestoresScreen: Sendable {
     static let statuses: [RestoreStatus?] = [.open, .confirmed, .declined, nil]
 
     public enum Event: Sendable {
-        case window([RestoreRow], KeysetWindow<RestoreRow>.Landing, generation: Int)
+        case page(ListWindow<RestoreRow>.Page)
         case counts([RestoreStatus: Int])
         case detail(RestorePrompt?)
         case resolved(Result<RestorePrompt, RestoreRefusal>)
@@ -49,56 +47,52 @@ public struct RestoresScreen: Sendable {
 
     // MARK: - Effects
 
-    var load: KeysetWindow<RestoreRow>.Load {
+    var source: ListWindow<RestoreRow>.Source {
         let status = status, text = filter
-        return { db, anchor, limit in try db.restoreRows(status: status, text: text, anchor: anchor, limit: limit) }
+        return { $0.restores(status: status, text: text) }
     }
 
-    mutating func fetch(_ read: @escaping @Sendable (AppDatabase) throws -> [RestoreRow], _ landing: KeysetWindow<RestoreRow>.Landing) -> [Effect] {
-        generation += 1
-        let generation = self.generation
-        return [
-            Self.read { db in Event.window(try read(db), landing, generation: generation) },
-            Self.read { db in Event.counts(try db.restoreCounts()) },
+    /// Shows what `read` reads, with the counts.
+    func show(_ read: @escaping ListWindow<RestoreRow>.Read) -> [Effect] {
+        [
+            Self.read { store in Event.page(try read(store)) },
+            Self.read { store in Event.counts(try store.restoreCounts()) },
         ]
     }
 
-    mutating func reload(pageSize: Int) -> [Effect] {
-        let load = self.load
-        return fetch({ db in try load(db, .first, pageSize) }, .first)
-    }
+    mutating func reload(pageSize: Int) -> [Effect] { show(list.reload(pageSize: pageSize, source: source)) }
 
     func detailEffect() -> [Effect] {
         guard let id = selectedRow?.request.transactionId else { return [] }
-        return [Self.read { db in Event.detail(try db.restorePrompt(transactionId: id)) }]
+        return [Self.read { store in Event.detail(try store.restorePrompt(transactionId: id)) }]
     }
 
     // MARK: - Reducer
 
     mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
-        switch list.move(command, pageSize: pageSize, load: load) {
+        switch list.move(command, pageSize: pageSize, source: source) {
         case .none: return []
         case .stayed:
             detailScroll = 0
             pinned = nil
             return detailEffect()
-        case .fetch(let read, let landing):
+        case .read(let read):
             pinned = nil
-            return fetch(read, landing)
+            return show(read)
         }
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
-        case .window(var rows, let landing, let gen):
-            guard gen == generation else { return [] }
-            if let pinned, !rows.contains(where: { $0.request.id == pinned.request.id }) {
+        case .page(var page):
+            guard page.generation == list.generation else { return [] }
+            if let pinned, !page.rows.contains(where: { $0.request.id == pinned.request.id }) {
                 // Keep the prompt just resolved in view, in its place, until the selection moves on.
-                let index = rows.firstIndex { ($0.cursor.time, $0.cursor.id) > (pinned.cursor.time, pinned.cursor.id) } ?? rows.count
-                rows.insert(pinned, at: index)
-                if rows.count > Self.listRows(context) { rows.removeLast() }
+                let index = page.rows.firstIndex { ($0.cursor.time, $0.cursor.id) > (pinned.cursor.time, pinned.cursor.id) } ?? page.rows.count
+                page.rows.insert(pinned, at: index)
+                if page.rows.count > Self.listRows(context) { page.rows.removeLast() }
             }
-            if list.show(rows, landing: landing) { detailScroll = 0 }
+            if list.show(page) == true { detailScroll = 0 }
             if selectedRow == nil { detail = nil }
             return detailEffect()
         case .counts(let counts):
@@ -115,7 +109,7 @@ public struct RestoresScreen: Sendable {
                 var updated = row
                 updated.request = prompt.request
                 pinned = updated
-                list.rows[list.selected] = updated
+                list.replace(at: list.selected, with: updated)
             }
             context.status = StatusMessage(Self.outcomeText(prompt), .success)
             return []
@@ -132,10 +126,7 @@ public struct RestoresScreen: Sendable {
         }
     }
 
-    mutating func refresh(pageSize: Int) -> [Effect] {
-        let (read, landing) = list.refresh(pageSize: pageSize, load: load)
-        return fetch(read, landing)
-    }
+    mutating func refresh(pageSize: Int) -> [Effect] { show(list.refresh(pageSize: pageSize, source: source)) }
 
     static func listRows(_ context: ScreenContext) -> Int { context.pageSize }
 
@@ -152,20 +143,8 @@ public struct RestoresScreen: Sendable {
 
     /// `:login USER`: a player logs in from the console, as `storedesk login as` does.
     mutating func logIn(_ userId: String, _ context: inout ScreenContext) -> [Effect] {
-        guard !userId.isEmpty else {
-            context.status = StatusMessage(":login needs a user id", .error)
-            return []
-        }
-        guard !context.session.readOnly else {
-            context.status = StatusMessage("the store is open read-only", .warning)
-            return []
-        }
-        guard Self.staff(context).mayResolveRestores else {
-            context.status = StatusMessage("login: restores need the support or developer role", .warning)
-            return []
-        }
         let at = context.clock
-        return [Self.write { db in Event.loggedIn(try db.recordLogin(userId: userId, at: at)) }]
+        return [Self.write { store in .loggedIn(try store.recordLogin(userId: userId, at: at)) }]
     }
 
     // MARK: - Confirm and decline
@@ -181,10 +160,6 @@ public struct RestoresScreen: Sendable {
             return nil
         }
         return prompt
-    }
-
-    static func staff(_ context: ScreenContext) -> StaffMember {
-        StaffMember(name: context.session.actor, role: context.session.role.rawValue)
     }
 
     /// The account picker's keys: move, choose, or cancel. Every other key is swallowed while it is open.
@@ -204,28 +179,29 @@ public struct RestoresScreen: Sendable {
             picking = nil
             let account = prompt.candidates[index]
             draft = Draft(transactionId: prompt.transaction.id, account: account)
-            context.prompt("Sid for \(account.label)", action: "confirm-sid", text: account.sid)
+            Self.prompt("Sid for \(account.label)", text: account.sid, &context) { .confirmSid($0) }
         default:
             break
         }
         return []
     }
 
-    mutating func submit(_ action: String, _ text: String, _ context: inout ScreenContext) -> [Effect] {
+    /// The answers to the confirm's and the decline's prompts.
+    mutating func answer(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
-        case "confirm-sid":
+        case .confirmSid(let text):
             guard var draft else { return [] }
             draft.sid = text
             self.draft = draft
-            context.prompt("Role_Id on \(text)", action: "confirm-role", text: draft.account.roleId)
-        case "confirm-role":
+            Self.prompt("Role_Id on \(text)", text: draft.account.roleId, &context) { .confirmRole($0) }
+        case .confirmRole(let text):
             guard var draft, let prompt = detail, prompt.transaction.id == draft.transactionId else { return [] }
             draft.roleId = text
             self.draft = draft
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
             let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
-            context.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", action: "confirm-go")
-        case "confirm-go":
+            Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", &context) { .confirmGo($0) }
+        case .confirmGo(let text):
             guard let draft else { return [] }
             self.draft = nil
             guard ["y", "yes"].contains(text.trimmingCharacters(in: .whitespaces).lowercased()) else {
@@ -233,22 +209,22 @@ public struct RestoresScreen: Sendable {
                 return []
             }
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
-            let id = draft.transactionId, staff = Self.staff(context), at = context.clock
-            return [Self.write { db in
+            let id = draft.transactionId, staff = context.session.staff, at = context.clock
+            return [Self.write { store in
                 do {
-                    return Event.resolved(.success(try db.confirmRestore(transactionId: id, onto: target, by: staff, at: at)))
+                    return .resolved(.success(try store.confirmRestore(transactionId: id, onto: target, by: staff, at: at)))
                 } catch let refusal as RestoreRefusal {
-                    return Event.resolved(.failure(refusal))
+                    return .resolved(.failure(refusal))
                 }
             }]
-        case "decline":
+        case .declineReason(let text):
             guard let prompt = openPrompt(&context) else { return [] }
-            let id = prompt.transaction.id, staff = Self.staff(context), at = context.clock
-            return [Self.write { db in
+            let id = prompt.transaction.id, staff = context.session.staff, at = context.clock
+            return [Self.write { store in
                 do {
-                    return Event.resolved(.success(try db.declineRestore(transactionId: id, reason: text, by: staff, at: at)))
+                    return .resolved(.success(try store.declineRestore(transactionId: id, reason: text, by: staff, at: at)))
                 } catch let refusal as RestoreRefusal {
-                    return Event.resolved(.failure(refusal))
+                    return .resolved(.failure(refusal))
                 }
             }]
         default:

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension SubscriptionsScreen {
     /// `grace`, `retry`: the list's short state names.

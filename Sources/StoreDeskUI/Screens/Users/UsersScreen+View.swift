@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension UsersScreen {
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool) {

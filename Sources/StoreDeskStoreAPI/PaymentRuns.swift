@@ -1,9 +1,10 @@
-import Foundation
 import StoreDeskCore
 
 /// One run of the payment queue writing into a store: `storedesk simulate`, a console's simulation, a
-/// benchmark. Its number (from `payment_run`) is the block its order ids are numbered in and the tag on
-/// the unfinished transactions it owns; it holds its kernel lock (`RunLock`) for as long as it lives.
+/// benchmark. Its number is the block its order ids are numbered in (`OrderNumbers`) and the owner of
+/// the unfinished transactions it created or took over; its `hold` proves it alive to other processes
+/// for as long as the run lives (the SQLite store's kernel lock; a PostgreSQL store would hold a session
+/// advisory lock).
 ///
 /// Every commit of the run also renews its heartbeat and is refused once another process took its
 /// work over (fencing), so even a run wrongly judged gone can never write beside its successor.
@@ -11,7 +12,7 @@ import StoreDeskCore
 ///     let start = try store.startRun(.simulate, takingOver: true)
 ///     var simulation = PaymentSimulation(configuration(run: start.run.id))
 ///     simulation.resume(start.inFlight)
-///     try PaymentPipeline.run(into: store, run: start.run, batch: 4096) { emit in try simulation.run(emit) }
+///     try store.apply(simulation.runCollecting(), run: start.run)
 ///     try store.endRun(start.run)
 public final class PaymentRun: Sendable {
     public enum Kind: String, Sendable {
@@ -22,24 +23,31 @@ public final class PaymentRun: Sendable {
 
     public let id: Int64
     public let kind: Kind
-    /// Nil when this machine could not lock (then the heartbeat alone shows the run alive).
-    let lock: RunLock?
+    /// What shows the run alive while this value lives; nil when the backend could not take one (then
+    /// the heartbeat alone does).
+    public let hold: (any RunHold)?
     /// The wall clock heartbeats are stamped with.
-    let clock: @Sendable () -> Instant
+    public let clock: @Sendable () -> Instant
 
-    init(id: Int64, kind: Kind, lock: RunLock?, clock: @escaping @Sendable () -> Instant) {
+    public init(id: Int64, kind: Kind, hold: (any RunHold)?, clock: @escaping @Sendable () -> Instant) {
         self.id = id
         self.kind = kind
-        self.lock = lock
+        self.hold = hold
         self.clock = clock
     }
 
-    /// How long a run may go without a heartbeat before a process that cannot see its lock (another
-    /// machine, or a run that got no lock) counts it gone.
+    /// How long a run may go without a heartbeat before a process that cannot see its hold (another
+    /// machine, or a run that got none) counts it gone.
     public static let lease = Instant.Duration.seconds(60)
 
     /// How often an idle run (a paused console, a slow `--speed`) says it is alive; every commit does too.
     public static let heartbeatInterval = Instant.Duration.seconds(10)
+}
+
+/// Whatever keeps a run alive in other processes' eyes until it is released or its process dies.
+public protocol RunHold: AnyObject, Sendable {
+    /// Lets go (the run ended cleanly).
+    func release()
 }
 
 /// What starting a run found: the run, and the work in flight it took over from runs that are gone.
@@ -49,21 +57,10 @@ public struct PaymentRunStart: Sendable {
     public let inFlight: [PaymentSimulation.InFlight]
     /// The runs whose owner was gone and whose work this run took over.
     public let tookOverFrom: [Int64]
-}
 
-/// A `payment_run` row as the liveness rules read it.
-struct PaymentRunRow: Sendable, Hashable {
-    var id: Int64
-    var host: String?
-    var heartbeatAt: Instant
-    var endedAt: Instant?
-
-    /// Whether this run's owner is gone, as seen from this process at `now`: it ended (or was taken
-    /// over), or its kernel lock on this machine is free, or (only where the lock cannot tell) its
-    /// heartbeat is older than the lease.
-    func isGone(store path: String, now: Instant) -> Bool {
-        if endedAt != nil { return true }
-        if let host, host == RunLock.host, let held = RunLock.isHeld(run: id, store: path) { return !held }
-        return heartbeatAt.millis < now.millis - PaymentRun.lease.millis
+    public init(run: PaymentRun, inFlight: [PaymentSimulation.InFlight], tookOverFrom: [Int64]) {
+        self.run = run
+        self.inFlight = inFlight
+        self.tookOverFrom = tookOverFrom
     }
 }

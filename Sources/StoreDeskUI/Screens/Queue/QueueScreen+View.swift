@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension QueueScreen {
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
@@ -45,7 +45,6 @@ extension QueueScreen {
         let focused = context.focus == .list
         var title = "Queue"
         if !filter.isEmpty { title += " · filter “\(filter)”" }
-        if offset > 0 { title += " · from \(offset + 1)" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }

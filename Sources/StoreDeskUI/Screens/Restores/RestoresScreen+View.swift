@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension RestoresScreen {
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
