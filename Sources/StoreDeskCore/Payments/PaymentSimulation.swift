@@ -23,7 +23,10 @@ public struct PaymentSimulation: Sendable {
         public var userIds: [String]
         public var apps: [App]
         public var products: [Product]
-        /// Prefix of every transaction and order id, so runs on one store never collide.
+        /// The run's number in the store (`payment_run`): its orders are numbered in this run's block
+        /// (`OrderNumbers`), and its transaction ids carry it, so runs on one store never collide.
+        public var run: Int64
+        /// The word before the run number in every transaction id: `sim` gives `sim3-T17`.
         public var idPrefix: String
         /// Share of requests the client sends malformed (refused before the queue).
         public var malformedShare: Double
@@ -33,8 +36,8 @@ public struct PaymentSimulation: Sendable {
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
-            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02,
-            storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
+            userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
+            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
         ) {
             self.seconds = seconds
             self.rate = rate
@@ -44,6 +47,7 @@ public struct PaymentSimulation: Sendable {
             self.userIds = userIds
             self.apps = apps
             self.products = products
+            self.run = run
             self.idPrefix = idPrefix
             self.malformedShare = malformedShare
             self.storeKitTesting = storeKitTesting
@@ -131,6 +135,8 @@ public struct PaymentSimulation: Sendable {
     public private(set) var now: Instant
 
     private var random: SeededGenerator
+    /// This run's order ids, handed out as orders are created (nil: the run number has no block).
+    private var orderNumbers: OrderNumbers?
     private var agenda = Agenda()
     private var sequence = 0
     private var arrivals = 0
@@ -156,6 +162,7 @@ public struct PaymentSimulation: Sendable {
         self.now = configuration.start
         self.random = SeededGenerator(seed: configuration.seed)
         self.rate = configuration.rate
+        self.orderNumbers = OrderNumbers(run: configuration.run)
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
@@ -342,7 +349,7 @@ public struct PaymentSimulation: Sendable {
         arrivals += 1
         summary.attempts += 1
         let number = arrivals
-        let id = configuration.idPrefix + "T" + String(number)
+        let id = configuration.idPrefix + String(configuration.run) + "-T" + String(number)
         let userId = configuration.userIds[random.below(configuration.userIds.count)]
         let login = logIn(userId)
         let product = sellable[random.below(sellable.count)]
@@ -438,8 +445,12 @@ public struct PaymentSimulation: Sendable {
             return changes
         }
         let price = sellable.first { $0.id == updated.productId && $0.appId == updated.appId }?.priceCents ?? 1
-        // `prefixT12` → `prefixO12`, whichever run's prefix the transaction carries (a resumed one keeps its own).
-        let orderId = id.range(of: "T", options: .backwards).map { id.replacingCharacters(in: $0, with: "O") } ?? "O-" + id
+        // The next number of this run's block, a resumed transaction's too (its own run is gone).
+        guard let orderId = orderNumbers?.next() else {
+            let detail = "\(checked); no order: run \(configuration.run) has no order number left, a new run takes it over"
+            changes.append(PaymentChange(events: [event(id, .receiptChecked, detail)]))
+            return changes
+        }
         let order = PaymentOrder(
             id: orderId, transactionId: id, appId: app.id, userId: updated.userId, productId: updated.productId,
             subPayment: updated.environment.rawValue, amountCents: price, sid: updated.sid, roleId: updated.roleId,
