@@ -8,7 +8,7 @@ import Foundation
 /// always yields the same changes. Time is simulated; the caller decides how fast to run it.
 ///
 ///     var simulation = PaymentSimulation(configuration)
-///     try simulation.run { change in try store.apply(change) }
+///     try simulation.run { change in try store.apply([change], run: run) }
 ///     simulation.summary.grants
 public struct PaymentSimulation: Sendable {
     public struct Configuration: Sendable {
