@@ -29,6 +29,10 @@ extension AppDatabase {
         migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
             try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
         }
+        // Many writers on one store: who owns the payment queue's work in flight, and order-number blocks.
+        migrator.registerMigration("v9-payment-runs") { db in
+            try db.execute(sql: paymentRunSchema)
+        }
         // An app's Apple ID and the App Store environments it takes: what signed data is checked against.
         migrator.registerMigration("v11-app-apple-identity") { db in
             try db.execute(sql: appAppleIdentitySchema)
@@ -39,6 +43,30 @@ extension AppDatabase {
         }
         return migrator
     }()
+
+    /// Every run of the payment queue (a `simulate`, a console's simulation, a benchmark) and the
+    /// restore desk gets a row: its number is the block its platform order ids are numbered in
+    /// (`OrderNumbers`; AUTOINCREMENT, so a number is never handed out twice), and a run owns the
+    /// unfinished transactions it created or took over (`store_transaction.run_id`). Another process
+    /// takes them over only once their owner is gone: `ended_at` set, or its kernel lock on byte `id`
+    /// of `STORE-runs` free (`host` is the machine's boot id when the owner holds that lock), or, where
+    /// the lock cannot tell, `heartbeat_at` older than the lease. `taken_over_by` says who took over.
+    /// `orders_issued` counts the numbers a block handed out when the store numbers them (the restore
+    /// desk). Transactions written before this migration, or outside any run, have no owner.
+    static let paymentRunSchema = """
+        CREATE TABLE payment_run (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL CHECK (kind IN ('simulate', 'console', 'bench', 'restores')),
+            pid INTEGER NOT NULL,
+            host TEXT,
+            started_at INTEGER NOT NULL,
+            heartbeat_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            taken_over_by INTEGER REFERENCES payment_run(id),
+            orders_issued INTEGER NOT NULL DEFAULT 0 CHECK (orders_issued >= 0)
+        );
+        ALTER TABLE store_transaction ADD COLUMN run_id INTEGER REFERENCES payment_run(id);
+        """
 
     /// `apple_app_id`: App Store Connect's numeric app id, which Production signed data must carry
     /// (NULL until the team gives it). `environment`: which App Store environments' data the app takes.

@@ -98,12 +98,15 @@ struct BenchCommand: ParsableCommand {
                 }
                 let pipelineStore = try scratch("pipeline.sqlite")
                 let rawStore = try scratch("raw.sqlite")
+                // A run of each store's own (both fresh, so both are run 1 and number the same order ids).
+                let pipelineRun = try pipelineStore.startRun(.bench, takingOver: false).run
+                let rawRun = try rawStore.startRun(.bench, takingOver: false).run
                 let catalogue = try pipelineStore.paymentCatalogue()
                 let rate = 1000.0
                 let configuration = PaymentSimulation.Configuration(
                     seconds: max(1, Int((Double(transactions) / rate).rounded(.up))), rate: rate, seed: seed,
                     start: Instant(millis: 1_800_000_000_000), userIds: catalogue.userIds, apps: catalogue.apps,
-                    products: catalogue.products, idPrefix: "bench-")
+                    products: catalogue.products, run: pipelineRun.id, idPrefix: "bench")
 
                 // The engine alone: requests, states, receipts, signing, verifying, grant decisions.
                 var engineOnly = PaymentSimulation(configuration)
@@ -115,12 +118,12 @@ struct BenchCommand: ParsableCommand {
                 // The engine on this thread, the SQLite writer on the other core.
                 var simulation = PaymentSimulation(configuration)
                 start = DispatchTime.now()
-                try PaymentPipeline.run(into: pipelineStore, batch: batch) { emit in try simulation.run(emit) }
+                try PaymentPipeline.run(into: pipelineStore, run: pipelineRun, batch: batch) { emit in try simulation.run(emit) }
                 let pipelineMs = BenchCommand.since(start)
 
                 // The baseline: the same rows, raw prepared inserts, the same steps per transaction.
                 start = DispatchTime.now()
-                try rawStore.insertRaw(changes, batch: batch)
+                try rawStore.insertRaw(changes, run: rawRun, batch: batch)
                 let rawMs = BenchCommand.since(start)
 
                 let attempts = simulation.summary.attempts
