@@ -14,7 +14,7 @@ extension CallbackAttempt: FetchableRecord, PersistableRecord {
 extension AppDatabase {
     /// Commits one step that belongs to no payment run (a fixture, a hand-made row): its transaction,
     /// order, callback and grant rows and its events, all in one SQLite transaction.
-    public func apply(_ change: PaymentChange) throws {
+    func apply(_ change: PaymentChange) throws {
         try writer.write { db in try PaymentRowWriter(db).write(change) }
     }
 

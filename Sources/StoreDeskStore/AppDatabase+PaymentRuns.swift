@@ -131,7 +131,10 @@ enum PaymentRuns {
             let callbacks = try order.map {
                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM server_callback WHERE order_id = ?", arguments: [$0.id]) ?? 0
             } ?? 0
-            return PaymentSimulation.InFlight(transaction: t, order: order, callbacks: callbacks)
+            let granted = try order.map {
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM item_grant WHERE order_id = ?)", arguments: [$0.id]) ?? false
+            } ?? false
+            return PaymentSimulation.InFlight(transaction: t, order: order, callbacks: callbacks, granted: granted)
         }
         return (work, from)
     }

@@ -176,6 +176,49 @@ import Testing
         done.wait()
     }
 
+    /// What two simulations sharing a transaction left behind (issue 13): a paid purchase whose order
+    /// says pending though its grant is in the store. A run taking it over used to call it back again,
+    /// grant it again and fail on `grant_on_order`, and so did every run after it. Now it is finished
+    /// and its order marked granted, once.
+    @Test func aTakenOverOrderWhoseGrantIsInTheStoreIsFinishedNotGrantedAgain() throws {
+        let folder = TemporaryFolder()
+        let store = try Self.open(try Self.demoFile(folder))
+        let demo = try Fixtures.demo()
+        let app = try #require(demo.apps.first { $0.id == "1001" })
+        let paid = StoreTransaction(
+            id: "simold-T7", originalTransactionId: "simold-T7", userId: "10000001", appId: "1001",
+            productId: "com.storedesk.starvoyage.gems.60", state: .purchased, sid: "s1", roleId: "r10000001",
+            appOrderId: "G7", purchaseDate: Self.start, finished: false)
+        let order = PaymentOrder(
+            id: "10000000007", transactionId: paid.id, appId: "1001", userId: paid.userId, productId: paid.productId,
+            amountCents: 600, sid: "s1", roleId: paid.roleId, appOrderId: "G7", createdAt: Self.start, status: .pending)
+        let body = ServerCallback(transaction: paid, orderId: order.id, app: app, timestamp: Self.start).body
+        let grant = Grant(
+            orderId: order.id, userId: paid.userId, sid: "s1", roleId: paid.roleId, productId: paid.productId, quantity: 1,
+            kind: .product, source: .purchase, grantedAt: Self.start)
+        try store.apply(
+            PaymentChange(
+                transaction: paid, order: order,
+                callback: CallbackAttempt(
+                    orderId: order.id, attempt: 1, body: body, signExpected: "", signReceived: "", verdict: CallbackAttempt.accepted,
+                    reason: "ok", reply: "success", receivedAt: Self.start),
+                grant: grant, events: [PaymentEvent(at: Self.start, transactionId: paid.id, kind: .granted, detail: "granted")]))
+        #expect(try store.check().map(\.kind) == ["order_pending_with_grant"])
+        // When a run takes it over and runs
+        let began = try store.startRun(.simulate, takingOver: true)
+        #expect(began.inFlight.map(\.granted) == [true])
+        var simulation = PaymentSimulation(
+            PaymentSimulation.Configuration(
+                seconds: 1, rate: 0.000_001, seed: 1, start: Self.start.adding(.seconds(5)), userIds: ["10000001"], apps: demo.apps,
+                products: demo.products, run: began.run.id))
+        simulation.resume(began.inFlight)
+        try PaymentPipeline.run(into: store, run: began.run, batch: 64) { emit in try simulation.run(emit) }
+        // Then it is finished with its one grant, and the store is clean
+        #expect(simulation.summary.grants == 0)
+        #expect(try store.check() == [])
+        #expect(try store.events(transactionId: paid.id).last?.detail.hasSuffix("order 10000000007 was granted already (its grant is in the store): marked granted") == true)
+    }
+
     @Test func aStoreFromBeforeRunsUpgradesAndItsWorkInFlightIsTakenOver() throws {
         // Given a v8 store holding a simulated purchase that a killed run left purchasing
         let folder = TemporaryFolder()

@@ -8,7 +8,7 @@ import Foundation
 /// always yields the same changes. Time is simulated; the caller decides how fast to run it.
 ///
 ///     var simulation = PaymentSimulation(configuration)
-///     try simulation.run { change in try store.apply(change) }
+///     try simulation.run { change in try store.apply([change], run: run) }
 ///     simulation.summary.grants
 public struct PaymentSimulation: Sendable {
     public struct Configuration: Sendable {
@@ -150,6 +150,9 @@ public struct PaymentSimulation: Sendable {
     private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
     private var granted: Set<String> = []
+    /// Resumed orders whose grant was in the store while their status said pending, set right when
+    /// their transaction is finished, by transaction id.
+    private var staleOrders: [String: PaymentOrder] = [:]
     /// Players logged in this run and not crashed since: their next purchase needs no new login.
     private var loggedIn: Set<String> = []
     private var apps: [String: App] = [:]
@@ -285,10 +288,13 @@ public struct PaymentSimulation: Sendable {
         public var order: PaymentOrder?
         /// Callbacks the server has already received for its order.
         public var callbacks: Int
-        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int) {
+        /// Whether the game server's grant for its order is in the store (whatever the order's status says).
+        public var granted: Bool
+        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int, granted: Bool = false) {
             self.transaction = transaction
             self.order = order
             self.callbacks = callbacks
+            self.granted = granted
         }
     }
 
@@ -296,7 +302,9 @@ public struct PaymentSimulation: Sendable {
     /// back at launch: a purchasing one settles, a deferred one is decided, a paid one without an order
     /// sends its receipt, an order without an accepted callback is called back again, and a granted
     /// or failed one is finished. Dropped orders (the client crashed) are not here: they wait for a
-    /// restore prompt. Resumed purchases draw no new faults.
+    /// restore prompt. Resumed purchases draw no new faults. An order whose grant is in the store is
+    /// granted, whatever its status says (a store that an older StoreDesk left with a stale `pending`):
+    /// it is finished, its status set right with the finish, and never granted twice.
     public mutating func resume(_ work: [InFlight]) {
         let clean = Plan(
             failure: nil, askToBuy: false, approve: true, crash: false, drops: 0, duplicate: false, tamperSign: false,
@@ -319,8 +327,14 @@ public struct PaymentSimulation: Sendable {
                 }
                 orders[order.id] = order
                 orderOf[id] = order.id
-                if order.status == .granted {
+                if order.status == .granted || item.granted {
                     granted.insert(order.id)
+                    if order.status != .granted {
+                        var settled = order
+                        settled.status = .granted
+                        orders[order.id] = settled
+                        staleOrders[id] = settled
+                    }
                     schedule(.finish(id), at: at)
                 } else {
                     schedule(.deliver(orderId: order.id, attempt: item.callbacks + 1, received: item.callbacks), at: at)
@@ -583,10 +597,12 @@ public struct PaymentSimulation: Sendable {
             } else {
                 forget(id)
             }
+            let stale = staleOrders.removeValue(forKey: id)
+            let note = stale.map { "; order \($0.id) was granted already (its grant is in the store): marked granted" } ?? ""
             return [
                 PaymentChange(
-                    transaction: finished,
-                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))")])
+                    transaction: finished, order: stale,
+                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))" + note)])
             ]
         }
     }

@@ -166,7 +166,7 @@ public struct QueueScreen: Sendable {
             paused = false
             lastAdvance = context.clock
             lastCommit = context.clock
-            let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight by runs that are gone"
+            let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
             context.status = StatusMessage(
                 "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)",
                 .success)
