@@ -585,3 +585,44 @@ enum OwnStoreKitFile {
         #expect(Self.kinds(tested, app: "other.gems") == Self.kinds(plain, app: "other.gems"))
     }
 }
+
+/// The checks `apps add|set` run on each value before the store is opened.
+@Suite struct AppSettingsTests {
+    @Test func callbackURLsAreHttpOrHttpsWithAHostAndNoCredentials() throws {
+        for good in ["http://127.0.0.1:8080/cb", "https://game.example/pay?x=1", "http://[::1]:9000/", "https://a-b.example.com"] {
+            #expect(try AppSettings.parseCallbackURL(good) == good)
+        }
+        #expect(try AppSettings.parseCallbackURL("") == nil)
+        for bad in ["game.example/cb", "ftp://x/", "http://", "http://-bad.example/", "http://x:0/", "http://a@b/",
+                    "https://x/#frag", "http://x/\u{7}", "http://[::1/"] {
+            #expect(throws: AppSettingError.self, "\(bad)") { try AppSettings.parseCallbackURL(bad) }
+        }
+    }
+
+    @Test func anAppKeyIsOneLineAndNeverRepeatedInAnError() throws {
+        #expect(try AppSettings.parseAppKey("abcdefgh12\r\n", source: "f") == "abcdefgh12")
+        #expect(try AppSettings.parseAppKey("abcdefgh12", source: "f") == "abcdefgh12")
+        for bad in ["abc def gh12\n", "abcdefgh\n\n", "key\u{0}withnul", String(repeating: "k", count: 257)] {
+            do {
+                _ = try AppSettings.parseAppKey(bad, source: "key.txt")
+                Issue.record("took \(bad.debugDescription)")
+            } catch {
+                #expect(error.description.hasPrefix("key.txt"))
+                #expect(!error.description.contains(bad.trimmingCharacters(in: .whitespacesAndNewlines)))
+            }
+        }
+    }
+
+    @Test func settingsApplyOnlyWhatWasGivenAndNameEachChange() throws {
+        let app = App(
+            id: "1", name: "A", bundleId: "com.example.a", appKey: "0123456789abcdef", currencyPerYuan: 10,
+            restoreOwnership: .transfer, gracePeriodDays: 0, appleAppId: 42, callbackURL: "http://a.example/")
+        var settings = AppSettings()
+        settings.gracePeriodDays = 16
+        settings.appleAppId = .some(nil)
+        let changed = settings.applied(to: app)
+        #expect(changed.gracePeriodDays == 16 && changed.appleAppId == nil && changed.callbackURL == "http://a.example/")
+        #expect(AppSettings.differences(app, changed) == ["apple app id 42 → none", "grace days 0 → 16"])
+        #expect(throws: AppSettingError("apps add needs --name")) { try AppSettings().newApp(id: "1") }
+    }
+}

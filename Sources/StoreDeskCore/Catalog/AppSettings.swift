@@ -127,8 +127,11 @@ extension AppSettings {
     /// An AppKey as a file holds it: one line (a final line break is dropped), 8 to 256 printable ASCII
     /// characters without spaces. `source` names where it came from; the key itself is never repeated.
     public static func parseAppKey(_ text: String, source: String) throws(AppSettingError) -> String {
-        var key = Substring(text)
-        if key.hasSuffix("\r\n") { key = key.dropLast(2) } else if key.hasSuffix("\n") { key = key.dropLast() }
+        // By scalars: "\r\n" is one Character, so dropping characters would take a key's last one with it.
+        var scalars = Substring(text).unicodeScalars
+        if scalars.last == "\n" { scalars.removeLast() }
+        if scalars.last == "\r" { scalars.removeLast() }
+        let key = Substring(scalars)
         guard !key.isEmpty else { throw AppSettingError("\(source) holds no AppKey (it is empty)") }
         guard key.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else {
             throw AppSettingError("\(source): an AppKey is one line of printable ASCII without spaces")
