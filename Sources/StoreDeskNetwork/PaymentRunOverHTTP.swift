@@ -14,9 +14,11 @@ import StoreDeskStore
 /// Apps without a URL keep the in-process game server and its speed: no network, no waiting.
 ///
 ///     var simulation = PaymentSimulation(configuration)   // remoteApps: the apps in `urls`
-///     try await PaymentRunOverHTTP(database: store, poster: poster, urls: ["app_galaxy": url]).run(&simulation)
+///     try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: ["app_galaxy": url]).run(&simulation)
 public struct PaymentRunOverHTTP: Sendable {
     public var database: AppDatabase
+    /// The payment run this process holds (`startRun`): every commit is made under it.
+    public var run: PaymentRun
     public var poster: CallbackPoster
     /// The callback URL of each app whose game server is remote.
     public var urls: [String: String]
@@ -28,10 +30,11 @@ public struct PaymentRunOverHTTP: Sendable {
     public var batch: Int
 
     public init(
-        database: AppDatabase, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
+        database: AppDatabase, run: PaymentRun, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
         batch: Int = 1024
     ) {
         self.database = database
+        self.run = run
         self.poster = poster
         self.urls = urls
         self.concurrency = max(1, concurrency)
@@ -48,14 +51,23 @@ public struct PaymentRunOverHTTP: Sendable {
         var queue: [OutboundCallback] = []
         queue.reserveCapacity(concurrency)
         let database = self.database
+        let run = self.run
         let batch = self.batch
+        var lastCommit = DispatchTime.now().uptimeNanoseconds
         func flush() throws {
             var index = 0
             while index < pending.count {
-                try database.apply(Array(pending[index..<min(pending.count, index + batch)]))
+                try database.apply(Array(pending[index..<min(pending.count, index + batch)]), run: run)
                 index += batch
             }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if pending.isEmpty {
+                // A run waiting on slow game servers still says it is alive.
+                guard now - lastCommit >= UInt64(PaymentRun.heartbeatInterval.millis) * 1_000_000 else { return }
+                try database.heartbeat(run)
+            }
             pending.removeAll(keepingCapacity: true)
+            lastCommit = now
         }
 
         try await withThrowingTaskGroup(of: (OutboundCallback, String, CallbackReply).self) { group in

@@ -49,11 +49,11 @@ extension AppDatabase {
             configuration.updatedBy = staff.name
             try configuration.save(db)
             var line = LoginEntryHistory(
-                appId: appId, at: now, actor: staff.name, role: staff.role, surface: surface, oldEntries: old?.entries,
+                appId: appId, at: now, actor: staff.name, role: staff.role.rawValue, surface: surface, oldEntries: old?.entries,
                 newEntries: entries)
             try line.insert(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "login.entries.set", subject: "app \(appId)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "login.entries.set", subject: "app \(appId)",
                 detail: "\(line.change) (from \(surface))")
             try audit.insert(db)
             return line

@@ -94,6 +94,16 @@ extension AppDatabase {
         try reader.read { try App.fetchAll($0, sql: "SELECT * FROM app ORDER BY id") }
     }
 
+    /// A support member saw a user's phone number in the clear: the audit line that says so. Refused for
+    /// any other role.
+    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
+        if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
+        try recordAudit(
+            AuditEntry(
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
+                detail: "phone revealed on \(surface)"))
+    }
+
     /// Writes one audit line in its own transaction.
     public func recordAudit(_ entry: AuditEntry) throws {
         try writer.write { db in

@@ -6,14 +6,26 @@ import Testing
 
 /// The payment queue with its callbacks POSTed to a real PHP game server on loopback.
 @Suite(.serialized) struct SimulationOverHTTPTests {
-    static func simulation(_ store: AppDatabase, seconds: Int = 20, rate: Double = 10, faults: [PaymentFault] = [], remote: Bool = true) throws -> PaymentSimulation {
+    static func simulation(
+        _ store: AppDatabase, run: PaymentRun, seconds: Int = 20, rate: Double = 10, faults: [PaymentFault] = [], remote: Bool = true
+    ) throws -> PaymentSimulation {
         let catalogue = try store.paymentCatalogue()
         return PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: rate, seed: 7, faults: faults, start: Instant(millis: 1_800_000_000_000),
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, idPrefix: "http1-",
+                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "http",
                 remoteApps: remote ? Set(catalogue.apps.map(\.id)) : []))
     }
+
+    static func run(_ store: AppDatabase) throws -> PaymentRun { try store.startRun(.simulate, takingOver: true).run }
+
+    static let grantsSQL = """
+        SELECT g.* FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
+        WHERE o.transaction_id LIKE 'http%' ORDER BY g.order_id
+        """
+    static let attemptsSQL = """
+        SELECT c.* FROM server_callback c JOIN payment_order o ON o.order_id = c.order_id WHERE o.transaction_id LIKE 'http%'
+        """
 
     static func keys(_ store: AppDatabase) throws -> [String: String] {
         Dictionary(uniqueKeysWithValues: try store.paymentCatalogue().apps.map { ($0.id, $0.appKey) })
@@ -24,12 +36,13 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("store.sqlite"))
         let php = try PHPGameServer(keys: try Self.keys(store), folder: folder)
+        let run = try Self.run(store)
         var simulation = try Self.simulation(
-            store, faults: [.tamperedSign(probability: 0.2), .tamperedField(probability: 0.1), .duplicateCallback(probability: 0.2),
+            store, run: run, faults: [.tamperedSign(probability: 0.2), .tamperedField(probability: 0.1), .duplicateCallback(probability: 0.2),
                             .networkDrop(probability: 0.2)])
         let poster = CallbackPoster(timeout: 5, connectionsPerHost: 8)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(database: store, poster: poster, urls: urls, concurrency: 8).run(&simulation)
+        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls, concurrency: 8).run(&simulation)
         try await poster.shutdown()
 
         let summary = simulation.summary
@@ -39,7 +52,7 @@ import Testing
         #expect(summary.callbacksDropped > 0)
         let ledger = try php.grants()
         let grants = try await store.writer.read { db in
-            try Grant.fetchAll(db, sql: "SELECT * FROM item_grant WHERE order_id LIKE 'http1-%' ORDER BY order_id")
+            try Grant.fetchAll(db, sql: Self.grantsSQL)
         }
         #expect(grants.count == summary.grants)
         #expect(ledger.count == grants.count, "one grant per order on both sides")
@@ -53,7 +66,7 @@ import Testing
         }
         // Every attempt keeps its HTTP status, reply and latency.
         let attempts = try await store.writer.read { db in
-            try CallbackAttempt.fetchAll(db, sql: "SELECT * FROM server_callback WHERE order_id LIKE 'http1-%'")
+            try CallbackAttempt.fetchAll(db, sql: Self.attemptsSQL)
         }
         let answered = attempts.filter { $0.httpStatus != nil }
         #expect(answered.count == attempts.count)
@@ -67,16 +80,17 @@ import Testing
     func unreachableServer() async throws {
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("store.sqlite"))
-        var simulation = try Self.simulation(store, seconds: 5)
+        let run = try Self.run(store)
+        var simulation = try Self.simulation(store, run: run, seconds: 5)
         let url = "http://127.0.0.1:\(try freePort())/callback"
         let poster = CallbackPoster(timeout: 2, connectionsPerHost: 4)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, url) })
-        try await PaymentRunOverHTTP(database: store, poster: poster, urls: urls, concurrency: 4).run(&simulation)
+        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls, concurrency: 4).run(&simulation)
         try await poster.shutdown()
         #expect(simulation.summary.grants == 0)
         #expect(simulation.summary.callbacksUnanswered > 0)
         let attempts = try await store.writer.read { db in
-            try CallbackAttempt.fetchAll(db, sql: "SELECT * FROM server_callback WHERE order_id LIKE 'http1-%'")
+            try CallbackAttempt.fetchAll(db, sql: Self.attemptsSQL)
         }
         #expect(!attempts.isEmpty)
         #expect(attempts.allSatisfy { $0.verdict == CallbackAttempt.unanswered && $0.httpStatus == nil && $0.reply == "connection refused" })
@@ -89,12 +103,14 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("store.sqlite"))
         let php = try PHPGameServer(keys: try Self.keys(store), folder: folder)
-        var remote = try Self.simulation(store, seconds: 10)
+        let run = try Self.run(store)
+        var remote = try Self.simulation(store, run: run, seconds: 10)
         let poster = CallbackPoster()
         let urls = Dictionary(uniqueKeysWithValues: remote.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(database: store, poster: poster, urls: urls).run(&remote)
+        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls).run(&remote)
         try await poster.shutdown()
-        var local = try Self.simulation(try AppDatabase.inMemoryDemo(), seconds: 10, remote: false)
+        let other = try AppDatabase.inMemoryDemo()
+        var local = try Self.simulation(other, run: try Self.run(other), seconds: 10, remote: false)
         _ = local.runCollecting()
         #expect(remote.summary.grants == local.summary.grants)
         #expect(remote.summary.attempts == local.summary.attempts)

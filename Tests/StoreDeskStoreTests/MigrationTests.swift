@@ -18,12 +18,12 @@ import Testing
         #expect(try store.check().isEmpty)
     }
 
-    @Test("a store from v12 upgrades with --migrate and keeps its callbacks; the new columns are empty")
+    @Test("a store from v12b upgrades with --migrate and keeps its callbacks; the new columns are empty")
     func callbacksOverHTTPUpgrade() throws {
         let folder = TemporaryFolder()
         let path = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v12-app-callback-url")
+        try AppDatabase.migrator.migrate(queue, upTo: "v12b-catalogue")
         try queue.write { db in
             try db.execute(
                 sql: """

@@ -39,7 +39,7 @@ final class ConsoleHarness {
     let database: AppDatabase
     let runtime: ConsoleRuntime
 
-    init(size: Size, role: ConsoleRole = .operator, readOnly: Bool = false, configure: (inout AppState) -> Void = { _ in }) throws {
+    init(size: Size, role: StaffRole = .operator, readOnly: Bool = false, configure: (inout AppState) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-ui-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("demo.sqlite").path

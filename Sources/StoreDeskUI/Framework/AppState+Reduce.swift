@@ -3,25 +3,31 @@ import StoreDeskCore
 
 extension AppState {
     /// The console's update function: applies one action, returns the effects it asks for.
-    public mutating func reduce(_ action: Action) -> [Effect] {
-        switch action {
+    public mutating func reduce(_ message: Message) -> [Effect] {
+        switch message {
         case .key(let key):
             return handle(key)
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
-            if layout.listRows != oldRows && !layout.isTooSmall { return withScreen(screen) { $0.refresh(&$1) } }
+            if layout.listRows != oldRows && !layout.isTooSmall { return withCurrent { $0.refresh(&$1) } }
             return []
         case .tick(let now):
             clock = now
-            return withScreen(screen) { $0.tick(&$1) }
+            return withCurrent { $0.tick(&$1) }
         case .storeChanged:
-            return withScreen(screen) { $0.refresh(&$1) }
+            let clock: Effect = .read { store in .storeClock(try store.clock()) }
+            return [clock] + withCurrent { $0.refresh(&$1) }
+        case .storeClock(let storeClock):
+            // Another process moved the store's clock on (an import): every view follows it, never back.
+            guard clockSource == .store, let storeClock, storeClock > clock else { return [] }
+            clock = storeClock
+            return withCurrent { $0.tick(&$1) }
         case .appsLoaded(let apps):
             self.apps = apps
             return []
-        case .screen(let id, let event):
-            return withScreen(id) { $0.apply(event, &$1) }
+        case .screen(let message):
+            return message.deliver(&self)
         case .themeApplied(let name, let warnings):
             themeName = name
             status = warnings.isEmpty
@@ -44,18 +50,16 @@ extension AppState {
         case .filter(let previous): return handleFilter(key, previous: previous)
         case .command(let text): return handleCommandLine(key, text: text)
         case .help(let scroll): return handleHelp(key, scroll: scroll)
-        case .prompt(let label, let text, let action): return handlePrompt(key, label: label, text: text, action: action)
+        case .prompt(let prompt): return handlePrompt(key, prompt)
         case .normal: break
         }
-        if let effects = withScreen(screen, { $0.intercept(key, &$1) }) { return effects }
+        if let effects = withCurrent({ $0.intercept(key, &$1) }) { return effects }
         guard let binding = Keymap.binding(for: key, in: self) else { return [] }
         if let reason = binding.unavailableReason(in: self) {
             status = StatusMessage("\(binding.help): \(reason)", .warning)
             return []
         }
-        var command = binding.command
-        if case .goToTab = command, case .character(let c) = key, let n = c.wholeNumberValue { command = .goToTab(n) }
-        return perform(command)
+        return binding.run(&self, key)
     }
 
     mutating func quit() -> [Effect] {
@@ -83,7 +87,7 @@ extension AppState {
         case .back:
             if focus == .detail { focus = .list }
             status = nil
-            return withScreen(screen) { $0.perform(.back, &$1) }
+            return withCurrent { $0.perform(.back, &$1) }
         case .nextPane, .previousPane:
             focus = focus == .list ? .detail : .list
             return []
@@ -103,36 +107,35 @@ extension AppState {
             }
         case .refresh:
             status = StatusMessage("refreshed")
-            return withScreen(screen) { $0.refresh(&$1) }
-        default:
-            return withScreen(screen) { $0.perform(command, &$1) }
+            return withCurrent { $0.refresh(&$1) }
+        case .up, .down, .top, .bottom, .pageUp, .pageDown, .open:
+            return withCurrent { $0.perform(command, &$1) }
         }
     }
 
     /// Typing a line a screen asked for: `enter` hands it to the screen, `esc` drops it.
-    mutating func handlePrompt(_ key: Key, label: String, text: String, action: String) -> [Effect] {
+    mutating func handlePrompt(_ key: Key, _ prompt: Prompt) -> [Effect] {
+        var prompt = prompt
         switch key {
         case .escape:
             mode = .normal
-            status = StatusMessage("\(label): cancelled")
+            status = StatusMessage("\(prompt.label): cancelled")
+            return []
         case .enter:
             mode = .normal
-            return withScreen(screen) { $0.perform(.submit(action, text), &$1) }
-        case .backspace:
-            mode = .prompt(label: label, text: String(text.dropLast()), action: action)
-        case .ctrl("u"):
-            mode = .prompt(label: label, text: "", action: action)
-        case .character(let c):
-            mode = .prompt(label: label, text: text + String(c), action: action)
-        default:
-            break
+            return reduce(prompt.answer(prompt.text))
+        case .backspace: prompt.text = String(prompt.text.dropLast())
+        case .ctrl("u"): prompt.text = ""
+        case .character(let c): prompt.text += String(c)
+        default: break
         }
+        mode = .prompt(prompt)
         return []
     }
 
     /// The shown screen's filter, set by one keystroke.
     mutating func setFilter(_ text: String) -> [Effect] {
-        withScreen(screen) { $0.setFilter(text, &$1) }
+        withCurrent { $0.setFilter(text, &$1) }
     }
 
     mutating func handleFilter(_ key: Key, previous: String) -> [Effect] {
@@ -152,7 +155,7 @@ extension AppState {
             return setFilter(filter + String(c))
         case .down, .up:
             mode = .normal
-            return withScreen(screen) { $0.perform(key == .down ? .down : .up, &$1) }
+            return withCurrent { $0.perform(key == .down ? .down : .up, &$1) }
         default:
             return []
         }

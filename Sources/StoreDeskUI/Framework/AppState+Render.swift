@@ -67,8 +67,10 @@ extension AppState {
         let actor = session.actor.isEmpty ? "" : " · " + session.actor
         let appText = app.map { "\($0.name) (\($0.id))" }
         let appShort = app.map(\.name)
-        let time = clock.secondsText(in: timeZone)
-        let shortTime = String(time.suffix(8))
+        // The clock always says whose it is: `store clock …` or `wall clock …`, `store …` when narrow.
+        let seconds = clock.secondsText(in: timeZone)
+        let time = clockSource.label + " " + seconds
+        let shortTime = clockSource.rawValue + " " + String(seconds.suffix(8))
         let candidates: [[String?]] = [
             [appText, environment.rawValue, file, time, role + actor],
             [appText, environment.rawValue, file, time, role],
@@ -127,8 +129,8 @@ extension AppState {
             if let status, x + status.text.columns + 4 < rect.width {
                 canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
             }
-        case .prompt(let label, let text, _):
-            let x = canvas.write(label + ": " + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+        case .prompt(let prompt):
+            let x = canvas.write(prompt.label + ": " + prompt.text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
             canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
             let hint = "enter send · esc cancel"
             if x + hint.columns + 4 < rect.width {

@@ -7,7 +7,7 @@ public enum Focus: Sendable, Hashable {
 }
 
 /// What the bottom line is doing: showing a message, or taking typed input.
-public enum InputMode: Sendable, Hashable {
+public enum InputMode: Sendable, Equatable {
     case normal
     /// Typing after `/`; the list follows every keystroke.
     case filter(previous: String)
@@ -15,8 +15,26 @@ public enum InputMode: Sendable, Hashable {
     case command(text: String)
     /// The `?` overlay, scrolled by this many lines.
     case help(scroll: Int)
-    /// A screen asked for a line of text; `enter` sends `Command.submit(action, text)` to it.
-    case prompt(label: String, text: String, action: String)
+    /// A screen asked for a line of text (`ConsoleScreen.prompt`); `enter` hands it the answer.
+    case prompt(Prompt)
+}
+
+/// A line of text a screen asked for: what the status line says, what has been typed, and the action
+/// the answer becomes on that screen.
+public struct Prompt: Sendable, Equatable {
+    public var label: String
+    public var text: String
+    public let screen: ScreenID
+    let answer: @Sendable (String) -> Message
+
+    init(label: String, text: String, screen: ScreenID, answer: @escaping @Sendable (String) -> Message) {
+        self.label = label
+        self.text = text
+        self.screen = screen
+        self.answer = answer
+    }
+
+    public static func == (a: Prompt, b: Prompt) -> Bool { a.label == b.label && a.text == b.text && a.screen == b.screen }
 }
 
 public struct StatusMessage: Sendable, Hashable {
@@ -37,7 +55,10 @@ public struct AppState: Sendable {
     public var apps: [App] = []
     public var appIndex = 0
     public var environment: StoreEnvironment = .production
+    /// The console's one clock: the instant every screen answers at (see `ConsoleClock`).
     public var clock: Instant
+    /// Which clock that is, for the header.
+    public var clockSource: ConsoleClock.Source = .store
     public var timeZone: TimeZone
     public var screen: ScreenID = .users
     public var focus: Focus = .list
@@ -70,7 +91,7 @@ public struct AppState: Sendable {
 
     /// The first effects: the apps for the header, and the shown screen's data.
     public mutating func start() -> [Effect] {
-        let load: Effect = .read { db in .appsLoaded(try db.apps()) }
+        let load: Effect = .read { store in .appsLoaded(try store.apps()) }
         return [load] + show(screen)
     }
 
@@ -80,7 +101,8 @@ public struct AppState: Sendable {
         set { screens[UsersScreen.id] = newValue }
     }
 
-    /// One screen's state by its type.
+    /// One screen's state by its type: the one place a screen's state is looked up (by the type's own id,
+    /// so the cast always holds); every action and event reaches the screen typed through `update`.
     public func screenState<S: ConsoleScreen>(_ type: S.Type) -> S { screens[S.id] as? S ?? S() }
 
     /// What screens see of the console.
@@ -90,16 +112,29 @@ public struct AppState: Sendable {
             layout: layout, focus: focus, status: status, mode: mode)
     }
 
-    /// Runs a screen's reducer with the console's context and takes back what it changed.
-    mutating func withScreen<R>(_ id: ScreenID, _ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
-        guard var current = screens.removeValue(forKey: id) ?? ScreenRegistry.type(of: id)?.init() else {
-            var none: any ConsoleScreen = UsersScreen()
-            var context = self.context
-            return body(&none, &context)
-        }
+    /// Runs one screen's reducer, typed, with the console's context, and takes back what it changed: how
+    /// every action, event and key of a screen reaches it.
+    mutating func update<S: ConsoleScreen, R>(_ type: S.Type, _ body: (inout S, inout ScreenContext) -> R) -> R {
+        var state = screenState(S.self)
         var context = self.context
-        let result = body(&current, &context)
-        screens[id] = current
+        let result = body(&state, &context)
+        screens[S.id] = state
+        focus = context.focus
+        status = context.status
+        mode = context.mode
+        return result
+    }
+
+    /// Runs the shown screen's lifecycle (start, refresh, tick, filter, moves) with the console's context.
+    mutating func withCurrent<R>(_ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
+        with(screen, body)
+    }
+
+    mutating func with<R>(_ id: ScreenID, _ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
+        var state: any ConsoleScreen = screens[id] ?? ScreenRegistry.type(of: id)?.init() ?? UsersScreen()
+        var context = self.context
+        let result = body(&state, &context)
+        screens[id] = state
         focus = context.focus
         status = context.status
         mode = context.mode
@@ -109,8 +144,8 @@ public struct AppState: Sendable {
     /// Makes a screen the shown one: started the first time, refreshed after.
     mutating func show(_ id: ScreenID) -> [Effect] {
         screen = id
-        if started.insert(id).inserted { return withScreen(id) { $0.start(&$1) } }
-        return withScreen(id) { $0.refresh(&$1) }
+        if started.insert(id).inserted { return with(id) { $0.start(&$1) } }
+        return with(id) { $0.refresh(&$1) }
     }
 
     /// The shown screen's state.

@@ -3,26 +3,51 @@ import StoreDeskCore
 
 /// The `:` command line: a few verbs with arguments, and tab completion over both.
 public enum ConsoleCommandLine {
+    /// One `:` verb as completion and help list it; a screen's verbs carry their typed action and guard.
     public struct Verb: Sendable {
         public var name: String
         public var argument: String?
         public var summary: String
+        /// The screen whose verb it is; nil for the console's own.
+        public var screen: ScreenID?
+        /// Runs it with its argument: the guard, then the argument's action, on the screen's state.
+        let run: (@Sendable (inout AppState, String) -> [Effect])?
+
         public init(name: String, argument: String? = nil, summary: String) {
             self.name = name
             self.argument = argument
             self.summary = summary
+            self.screen = nil
+            self.run = nil
+        }
+
+        init<S: ConsoleScreen>(_ declared: ScreenCommand<S>, verb: ScreenVerb<S>) {
+            name = verb.name
+            argument = verb.argument
+            summary = verb.summary
+            screen = S.id
+            run = { state, argument in
+                if let reason = declared.unavailableReason(session: state.session, screen: state.screenState(S.self)) {
+                    state.status = StatusMessage("\(verb.name): \(reason)", .warning)
+                    return []
+                }
+                switch verb.parse(argument) {
+                case .success(let action): return state.update(S.self) { $0.perform(action, &$1) }
+                case .failure(let problem):
+                    state.status = StatusMessage(problem.message, .error)
+                    return []
+                }
+            }
         }
     }
 
     /// Every verb: one per screen (go there), each screen's own, then the console's.
     public static let verbs: [Verb] =
         ScreenRegistry.all.map { Verb(name: $0.id.rawValue, summary: "go to the \($0.title) screen") }
-        + ScreenRegistry.all.flatMap { $0.verbs } + global
+        + ScreenRegistry.all.flatMap { $0.verbRows } + global
 
-    /// The screen that owns a verb, when one does.
-    static func owner(of verb: String) -> (any ConsoleScreen.Type)? {
-        ScreenRegistry.all.first { type in type.verbs.contains { $0.name == verb } }
-    }
+    /// A screen's own verb by its name, when one has it.
+    static func screenVerb(_ name: String) -> Verb? { verbs.first { $0.name == name && $0.run != nil } }
 
     static let global: [Verb] = [
         Verb(name: "filter", argument: "TEXT", summary: "filter the list"),
@@ -111,7 +136,7 @@ extension AppState {
             return setFilter(argument)
         case "select":
             guard !argument.isEmpty else { return needs("an id") }
-            return withScreen(screen) { $0.select(id: argument, &$1) }
+            return withCurrent { $0.select(id: argument, &$1) }
         case "theme":
             guard !argument.isEmpty else { return needs("a theme name: \(themeNames.joined(separator: ", "))") }
             return [.loadTheme(argument)]
@@ -132,10 +157,11 @@ extension AppState {
         default:
             // A screen's name alone goes there; with an argument it is the verb of the screen that has
             // one (`:login` shows the Login screen, `:login USER` logs a player in on Restores).
-            if let id = ScreenID.named(verb), argument.isEmpty || ConsoleCommandLine.owner(of: verb) == nil { return show(id) }
-            if let owner = ConsoleCommandLine.owner(of: verb) {
-                let effects = screen == owner.id ? [] : show(owner.id)
-                return effects + withScreen(owner.id) { $0.run(verb: verb, argument: argument, &$1) }
+            let own = ConsoleCommandLine.screenVerb(verb)
+            if let id = ScreenID.named(verb), argument.isEmpty || own == nil { return show(id) }
+            if let own, let owner = own.screen, let run = own.run {
+                let effects = screen == owner ? [] : show(owner)
+                return effects + run(&self, argument)
             }
             status = StatusMessage("unknown command ':\(verb)' (try tab for completions)", .error)
         }

@@ -17,8 +17,8 @@ public enum DeviceEvent: Sendable, Equatable {
     case resize(Size)
 }
 
-/// Runs the Elm loop: actions into the reducer, effects performed against the store, results fed
-/// back as actions, frames drawn at a capped rate.
+/// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
+/// back as messages, frames drawn at a capped rate.
 public final class ConsoleRuntime {
     public private(set) var state: AppState
     public private(set) var theme: Theme
@@ -36,10 +36,10 @@ public final class ConsoleRuntime {
         self.catalog = catalog
     }
 
-    /// Applies an action and every action its effects produce. With `settle`, deferred work is done
+    /// Applies a message and every message its effects produce. With `settle`, deferred work is done
     /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
-    public func dispatch(_ action: Action, settle: Bool = true) {
-        apply(action)
+    public func dispatch(_ message: Message, settle: Bool = true) {
+        apply(message)
         if settle { while performDeferred() {} }
     }
 
@@ -51,9 +51,9 @@ public final class ConsoleRuntime {
         return true
     }
 
-    func apply(_ action: Action?) {
-        guard let action else { return }
-        var pending: [Action] = [action]
+    func apply(_ message: Message?) {
+        guard let message else { return }
+        var pending: [Message] = [message]
         var index = 0
         while index < pending.count {
             let effects = state.reduce(pending[index])
@@ -65,7 +65,7 @@ public final class ConsoleRuntime {
         }
     }
 
-    func perform(_ effect: Effect) -> Action? {
+    func perform(_ effect: Effect) -> Message? {
         do {
             switch effect {
             case .read(let body): return try body(database)
@@ -93,9 +93,9 @@ public final class ConsoleRuntime {
 
     /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal).
     public func run(
-        device: ConsoleDevice, refreshInterval: TimeInterval, now: @escaping () -> Instant,
-        shouldStop: () -> Bool
+        device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
     ) {
+        var consoleClock = consoleClock
         let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
         let observation = database.observeCommits { ownCommits.raise() }
@@ -127,7 +127,10 @@ public final class ConsoleRuntime {
             }
             if clock.timeIntervalSince(lastTick) >= state.current.tickInterval ?? 1 {
                 lastTick = clock
-                dispatch(.tick(now()), settle: false)
+                let wall = Instant(clock)
+                // The store's clock may have moved the console's on (`Message.storeClock`).
+                consoleClock.catchUp(to: state.clock, wall: wall)
+                dispatch(.tick(consoleClock.now(wall: wall)), settle: false)
             }
             if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
                 device.present(state.render(), theme: theme)

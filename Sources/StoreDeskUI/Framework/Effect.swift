@@ -1,13 +1,13 @@
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-/// Work a reducer asks for; the runtime performs it and feeds the result back as an `Action`.
-/// Reducers stay pure: they describe reads and writes, never perform them.
+/// Work a reducer asks for; the runtime performs it and feeds the result back as a `Message`.
+/// Reducers stay pure: they describe reads and writes over the store's protocol, never perform them.
 public enum Effect: Sendable {
     /// A read on the store; the closure's result is dispatched.
-    case read(@Sendable (any ConsoleStore) throws -> Action)
-    /// A write on the store (never produced when the session is read-only).
-    case write(@Sendable (any ConsoleStore) throws -> Action)
+    case read(@Sendable (any ConsoleStore) throws -> Message)
+    /// A write on the store (never performed when the session is read-only).
+    case write(@Sendable (any ConsoleStore) throws -> Message)
     /// Load a theme by name and apply it.
     case loadTheme(String)
     /// Leave the console.
@@ -17,15 +17,17 @@ public enum Effect: Sendable {
 }
 
 /// Everything that can change the console's state: keys, time, size, and the results of effects.
-public enum Action: Sendable {
+public enum Message: Sendable {
     case key(Key)
     case resize(Size)
     case tick(Instant)
     /// The store changed (this process or another): visible data is fetched again.
     case storeChanged
     case appsLoaded([App])
-    /// A result for one screen, as that screen wrapped it (`ConsoleScreen.event(_:)`).
-    case screen(ScreenID, any Sendable)
+    /// The store's own clock, read when the store changed: the console's clock catches up with it.
+    case storeClock(Instant?)
+    /// An action or a result for one screen, typed by that screen (`ConsoleScreen.read`, `.prompt`).
+    case screen(ScreenMessage)
     case themeApplied(name: String, warnings: [String])
     case failed(String)
 }

@@ -1,4 +1,4 @@
-/// What a key can ask the console to do.
+/// What a key can ask the console itself to do; a screen's own keys ask for its typed `Action`s.
 public enum Command: Hashable, Sendable {
     case quit
     case help
@@ -11,64 +11,69 @@ public enum Command: Hashable, Sendable {
     case up, down, top, bottom, pageUp, pageDown
     case open
     case refresh
-    /// A command only one screen has, by name (its bindings live in the screen's own table).
-    case screen(String)
-    /// A line typed into a screen's prompt (`ScreenContext.prompt`), for the action it named.
-    case submit(String, String)
 }
 
 /// One row of the keymap: the single table that drives dispatch, the footer, the `?` overlay and
-/// the README's key list.
+/// the README's key list. The console's own rows carry a `Command`; a screen's rows are its
+/// `ScreenCommand`s, their action and guard kept typed inside.
 public struct Binding: Sendable {
     public var keys: [Key]
-    public var command: Command
+    /// The console's command, or nil for a screen's own.
+    public var command: Command?
     /// A word or two for the footer.
     public var help: String
     /// A sentence for the help overlay and the README.
     public var summary: String
     /// Whether it writes to the store: absent from dispatch when the store is read-only.
     public var writes: Bool
-    /// The screens it applies to; nil for every screen.
-    public var screens: Set<ScreenID>?
-    /// Why the binding cannot be used right now, or nil when it can.
-    public var disabledReason: @Sendable (AppState) -> String?
+    /// The screen it belongs to; nil for every screen.
+    public var screen: ScreenID?
+    /// Why it cannot be used right now (role, read-only store, the screen's state), or nil when it can.
+    let reason: @Sendable (AppState) -> String?
+    /// What it does, its guard passed.
+    let run: @Sendable (inout AppState, Key) -> [Effect]
 
-    public init(
-        _ keys: [Key], _ command: Command, help: String, summary: String, writes: Bool = false,
-        screens: Set<ScreenID>? = nil,
-        disabledReason: @escaping @Sendable (AppState) -> String? = { _ in nil }
-    ) {
+    /// A row of the console's own.
+    init(_ keys: [Key], _ command: Command, help: String, summary: String) {
         self.keys = keys
         self.command = command
         self.help = help
         self.summary = summary
-        self.writes = writes
-        self.screens = screens
-        self.disabledReason = disabledReason
+        self.writes = false
+        self.screen = nil
+        self.reason = { _ in nil }
+        self.run = { state, key in
+            var command = command
+            if case .goToTab = command, case .character(let c) = key, let n = c.wholeNumberValue { command = .goToTab(n) }
+            return state.perform(command)
+        }
+    }
+
+    /// A screen's own row.
+    init<S: ConsoleScreen>(_ declared: ScreenCommand<S>, action: S.Action) {
+        keys = declared.keys
+        command = nil
+        help = declared.help
+        summary = declared.summary
+        writes = declared.writes
+        screen = S.id
+        reason = { state in declared.unavailableReason(session: state.session, screen: state.screenState(S.self)) }
+        run = { state, _ in state.update(S.self) { $0.perform(action, &$1) } }
     }
 
     /// The keys as the footer and help show them: `j/↓`.
     public var keyLabel: String { keys.map(\.label).joined(separator: "/") }
 
-    public func applies(to screen: ScreenID) -> Bool { screens.map { $0.contains(screen) } ?? true }
+    public func applies(to screen: ScreenID) -> Bool { self.screen.map { $0 == screen } ?? true }
 
     /// The reason it is unavailable, including the read-only store for writes.
-    public func unavailableReason(in state: AppState) -> String? {
-        if writes && state.session.readOnly { return "the store is open read-only" }
-        return disabledReason(state)
-    }
+    public func unavailableReason(in state: AppState) -> String? { reason(state) }
 }
 
 public enum Keymap {
-    /// Every binding, global ones first. Order is the order in help and the README.
-    /// Every binding: the global ones, then each screen's own (in tab order).
-    public static let all: [Binding] = global + ScreenRegistry.all.flatMap { type in
-        type.bindings.map { binding in
-            var binding = binding
-            if binding.screens == nil { binding.screens = [type.id] }
-            return binding
-        }
-    }
+    /// Every binding: the global ones, then each screen's own (in tab order). Order is the order in
+    /// help and the README.
+    public static let all: [Binding] = global + ScreenRegistry.all.flatMap { $0.keymapRows }
 
     /// The bindings every screen shares.
     static let global: [Binding] = [
@@ -96,9 +101,9 @@ public enum Keymap {
     /// The footer's hints on a screen, most used first: the moves, the screen's own, then the
     /// console's.
     public static func footer(for screen: ScreenID) -> [Binding] {
-        let own = ScreenRegistry.type(of: screen)?.footer ?? []
-        let order: [Command] = [.down, .open, .filter, .nextPane] + own + [.commandLine, .help, .quit]
-        return order.compactMap { command in all.first { $0.command == command && $0.applies(to: screen) } }
+        func console(_ commands: [Command]) -> [Binding] { commands.compactMap { command in global.first { $0.command == command } } }
+        let own = ScreenRegistry.type(of: screen)?.footerRows ?? []
+        return console([.down, .open, .filter, .nextPane]) + own + console([.commandLine, .help, .quit])
     }
 
     /// The binding a key triggers on the current screen: the screen's own first, so a screen may
@@ -106,7 +111,7 @@ public enum Keymap {
     /// read-only.
     public static func binding(for key: Key, in state: AppState) -> Binding? {
         let candidates = all.filter { $0.keys.contains(key) && $0.applies(to: state.screen) && !($0.writes && state.session.readOnly) }
-        return candidates.first { $0.screens != nil } ?? candidates.first
+        return candidates.first { $0.screen != nil } ?? candidates.first
     }
 
     /// The bindings the help overlay lists for the current screen, write ones included (dimmed when
@@ -118,7 +123,7 @@ public enum Keymap {
         var lines = ["| keys | action | screens | writes |", "| --- | --- | --- | --- |"]
         for b in all {
             let keys = b.keys.count > 4 ? "1…9" : b.keyLabel
-            let screens = b.screens.map { $0.map(\.title).sorted().joined(separator: ", ") } ?? "all"
+            let screens = b.screen?.title ?? "all"
             lines.append("| `\(keys)` | \(b.summary) | \(screens) | \(b.writes ? "yes" : "") |")
         }
         return lines.joined(separator: "\n")

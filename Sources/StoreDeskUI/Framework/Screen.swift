@@ -23,6 +23,7 @@ public struct ScreenID: RawRepresentable, Sendable, Hashable, CustomStringConver
 /// its own state: the focus, the status line and the input mode.
 public struct ScreenContext: Sendable {
     public let session: Session
+    /// The console's one clock: every screen answers at this instant (see `ConsoleClock`).
     public let clock: Instant
     public let timeZone: TimeZone
     public let apps: [App]
@@ -49,26 +50,29 @@ public struct ScreenContext: Sendable {
         scroll = DetailScroll.moved(scroll, by: command, page: page ?? pageSize)
         return true
     }
-
-    /// Asks for a line of text; `enter` sends `Command.submit(action, text)` to this screen.
-    public mutating func prompt(_ label: String, action: String, text: String = "") {
-        mode = .prompt(label: label, text: text, action: action)
-    }
 }
 
-/// One screen of the console: its state, its reducer and its view, and the keys and `:` verbs only
-/// it has. Adding a screen means writing one of these and listing it in `ScreenRegistry.all`.
+/// One screen of the console: its state, its reducer and its view, with its own typed `Action`s (what
+/// its keys and `:` verbs ask for) and `Event`s (what its effects bring back). Adding a screen means
+/// writing one of these and listing it in `ScreenRegistry.all`.
+///
+/// A key binding, its `:` verb, its help and its guard are one `ScreenCommand` in `commands`; the
+/// console checks the guard (role, read-only store, the screen's own state) before `perform` sees the
+/// action, and the footer, `?` help, `:` completion and the README follow from the same declaration.
 public protocol ConsoleScreen: Sendable {
+    /// What this screen's own keys and `:` verbs ask for.
+    associatedtype Action: Sendable & Equatable = NoAction
+    /// What this screen's effects bring back to `apply`.
+    associatedtype Event: Sendable = NoEvent
+
     /// The screen's name (`:users`, `--screen users`).
     static var id: ScreenID { get }
     /// The tab's title.
     static var title: String { get }
-    /// Keys only this screen has, usually `Command.screen(...)`; they join `Keymap.all`.
-    static var bindings: [Binding] { get }
-    /// Commands whose hints the footer shows on this screen, after the list moves.
-    static var footer: [Command] { get }
-    /// `:` verbs only this screen has (going to the screen by its name is automatic).
-    static var verbs: [ConsoleCommandLine.Verb] { get }
+    /// This screen's own commands, in the order help lists them.
+    static var commands: [ScreenCommand<Self>] { get }
+    /// The actions whose hints the footer shows on this screen, after the list moves.
+    static var footer: [Action] { get }
 
     init()
 
@@ -84,12 +88,12 @@ public protocol ConsoleScreen: Sendable {
     mutating func tick(_ context: inout ScreenContext) -> [Effect]
     /// The filter changed by one keystroke (or `:filter TEXT`).
     mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect]
-    /// A command from the keymap or the command line: moves, `open`, and this screen's own.
+    /// One of the console's commands that reach a screen: the moves, `open` and `back`.
     mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect]
-    /// A result of one of this screen's effects (the value it wrapped with `event(_:)`).
-    mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect]
-    /// One of this screen's `:` verbs.
-    mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect]
+    /// One of this screen's own actions, its guard already passed.
+    mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect]
+    /// A result of one of this screen's effects.
+    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect]
     /// Select the item with this id (`:select ID`, `snapshot --select ID`).
     mutating func select(id: String, _ context: inout ScreenContext) -> [Effect]
     /// A key before the keymap sees it, for a screen's own modal input (a picker, an editor).
@@ -102,37 +106,72 @@ public protocol ConsoleScreen: Sendable {
     func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext)
 }
 
+/// The `Action` of a screen that has no commands of its own.
+public enum NoAction: Sendable, Equatable {}
+
+/// The `Event` of a screen whose effects bring nothing back (or that has none).
+public enum NoEvent: Sendable {}
+
 extension ConsoleScreen {
-    public static var bindings: [Binding] { [] }
-    public static var footer: [Command] { [] }
-    public static var verbs: [ConsoleCommandLine.Verb] { [] }
+    public static var commands: [ScreenCommand<Self>] { [] }
+    public static var footer: [Action] { [] }
     public var filterText: String? { nil }
     public var tickInterval: TimeInterval? { nil }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] { [] }
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] { [] }
-    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
-        context.status = StatusMessage("unknown command ':\(verb)' on \(Self.title)", .error)
-        return []
-    }
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         context.status = StatusMessage("\(Self.title) has nothing to select by id", .error)
         return []
     }
     public mutating func intercept(_ key: Key, _ context: inout ScreenContext) -> [Effect]? { nil }
+}
 
-    /// Wraps one of this screen's results as an action routed back to it.
-    public static func event(_ value: any Sendable) -> Action { .screen(id, value) }
+extension ConsoleScreen where Action == NoAction {
+    public mutating func perform(_ action: NoAction, _ context: inout ScreenContext) -> [Effect] {}
+}
 
-    /// A read whose result comes back to this screen.
-    public static func read(_ body: @escaping @Sendable (any ConsoleStore) throws -> any Sendable) -> Effect {
-        .read { db in event(try body(db)) }
+extension ConsoleScreen where Event == NoEvent {
+    public mutating func apply(_ event: NoEvent, _ context: inout ScreenContext) -> [Effect] {}
+}
+
+extension ConsoleScreen {
+    /// A read whose result comes back to this screen's `apply`.
+    public static func read(_ body: @escaping @Sendable (any ConsoleStore) throws -> Event) -> Effect {
+        .read { store in .screen(ScreenMessage(Self.self, event: try body(store))) }
     }
 
-    /// A write whose result comes back to this screen.
-    public static func write(_ body: @escaping @Sendable (any ConsoleStore) throws -> any Sendable) -> Effect {
-        .write { db in event(try body(db)) }
+    /// A write whose result comes back to this screen's `apply` (never performed on a read-only store).
+    public static func write(_ body: @escaping @Sendable (any ConsoleStore) throws -> Event) -> Effect {
+        .write { store in .screen(ScreenMessage(Self.self, event: try body(store))) }
+    }
+
+    /// Asks for a line of text on the status line; `enter` performs `answer(text)` on this screen.
+    ///
+    ///     Self.prompt("reason to decline \(id)", &context) { .decline(reason: $0) }
+    public static func prompt(
+        _ label: String, text: String = "", _ context: inout ScreenContext, answer: @escaping @Sendable (String) -> Action
+    ) {
+        context.mode = .prompt(Prompt(label: label, text: text, screen: id) { .screen(ScreenMessage(Self.self, action: answer($0))) })
+    }
+}
+
+/// A message for one screen, typed when it was made (an action, or an effect's event) and delivered
+/// to that screen's state by the console.
+public struct ScreenMessage: Sendable {
+    public let screen: ScreenID
+    let deliver: @Sendable (inout AppState) -> [Effect]
+
+    init<S: ConsoleScreen>(_ type: S.Type, event: S.Event) {
+        screen = S.id
+        deliver = { state in state.update(S.self) { $0.apply(event, &$1) } }
+    }
+
+    /// An action for the screen (a prompt's answer: the key that asked passed its guard already).
+    init<S: ConsoleScreen>(_ type: S.Type, action: S.Action) {
+        screen = S.id
+        deliver = { state in state.update(S.self) { $0.perform(action, &$1) } }
     }
 }
 

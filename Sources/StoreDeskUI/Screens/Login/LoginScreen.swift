@@ -72,12 +72,12 @@ public struct LoginScreen: Sendable {
             Self.read { store in
                 let apps = try store.apps()
                 guard let id = wanted ?? apps.first?.id else { throw StoreError.invalidArgument("the store has no app") }
-                return Event.loaded(apps: apps, setup: try store.loginEntrySetup(appId: id, historyLimit: 10))
+                return .loaded(apps: apps, setup: try store.loginEntrySetup(appId: id, historyLimit: 10))
             }
         ]
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .loaded(let apps, let setup):
             let changedApp = self.setup?.app.id != setup.app.id
@@ -103,33 +103,33 @@ public struct LoginScreen: Sendable {
     /// The draft's entries as the list pane shows them (the SDK's default while unconfigured).
     var shownEntries: [LoginEntry] { draft ?? LoginEntry.sdkDefault }
 
-    mutating func edit(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+    mutating func edit(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         var list = shownEntries
-        switch command {
-        case .screen("remove"):
+        switch action {
+        case .remove:
             guard list.indices.contains(selected) else { return [] }
             let removed = list.remove(at: selected)
             context.status = StatusMessage("removed \(removed.rawValue) (w saves)")
             selected = max(0, min(selected, list.count - 1))
-        case .screen("moveup"), .screen("movedown"):
-            let target = command == .screen("moveup") ? selected - 1 : selected + 1
+        case .moveUp, .moveDown:
+            let target = action == .moveUp ? selected - 1 : selected + 1
             guard list.indices.contains(selected), list.indices.contains(target) else { return [] }
             list.swapAt(selected, target)
             selected = target
-        case .screen("add"):
+        case .add:
             editing = Self.text(shownEntries) + (shownEntries.isEmpty ? "" : ",")
             context.status = StatusMessage("type entries (apple, wechat, qq, taptap, guest, xd), checked as you type; enter keeps, esc cancels")
             return []
-        case .screen("edit"):
+        case .edit:
             editing = Self.text(shownEntries)
             context.status = StatusMessage("edit the list, checked as you type; enter keeps, esc cancels")
             return []
-        case .screen("default"):
+        case .sdkDefault:
             draft = nil
             selected = 0
             context.status = StatusMessage("back to the SDK's default (w saves)")
             return []
-        case .screen("revert"):
+        case .revert:
             draft = saved
             selected = 0
             context.status = StatusMessage("edits dropped")
@@ -177,12 +177,11 @@ public struct LoginScreen: Sendable {
             context.status = StatusMessage("not saved: " + broken.map(\.code).joined(separator: ", ") + " (fix the list first)", .error)
             return []
         }
-        let staff = StaffMember(name: context.session.actor, role: context.session.role.rawValue)
-        let (list, appId, now) = (draft, setup.app.id, context.clock)
+        let (staff, list, appId, now) = (context.session.staff, draft, setup.app.id, context.clock)
         return [
             Self.write { store in
                 let change = try store.setLoginEntries(list, appId: appId, by: staff, surface: "console", at: now)
-                return Event.saved(change, try store.loginEntrySetup(appId: appId, historyLimit: 10))
+                return .saved(change, try store.loginEntrySetup(appId: appId, historyLimit: 10))
             }
         ]
     }

@@ -39,24 +39,23 @@ public struct OneTapScreen: Sendable {
 
     mutating func load(_ context: ScreenContext) -> [Effect] {
         let wall = context.clock
-        return [Self.read { store in Event.loaded(try store.oneTapLogin(), try store.oneTapClock(wall: wall)) }]
+        return [Self.read { store in .loaded(try store.oneTapLogin(), try store.oneTapClock(wall: wall)) }]
     }
 
     /// One step against the kept simulator, in one write; the result comes back as `.stepped`.
     func step(
         _ context: ScreenContext, note: String? = nil, _ body: @escaping @Sendable (inout OneTapLogin, Instant) -> OneTapOutcome?
     ) -> [Effect] {
-        let staff = StaffMember(name: context.session.actor, role: context.session.role.rawValue)
-        let wall = context.clock
+        let staff = context.session.staff, wall = context.clock
         return [
             Self.write { store in
                 let (outcome, login) = try store.oneTap(by: staff, wall: wall) { login, now in (body(&login, now), login) }
-                return Event.stepped(outcome, login, try store.oneTapClock(wall: wall), note: note)
+                return .stepped(outcome, login, try store.oneTapClock(wall: wall), note: note)
             }
         ]
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .loaded(let login, let clock):
             self.login = login
@@ -84,12 +83,12 @@ public struct OneTapScreen: Sendable {
         return all[(index + 1) % all.count]
     }
 
-    mutating func perform(step command: Command, _ context: inout ScreenContext) -> [Effect] {
-        switch command {
-        case .screen("register"):
+    mutating func perform(step action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .register:
             let appId = login?.registration?.appId ?? Self.demoAppId
-            context.prompt("register: APPID APPKEY", action: "register", text: appId + " ")
-        case .submit("register", let text):
+            Self.prompt("register: APPID APPKEY", text: appId + " ", &context) { .registerWith($0) }
+        case .registerWith(let text):
             let words = text.split(separator: " ").map(String.init)
             guard words.count == 2 else {
                 context.status = StatusMessage("register takes an appId and an appKey, separated by a space", .error)
@@ -100,17 +99,17 @@ public struct OneTapScreen: Sendable {
                 return OneTapOutcome(
                     step: "register", result: .success, detail: "appId \(words[0]), appKey \(Masking.secret(words[1]))", at: now)
             }
-        case .screen("prefetch"):
+        case .prefetch:
             return step(context) { $0.prefetch(at: $1) }
-        case .screen("authorize"):
-            context.prompt("authorization page: login button text", action: "authorize", text: Self.defaultButton)
-        case .submit("authorize", let text):
+        case .authorize:
+            Self.prompt("authorization page: login button text", text: Self.defaultButton, &context) { .authorizeWith(buttonText: $0) }
+        case .authorizeWith(let text):
             return step(context) { $0.authorize(buttonText: text, at: $1) }
-        case .screen("cancel"):
+        case .cancel:
             return step(context) { $0.authorize(buttonText: Self.defaultButton, cancel: true, at: $1) }
-        case .screen("phone"):
-            context.prompt("the SIM's number (11 digits)", action: "phone")
-        case .submit("phone", let text):
+        case .phone:
+            Self.prompt("the SIM's number (11 digits)", &context) { .phoneNumber($0) }
+        case .phoneNumber(let text):
             let number = text.trimmingCharacters(in: .whitespaces)
             guard number.count == 11, number.allSatisfy({ $0.isASCII && $0.isNumber }) else {
                 context.status = StatusMessage("the number must be 11 digits, got '\(Masking.phone(number))'", .error)
@@ -120,32 +119,34 @@ public struct OneTapScreen: Sendable {
                 login.phoneNumber = number
                 return nil
             }
-        case .screen("implicit"):
+        case .implicit:
             return step(context) { $0.authorize(buttonText: "", implicit: true, at: $1) }
-        case .screen("exchange"):
-            context.prompt("server: exchange token", action: "exchange", text: newestToken ?? "")
-        case .submit("exchange", let text):
+        case .exchange:
+            Self.prompt("server: exchange token", text: newestToken ?? "", &context) { .exchangeToken($0) }
+        case .exchangeToken(let text):
             let token = text.trimmingCharacters(in: .whitespaces)
             return step(context) { $0.exchange(token: token, at: $1) }
-        case .screen("advance"):
+        case .advance:
             return advance(30, context)
-        case .screen("delete"):
+        case .advanceBy(let seconds):
+            return advance(seconds, context)
+        case .delete:
             return step(context) { $0.deleteCachedCredential(at: $1) }
-        case .screen("network"):
+        case .network:
             let network = Self.next(login?.network ?? .cellular)
             return step(context, note: "network: \(network.rawValue)") { login, _ in
                 login.network = network
                 return nil
             }
-        case .screen("carrier"):
+        case .carrier:
             let carrier = Self.next(login?.carrier ?? .chinaMobile)
             return step(context, note: "carrier: \(carrier.title)") { login, _ in
                 login.carrier = carrier
                 return nil
             }
-        case .screen("timeout"):
-            context.prompt("timeout in ms (8000 when 0 or less)", action: "timeout", text: String(login?.timeoutMillis ?? 0))
-        case .submit("timeout", let text):
+        case .timeout:
+            Self.prompt("timeout in ms (8000 when 0 or less)", text: String(login?.timeoutMillis ?? 0), &context) { .timeoutMillis($0) }
+        case .timeoutMillis(let text):
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
                 context.status = StatusMessage("the timeout is a number of milliseconds, got '\(text)'", .error)
                 return []
@@ -154,8 +155,6 @@ public struct OneTapScreen: Sendable {
                 login.timeoutMillis = value
                 return nil
             }
-        default:
-            break
         }
         return []
     }

@@ -82,7 +82,7 @@ public struct RestoresScreen: Sendable {
         }
     }
 
-    mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .page(var page):
             guard page.generation == list.generation else { return [] }
@@ -143,20 +143,8 @@ public struct RestoresScreen: Sendable {
 
     /// `:login USER`: a player logs in from the console, as `storedesk login as` does.
     mutating func logIn(_ userId: String, _ context: inout ScreenContext) -> [Effect] {
-        guard !userId.isEmpty else {
-            context.status = StatusMessage(":login needs a user id", .error)
-            return []
-        }
-        guard !context.session.readOnly else {
-            context.status = StatusMessage("the store is open read-only", .warning)
-            return []
-        }
-        guard Self.staff(context).mayResolveRestores else {
-            context.status = StatusMessage("login: restores need the support or developer role", .warning)
-            return []
-        }
         let at = context.clock
-        return [Self.write { store in Event.loggedIn(try store.recordLogin(userId: userId, at: at)) }]
+        return [Self.write { store in .loggedIn(try store.recordLogin(userId: userId, at: at)) }]
     }
 
     // MARK: - Confirm and decline
@@ -172,10 +160,6 @@ public struct RestoresScreen: Sendable {
             return nil
         }
         return prompt
-    }
-
-    static func staff(_ context: ScreenContext) -> StaffMember {
-        StaffMember(name: context.session.actor, role: context.session.role.rawValue)
     }
 
     /// The account picker's keys: move, choose, or cancel. Every other key is swallowed while it is open.
@@ -195,28 +179,29 @@ public struct RestoresScreen: Sendable {
             picking = nil
             let account = prompt.candidates[index]
             draft = Draft(transactionId: prompt.transaction.id, account: account)
-            context.prompt("Sid for \(account.label)", action: "confirm-sid", text: account.sid)
+            Self.prompt("Sid for \(account.label)", text: account.sid, &context) { .confirmSid($0) }
         default:
             break
         }
         return []
     }
 
-    mutating func submit(_ action: String, _ text: String, _ context: inout ScreenContext) -> [Effect] {
+    /// The answers to the confirm's and the decline's prompts.
+    mutating func answer(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
-        case "confirm-sid":
+        case .confirmSid(let text):
             guard var draft else { return [] }
             draft.sid = text
             self.draft = draft
-            context.prompt("Role_Id on \(text)", action: "confirm-role", text: draft.account.roleId)
-        case "confirm-role":
+            Self.prompt("Role_Id on \(text)", text: draft.account.roleId, &context) { .confirmRole($0) }
+        case .confirmRole(let text):
             guard var draft, let prompt = detail, prompt.transaction.id == draft.transactionId else { return [] }
             draft.roleId = text
             self.draft = draft
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
             let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
-            context.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", action: "confirm-go")
-        case "confirm-go":
+            Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", &context) { .confirmGo($0) }
+        case .confirmGo(let text):
             guard let draft else { return [] }
             self.draft = nil
             guard ["y", "yes"].contains(text.trimmingCharacters(in: .whitespaces).lowercased()) else {
@@ -224,22 +209,22 @@ public struct RestoresScreen: Sendable {
                 return []
             }
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
-            let id = draft.transactionId, staff = Self.staff(context), at = context.clock
+            let id = draft.transactionId, staff = context.session.staff, at = context.clock
             return [Self.write { store in
                 do {
-                    return Event.resolved(.success(try store.confirmRestore(transactionId: id, onto: target, by: staff, at: at)))
+                    return .resolved(.success(try store.confirmRestore(transactionId: id, onto: target, by: staff, at: at)))
                 } catch let refusal as RestoreRefusal {
-                    return Event.resolved(.failure(refusal))
+                    return .resolved(.failure(refusal))
                 }
             }]
-        case "decline":
+        case .declineReason(let text):
             guard let prompt = openPrompt(&context) else { return [] }
-            let id = prompt.transaction.id, staff = Self.staff(context), at = context.clock
+            let id = prompt.transaction.id, staff = context.session.staff, at = context.clock
             return [Self.write { store in
                 do {
-                    return Event.resolved(.success(try store.declineRestore(transactionId: id, reason: text, by: staff, at: at)))
+                    return .resolved(.success(try store.declineRestore(transactionId: id, reason: text, by: staff, at: at)))
                 } catch let refusal as RestoreRefusal {
-                    return Event.resolved(.failure(refusal))
+                    return .resolved(.failure(refusal))
                 }
             }]
         default:

@@ -25,49 +25,60 @@ extension SubscriptionsScreen {
     /// The rates a demo can run at, as StoreKit testing offers them.
     static let demoRates: [TimeRate] = [.monthEvery30Seconds, .monthEvery5Minutes, .realTime]
 
-    static func developerOnly(_ state: AppState) -> String? {
-        state.session.role == .developer ? nil : "driving a demo subscription needs the developer role"
+    /// Needs a demo running in this console.
+    static let needsDemo: @Sendable (SubscriptionsScreen) -> String? = {
+        $0.demo == nil ? "no demo subscription runs (n starts one)" : nil
     }
 
-    static func needsDemo(_ state: AppState) -> String? {
-        developerOnly(state)
-            ?? (state.screenState(SubscriptionsScreen.self).demo == nil ? "no demo subscription runs (n starts one)" : nil)
-    }
-
-    static let demoBindings: [Binding] = [
-        Binding(
-            [.character("n")], .screen("demo"), help: "demo",
+    static let demoCommands: [ScreenCommand<SubscriptionsScreen>] = [
+        .key(
+            .character("n"), action: .demo, help: "demo",
             summary: "Start a demo subscription for a player (PLAYER [PRODUCT]) that renews live at the demo's time rate.",
-            writes: true, disabledReason: developerOnly),
-        Binding(
-            [.character("t")], .screen("rate"), help: "rate",
+            permission: .driveSubscriptionDemo, writes: true,
+            verb: ScreenVerb("demo", argument: "PLAYER [PRODUCT]|stop|rate 30s|5m|real", summary: "drive a live demo subscription") {
+                parseDemoVerb($0)
+            }),
+        .key(
+            .character("t"), action: .nextRate, help: "rate",
             summary: "The next demo's time rate: a month every 30 seconds, every 5 minutes, or real time.",
-            disabledReason: developerOnly),
-        Binding(
-            [.character("b")], .screen("billing"), help: "billing",
+            permission: .driveSubscriptionDemo),
+        .key(
+            .character("b"), action: .billing, help: "billing",
             summary: "Demo: renewals start failing to bill (grace period, then billing retry), or the payment method is fixed.",
-            writes: true, disabledReason: needsDemo),
-        Binding(
-            [.character("a")], .screen("autorenew"), help: "auto-renew",
+            permission: .driveSubscriptionDemo, writes: true, unavailable: needsDemo),
+        .key(
+            .character("a"), action: .autoRenew, help: "auto-renew",
             summary: "Demo: turn auto-renew off (expires at the period's end, voluntarily) or on again.",
-            writes: true, disabledReason: needsDemo),
-        Binding(
-            [.character("c")], .screen("change"), help: "change plan",
+            permission: .driveSubscriptionDemo, writes: true, unavailable: needsDemo),
+        .key(
+            .character("c"), action: .change, help: "change plan",
             summary: "Demo: change to another product of the group: a dearer one upgrades at once, a cheaper one at renewal.",
-            writes: true, disabledReason: needsDemo),
-        Binding(
-            [.character("R")], .screen("refund"), help: "refund",
-            summary: "Demo: Apple refunds the current period: revoked, access removed.", writes: true,
-            disabledReason: needsDemo),
-        Binding(
-            [.character("x")], .screen("stopdemo"), help: "stop demo",
+            permission: .driveSubscriptionDemo, writes: true, unavailable: needsDemo),
+        .key(
+            .character("R"), action: .refund, help: "refund", summary: "Demo: Apple refunds the current period: revoked, access removed.",
+            permission: .driveSubscriptionDemo, writes: true, unavailable: needsDemo),
+        .key(
+            .character("x"), action: .stopDemo, help: "stop demo",
             summary: "Stop driving the demo subscription (its notifications stay in the store).",
-            disabledReason: needsDemo),
+            permission: .driveSubscriptionDemo, unavailable: needsDemo),
     ]
 
-    static let demoVerbs: [ConsoleCommandLine.Verb] = [
-        .init(name: "demo", argument: "PLAYER [PRODUCT]|stop|rate 30s|5m|real", summary: "drive a live demo subscription"),
-    ]
+    /// `:demo PLAYER [PRODUCT]`, `:demo stop`, `:demo rate 30s|5m|real`.
+    static func parseDemoVerb(_ argument: String) -> Result<Action, VerbProblem> {
+        let words = argument.split(separator: " ").map(String.init)
+        switch words.first {
+        case nil:
+            return .failure(VerbProblem(":demo takes PLAYER [PRODUCT], stop, or rate 30s|5m|real"))
+        case "stop":
+            return .success(.stopDemo)
+        case "rate":
+            let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
+            guard words.count == 2, let rate = rates[words[1]] else { return .failure(VerbProblem(":demo rate takes 30s, 5m or real")) }
+            return .success(.demoRate(rate))
+        default:
+            return .success(.startDemo(argument))
+        }
+    }
 
     /// The status line's name for a rate: `a month every 30 s`.
     static func rateText(_ rate: TimeRate) -> String {
@@ -78,68 +89,44 @@ extension SubscriptionsScreen {
         }
     }
 
-    mutating func performDemo(_ command: Command, _ context: inout ScreenContext) -> [Effect]? {
-        switch command {
-        case .screen("demo"):
-            context.prompt("demo subscription: PLAYER [PRODUCT]", action: "demo", text: selectedRow?.subscription.userId ?? "")
+    mutating func performDemo(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .demo:
+            Self.prompt("demo subscription: PLAYER [PRODUCT]", text: selectedRow?.subscription.userId ?? "", &context) { .startDemo($0) }
             return []
-        case .submit("demo", let text):
+        case .startDemo(let text):
             return startDemo(text, &context)
-        case .screen("rate"):
+        case .nextRate:
             let index = Self.demoRates.firstIndex(of: demoRate) ?? 0
             demoRate = Self.demoRates[(index + 1) % Self.demoRates.count]
             context.status = StatusMessage("the next demo runs at \(Self.rateText(demoRate))", .info)
             return []
-        case .screen("billing"):
+        case .demoRate(let rate):
+            demoRate = rate
+            context.status = StatusMessage("the next demo runs at \(Self.rateText(rate))", .info)
+            return []
+        case .billing:
             return act(demo?.billingProblem == true ? .billingFixed : .billingFails, &context)
-        case .screen("autorenew"):
+        case .autoRenew:
             return act(.autoRenew(demo?.autoRenew == false), &context)
-        case .screen("change"):
+        case .change:
             guard let demo else { return [] }
             let others = demo.setup.catalogue.filter {
                 $0.subscriptionGroup == demo.setup.product.subscriptionGroup && $0.id != currentDemoProduct
             }
-            context.prompt("change to (\(others.map(\.id).joined(separator: ", ")))", action: "change")
+            Self.prompt("change to (\(others.map(\.id).joined(separator: ", ")))", &context) { .changeTo($0) }
             return []
-        case .submit("change", let text):
+        case .changeTo(let text):
             return act(.change(productId: text.trimmingCharacters(in: .whitespaces)), &context)
-        case .screen("refund"):
+        case .refund:
             return act(.refund, &context)
-        case .screen("stopdemo"):
+        case .stopDemo:
             guard let demo else { return [] }
             self.demo = nil
             context.status = StatusMessage("demo \(demo.originalTransactionId) stopped; its notifications stay in the store", .info)
             return []
-        default:
-            return nil
-        }
-    }
-
-    /// `:demo PLAYER [PRODUCT]`, `:demo stop`, `:demo rate 30s|5m|real`.
-    mutating func runDemoVerb(_ argument: String, _ context: inout ScreenContext) -> [Effect] {
-        let words = argument.split(separator: " ").map(String.init)
-        guard context.session.role == .developer, !context.session.readOnly else {
-            context.status = StatusMessage(
-                context.session.readOnly ? "the store is open read-only" : "driving a demo subscription needs the developer role", .warning)
+        case .nextState:
             return []
-        }
-        switch words.first {
-        case nil:
-            context.status = StatusMessage(":demo takes PLAYER [PRODUCT], stop, or rate 30s|5m|real", .error)
-            return []
-        case "stop":
-            return performDemo(.screen("stopdemo"), &context) ?? []
-        case "rate":
-            let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
-            guard words.count == 2, let rate = rates[words[1]] else {
-                context.status = StatusMessage(":demo rate takes 30s, 5m or real", .error)
-                return []
-            }
-            demoRate = rate
-            context.status = StatusMessage("the next demo runs at \(Self.rateText(rate))", .info)
-            return []
-        default:
-            return startDemo(argument, &context)
         }
     }
 
@@ -157,9 +144,9 @@ extension SubscriptionsScreen {
         let (user, product, now) = (words[0], words.count > 1 ? words[1] : nil, context.clock)
         return [Self.read { store in
             do {
-                return Event.demoReady(try store.subscriptionDemoSetup(userId: user, productId: product, at: now))
+                return .demoReady(try store.subscriptionDemoSetup(userId: user, productId: product, at: now))
             } catch let error as StoreError {
-                return Event.demoFailed(error.description)
+                return .demoFailed(error.description)
             }
         }]
     }
@@ -234,7 +221,7 @@ extension SubscriptionsScreen {
         return [Self.write { store in
             let report = try store.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
             let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { "\($0.outcome)" }
-            return Event.demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
+            return .demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
         }]
     }
 }

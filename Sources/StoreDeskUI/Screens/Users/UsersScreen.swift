@@ -42,7 +42,7 @@ public struct UsersScreen: ConsoleScreen {
     }
 
     func show(_ read: @escaping ListWindow<UserRow>.Read) -> Effect {
-        .read { store in Self.event(Event.page(try read(store))) }
+        Self.read { store in .page(try read(store)) }
     }
 
     /// Rows a scan slice covers; about 5 ms of LIKE matching on this machine.
@@ -54,7 +54,7 @@ public struct UsersScreen: ConsoleScreen {
     /// the table ends, or the turn's time is up (then it asks to be resumed after pending keys).
     func scan(_ search: UserSearch, found: [UserRow], next: Int64, end: Int64, pageSize: Int, generation: Int) -> Effect {
         let slice = scanSlice, budget = scanBudget
-        return .read { store in
+        return Self.read { store in
             try Self.scanTurn(store, search, found: found, next: next, end: end, pageSize: pageSize, generation: generation, slice: slice, budget: budget)
         }
     }
@@ -62,7 +62,7 @@ public struct UsersScreen: ConsoleScreen {
     static func scanTurn(
         _ store: any ConsoleStore, _ search: UserSearch, found: [UserRow], next: Int64, end: Int64, pageSize: Int, generation: Int,
         slice scanSlice: Int64, budget scanBudget: TimeInterval
-    ) throws -> Action {
+    ) throws -> Event {
         let started = Date()
         var rows = found, cursor = next
         while rows.count < pageSize && cursor < end {
@@ -72,12 +72,12 @@ public struct UsersScreen: ConsoleScreen {
             if Date().timeIntervalSince(started) > scanBudget { break }
         }
         if rows.count >= pageSize || cursor >= end {
-            return Self.event(Event.page(.init(rows: rows, landing: .first, generation: generation)))
+            return .page(.init(rows: rows, landing: .first, generation: generation))
         }
-        return Self.event(Event.scanning(rows: rows, next: cursor, end: end, generation: generation))
+        return .scanning(rows: rows, next: cursor, end: end, generation: generation)
     }
 
-    var countEffect: Effect { .read { store in Self.event(Event.count(try store.userCount())) } }
+    var countEffect: Effect { Self.read { store in .count(try store.userCount()) } }
 
     /// Reload from the start with the current filter, plus the count.
     mutating func reload(pageSize: Int) -> [Effect] {
@@ -86,7 +86,7 @@ public struct UsersScreen: ConsoleScreen {
         if search.scansTable {
             let generation = list.nextGeneration()
             return [
-                .read { [scanSlice, scanBudget] store in
+                Self.read { [scanSlice, scanBudget] store in
                     // The first turn runs with the keystroke; the rest after pending keys.
                     try Self.scanTurn(
                         store, search, found: [], next: 1, end: try store.lastUserRowid() + 1, pageSize: pageSize,
@@ -105,7 +105,7 @@ public struct UsersScreen: ConsoleScreen {
 
     func profileEffect() -> [Effect] {
         guard let id = selectedRow?.user.id else { return [] }
-        return [.read { store in Self.event(Event.profile(try store.profile(userId: id, recent: 10))) }]
+        return [Self.read { store in .profile(try store.profile(userId: id, recent: 10)) }]
     }
 
     // MARK: - Reducer
@@ -119,7 +119,8 @@ public struct UsersScreen: ConsoleScreen {
     }
 
     /// Applies an effect's result.
-    mutating func apply(_ event: Event, pageSize: Int) -> [Effect] {
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = context.pageSize
         switch event {
         case .scanning(let found, let next, let end, let gen):
             guard gen == list.generation else { return [] }

@@ -2,25 +2,29 @@ import Foundation
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-/// The Users screen in the console: its keys, its `:` verbs, and its reducer's entry points.
+/// The Users screen in the console: its commands and its reducer's entry points.
 extension UsersScreen {
     public static let id = ScreenID("users")
     public static let title = "Users"
 
-    public static let bindings: [Binding] = [
-        Binding(
-            [.character("p")], .screen("reveal-phone"), help: "reveal",
-            summary: "Reveal the selected user's phone number (audited).", writes: true,
-            disabledReason: { state in
-                state.session.role == .support ? nil : "revealing a phone number needs the support role"
-            }),
+    /// What this screen's keys and verbs ask for.
+    public enum Action: Sendable, Equatable {
+        /// Show the selected user's phone number in the clear (audited).
+        case revealPhone
+        /// Select the user with this id.
+        case jump(to: String)
+    }
+
+    public static let commands: [ScreenCommand<UsersScreen>] = [
+        .key(
+            .character("p"), action: .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number (audited).",
+            permission: .revealPhone, writes: true),
+        .verb("user", argument: "ID", summary: "select the user with this id") { id in
+            id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
+        },
     ]
 
-    public static let footer: [Command] = [.screen("reveal-phone")]
-
-    public static let verbs: [ConsoleCommandLine.Verb] = [
-        .init(name: "user", argument: "ID", summary: "select the user with this id"),
-    ]
+    public static let footer: [Action] = [.revealPhone]
 
     public var filterText: String? { filter }
 
@@ -32,45 +36,36 @@ extension UsersScreen {
         setFilter(text, pageSize: context.pageSize)
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard let event = event as? Event else { return [] }
-        return apply(event, pageSize: context.pageSize)
-    }
-
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] { jump(to: id, pageSize: context.pageSize) }
 
-    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
-        guard !argument.isEmpty else {
-            context.status = StatusMessage(":\(verb) needs a user id", .error)
-            return []
-        }
-        return jump(to: argument, pageSize: context.pageSize)
-    }
-
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
-        let pageSize = context.pageSize
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
             if context.scrollsDetail(command, &detailScroll) { return [] }
-            return move(command, pageSize: pageSize)
+            return move(command, pageSize: context.pageSize)
         case .open:
             context.focus = .detail
             return profileEffect()
-        case .screen("reveal-phone"):
+        default:
+            return []
+        }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .jump(let id):
+            return jump(to: id, pageSize: context.pageSize)
+        case .revealPhone:
             guard let user = selectedRow?.user else { return [] }
             guard !user.phone.isEmpty else {
                 context.status = StatusMessage("\(user.id) has no phone number", .info)
                 return []
             }
-            let entry = AuditEntry(
-                at: context.clock, actor: context.session.actor, role: context.session.role.rawValue, action: "reveal.phone",
-                subject: user.id, detail: "phone revealed on the Users screen")
-            return [.write { store in
-                try store.recordAudit(entry)
-                return Self.event(Event.revealed(userId: user.id))
+            let staff = context.session.staff, at = context.clock
+            return [Self.write { store in
+                try store.recordPhoneReveal(userId: user.id, by: staff, at: at, surface: "the Users screen")
+                return .revealed(userId: user.id)
             }]
-        default:
-            return []
         }
     }
 

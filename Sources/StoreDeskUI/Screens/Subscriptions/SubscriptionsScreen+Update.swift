@@ -11,15 +11,31 @@ extension SubscriptionsScreen: ConsoleScreen {
     public static let id = ScreenID("subscriptions")
     public static let title = "Subscriptions"
 
-    public static let bindings: [Binding] = [
-        Binding(
-            [.character("s")], .screen("state"), help: "state",
+    /// What this screen's keys, verbs and prompts ask for.
+    public enum Action: Sendable, Equatable {
+        /// Show only the next state.
+        case nextState
+        /// Ask for a player (and product) to start a demo subscription for.
+        case demo
+        /// Start a demo subscription: `PLAYER [PRODUCT]`.
+        case startDemo(String)
+        /// The next demo's time rate: the next one, or this one.
+        case nextRate
+        case demoRate(TimeRate)
+        /// Customer actions on the running demo.
+        case billing, autoRenew, change, refund
+        /// Change the demo's plan to this product.
+        case changeTo(String)
+        case stopDemo
+    }
+
+    public static let commands: [ScreenCommand<SubscriptionsScreen>] = [
+        .key(
+            .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, active, grace period, billing retry, expired, refunded."),
-    ] + demoBindings
+    ] + demoCommands
 
-    public static let footer: [Command] = [.screen("state"), .screen("demo")]
-
-    public static let verbs: [ConsoleCommandLine.Verb] = demoVerbs
+    public static let footer: [Action] = [.nextState, .demo]
 
     public var filterText: String? { filter }
 
@@ -41,18 +57,13 @@ extension SubscriptionsScreen: ConsoleScreen {
         return isCurrent(at: context.clock) ? demo : demo + refresh(&context)
     }
 
-    public mutating func run(verb: String, argument: String, _ context: inout ScreenContext) -> [Effect] {
-        runDemoVerb(argument, &context)
-    }
-
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
         guard text != filter else { return [] }
         filter = text
         return reload(pageSize: Self.listRows(context), now: context.clock)
     }
 
-    public mutating func apply(_ event: any Sendable, _ context: inout ScreenContext) -> [Effect] {
-        guard let event = event as? Event else { return [] }
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .demoReady, .demoFailed, .demoWritten: return applyDemo(event, &context)
         default: return apply(event)
@@ -74,13 +85,16 @@ extension SubscriptionsScreen: ConsoleScreen {
         case .open:
             context.focus = .detail
             return detailEffect()
-        case .screen("state"):
-            nextState()
-            context.status = StatusMessage("showing " + (state.map { $0.name } ?? "every state"), .info)
-            return reload(pageSize: Self.listRows(context), now: context.clock)
         default:
-            return performDemo(command, &context) ?? []
+            return []
         }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        guard action == .nextState else { return performDemo(action, &context) }
+        nextState()
+        context.status = StatusMessage("showing " + (state.map { $0.name } ?? "every state"), .info)
+        return reload(pageSize: Self.listRows(context), now: context.clock)
     }
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
