@@ -26,10 +26,13 @@ struct BenchCommand: ParsableCommand {
             let database = try reporting { try store.open(.readOnly) }
             guard let terminalSize = Size(size) else { throw fail("--size must look like 120x40, got '\(size)'") }
             let catalog = ThemeCatalog()
-            let state = AppState(
+            let wall = Instant(Date())
+            let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
+            var state = AppState(
                 size: terminalSize, session: Session(role: .operator, actor: "bench", readOnly: true),
-                storePath: database.path, clock: Instant(Date()), timeZone: .local, themeName: "dark",
+                storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
                 themeNames: catalog.names)
+            state.clockSource = clock.source
             let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: catalog)
             runtime.settle()
             var samples: [Double] = [], slices: [Double] = [], complete: [Double] = []

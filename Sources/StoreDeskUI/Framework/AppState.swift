@@ -55,7 +55,10 @@ public struct AppState: Sendable {
     public var apps: [App] = []
     public var appIndex = 0
     public var environment: StoreEnvironment = .production
+    /// The console's one clock: the instant every screen answers at (see `ConsoleClock`).
     public var clock: Instant
+    /// Which clock that is, for the header.
+    public var clockSource: ConsoleClock.Source = .store
     public var timeZone: TimeZone
     public var screen: ScreenID = .users
     public var focus: Focus = .list
