@@ -189,6 +189,9 @@ struct SimulateCommand: ParsableCommand {
             ("resumed", resumed(summary.resumed, from: tookOver)),
             ("run", "\(run): its order ids count up from \(firstOrderId(run))"),
         ]
+        if summary.http.attempts > 0 {
+            lines.insert(("http", summary.http.text), at: lines.firstIndex { $0.0 == "grants" } ?? lines.count)
+        }
         if !storeKitApps.isEmpty {
             let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
             lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)

@@ -28,6 +28,24 @@ import Testing
             try Int.fetchAll(db, sql: "SELECT DISTINCT http_status FROM server_callback WHERE url = ? ORDER BY 1", arguments: [php.url])
         }
         #expect(statuses == [200])
+        // The run's HTTP deliveries: every attempt, delivered or refused, with its latency percentiles.
+        let http = summary["http"] as? [String: Any] ?? [:]
+        let attempts = try reopened.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM server_callback WHERE url = ?", arguments: [php.url]) ?? 0
+        }
+        #expect(http["attempts"] as? Int == attempts)
+        #expect((http["delivered"] as? Int ?? 0) >= grants)
+        #expect((http["failures"] as? [String: Int])?["not_success"] == summary["callbacks_rejected"] as? Int)
+        let latency = http["latency_us"] as? [String: Int] ?? [:]
+        #expect((latency["p50"] ?? 0) > 0 && (latency["p50"] ?? 0) <= (latency["p99"] ?? 0) && (latency["p99"] ?? 0) <= (latency["max"] ?? 0))
+        // The text report says the same in a line.
+        let text = try Binary.run(["simulate", "--seconds", "3", "--rate", "10", "--seed", "4", "--callback-url", php.url, "--db", path], folder: folder)
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("\nhttp            ") && text.stdout.contains(" POSTed: ") && text.stdout.contains(" · p50 "), "\(text.stdout)")
+        // Without a game server over HTTP, `http` is null.
+        let local = try Binary.run(["simulate", "--seconds", "2", "--rate", "5", "--json", "--db", path], folder: folder)
+        let localSummary = (try JSONSerialization.jsonObject(with: Data(local.stdout.utf8)) as? [String: Any])?["summary"] as? [String: Any]
+        #expect(localSummary?["http"] is NSNull)
     }
 
     @Test("each app's own callback URL (apps set --callback-url) is used by simulate and by callback check when none is named")
