@@ -41,6 +41,10 @@ extension AppDatabase {
         migrator.registerMigration("v12-app-callback-url") { db in
             try db.execute(sql: appCallbackSchema)
         }
+        // A team's own catalogue as its StoreKit configuration file gives it (`storedesk catalog import`).
+        migrator.registerMigration("v12b-catalogue") { db in
+            try db.execute(sql: catalogueSchema)
+        }
         return migrator
     }()
 
@@ -80,6 +84,98 @@ extension AppDatabase {
     static let appCallbackSchema = """
         ALTER TABLE app ADD COLUMN callback_url TEXT
           CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
+        """
+
+    /// The catalogue an app imported from an Xcode StoreKit configuration, beside the `product` rows it
+    /// maps onto: `catalogue` (one per app: the file, when and by whom, its storefront, currency and test
+    /// settings), its subscription groups, each product's StoreKit details (type, reference name, price
+    /// as written, family sharing, group and level, period), localizations, offers and billing plans.
+    /// An import replaces the app's rows whole; `product` rows are updated, never deleted.
+    static let catalogueSchema = """
+        CREATE TABLE catalogue (
+            app_id TEXT PRIMARY KEY NOT NULL REFERENCES app(id),
+            source TEXT NOT NULL,
+            identifier TEXT,
+            format_version TEXT NOT NULL,
+            imported_at INTEGER NOT NULL,
+            imported_by TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            locale TEXT,
+            time_rate INTEGER,
+            compatibility_time_rates TEXT NOT NULL CHECK (json_valid(compatibility_time_rates)),
+            ask_to_buy INTEGER NOT NULL,
+            fail_transactions INTEGER NOT NULL,
+            billing_issues INTEGER NOT NULL,
+            billing_grace_period INTEGER NOT NULL,
+            disable_dialogs INTEGER NOT NULL,
+            enabled_errors TEXT NOT NULL CHECK (json_valid(enabled_errors)),
+            app_store_app_id TEXT,
+            team_id TEXT,
+            last_synchronized INTEGER
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_group (
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (app_id, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_product (
+            product_id TEXT PRIMARY KEY NOT NULL REFERENCES product(id),
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL CHECK (type IN ('consumable', 'non_consumable', 'auto_renewable', 'non_renewing')),
+            reference_name TEXT,
+            internal_id TEXT,
+            display_price TEXT NOT NULL,
+            price_cents INTEGER NOT NULL CHECK (price_cents > 0),
+            family_shareable INTEGER NOT NULL,
+            group_id TEXT,
+            group_level INTEGER CHECK (group_level >= 1),
+            period TEXT,
+            FOREIGN KEY (app_id, group_id) REFERENCES catalogue_group(app_id, id),
+            CHECK ((type = 'auto_renewable') = (group_id IS NOT NULL AND group_level IS NOT NULL AND period IS NOT NULL))
+        ) WITHOUT ROWID;
+        CREATE INDEX catalogue_product_on_app ON catalogue_product(app_id, position);
+        CREATE TABLE catalogue_localization (
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            subject TEXT NOT NULL CHECK (subject IN ('product', 'group')),
+            subject_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            locale TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            description TEXT NOT NULL,
+            PRIMARY KEY (app_id, subject, subject_id, position)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_offer (
+            product_id TEXT NOT NULL REFERENCES catalogue_product(product_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL CHECK (type IN ('introductory', 'promotional', 'offer_code', 'win_back')),
+            offer_id TEXT,
+            reference_name TEXT,
+            internal_id TEXT,
+            payment_mode TEXT NOT NULL CHECK (payment_mode IN ('FREE_TRIAL', 'PAY_AS_YOU_GO', 'PAY_UP_FRONT')),
+            period TEXT NOT NULL,
+            period_count INTEGER NOT NULL CHECK (period_count >= 1),
+            display_price TEXT,
+            price_cents INTEGER CHECK (price_cents >= 0),
+            eligibility TEXT NOT NULL,
+            stackable INTEGER,
+            eligible INTEGER,
+            billing_plan_type TEXT,
+            PRIMARY KEY (product_id, position)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_billing_plan (
+            product_id TEXT NOT NULL REFERENCES catalogue_product(product_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            display_price TEXT NOT NULL,
+            commitment_display_price TEXT,
+            internal_id TEXT,
+            enabled INTEGER NOT NULL,
+            PRIMARY KEY (product_id, position)
+        ) WITHOUT ROWID;
         """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real

@@ -40,7 +40,8 @@ extension AppDatabase {
             PaymentCatalogue(
                 apps: try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id"),
                 products: try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id"),
-                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]))
+                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]),
+                storeKitTesting: try CatalogueRows(db: db).purchaseTesting())
         }
     }
 

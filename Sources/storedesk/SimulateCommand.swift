@@ -54,7 +54,8 @@ struct SimulateCommand: ParsableCommand {
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
-                    apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim"))
+                    apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim",
+                    storeKitTesting: catalogue.storeKitTesting))
             simulation.resume(began.inFlight)
             var pending: [PaymentChange] = []
             var lastCommit = Date()
@@ -89,13 +90,21 @@ struct SimulateCommand: ParsableCommand {
             try flush()
             // What is still due after the window stays in flight, free for the next run at once.
             try database.endRun(run)
-            try report(simulation.summary, run: run.id, tookOver: began.tookOverFrom, path: database.path, faults: parsed)
+            try report(
+                simulation.summary, run: run.id, tookOver: began.tookOverFrom, path: database.path, faults: parsed,
+                storeKit: catalogue.storeKitTesting)
         }
     }
 
     private func report(
-        _ summary: PaymentSimulation.Summary, run: Int64, tookOver: [Int64], path: String, faults: [PaymentFault]
+        _ summary: PaymentSimulation.Summary, run: Int64, tookOver: [Int64], path: String, faults: [PaymentFault],
+        storeKit: [String: StoreKitPurchaseTesting]
     ) throws {
+        // Apps whose StoreKit configuration turns Ask to Buy or failing transactions on, for all their purchases.
+        let storeKitApps = storeKit.keys.sorted().map { id -> (String, [String]) in
+            let testing = storeKit[id]
+            return (id, (testing?.askToBuy == true ? ["askToBuy"] : []) + (testing?.failTransactions == true ? ["failTransactions"] : []))
+        }
         if json {
             struct Output: Encodable {
                 var path: String
@@ -105,17 +114,19 @@ struct SimulateCommand: ParsableCommand {
                 var rate: Double
                 var seed: UInt64
                 var faults: [String]
+                var storekitSettings: [String: [String]]
                 var summary: PaymentSimulation.Summary
 
                 enum CodingKeys: String, CodingKey {
                     case path, run, seconds, rate, seed, faults, summary
-                    case tookOverFrom = "took_over_from"
+                    case tookOverFrom = "took_over_from", storekitSettings = "storekit_settings"
                 }
             }
             try printJSON(
                 Output(
                     path: path, run: run, tookOverFrom: tookOver, seconds: seconds, rate: rate, seed: seed,
-                    faults: faults.map(\.description), summary: summary))
+                    faults: faults.map(\.description), storekitSettings: Dictionary(uniqueKeysWithValues: storeKitApps),
+                    summary: summary))
             return
         }
         let states = TransactionState.allCases.compactMap { state in
@@ -133,7 +144,7 @@ struct SimulateCommand: ParsableCommand {
         ]
         let dropped: String =
             "\(summary.droppedOrders.formattedWithSeparators) (paid, client crashed before finishing: restore prompt at next login)"
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("simulated", simulated),
             ("attempts", attempts),
             ("states", states.isEmpty ? "none" : states.joined(separator: ", ")),
@@ -146,6 +157,10 @@ struct SimulateCommand: ParsableCommand {
             ("resumed", resumed(summary.resumed, from: tookOver)),
             ("run", "\(run): its order ids count up from \(firstOrderId(run))"),
         ]
+        if !storeKitApps.isEmpty {
+            let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
+            lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)
+        }
         for (label, value) in lines {
             print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
         }

@@ -19,6 +19,9 @@ struct StaffOptions: ParsableArguments {
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        try staff.member(command, may: permission)
+    }
 }
 
 /// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
@@ -57,6 +60,14 @@ struct Staff: Equatable {
     func editor(_ command: String) throws -> StaffMember {
         let staff = try member(writing: command)
         if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
+        return staff
+    }
+
+    /// The person a write that needs `permission` acts as (an app's settings, its catalogue), checked
+    /// before the store is opened: `--readonly` refuses, and so does a role without the permission.
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        let staff = try member(writing: command)
+        if let refusal = staff.refusal(permission) { throw StoreError.invalidArgument(refusal) }
         return staff
     }
 

@@ -32,13 +32,18 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
     case editLoginConfiguration
     /// Drive the carrier's one-click login simulator.
     case driveOneTap
+    /// Add an app or change its settings (`apps add|set`).
+    case editApps
+    /// Import an app's catalogue from its StoreKit configuration (`catalog import`).
+    case importCatalogue
 
     /// The roles that may.
     public var roles: Set<StaffRole> {
         switch self {
         case .revealPhone: [.support]
         case .resolveRestores: [.support, .developer]
-        case .driveSimulation, .driveSubscriptionDemo, .editLoginConfiguration, .driveOneTap: [.developer]
+        case .driveSimulation, .driveSubscriptionDemo, .editLoginConfiguration, .driveOneTap, .editApps, .importCatalogue:
+            [.developer]
         }
     }
 
@@ -51,6 +56,8 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
         case .driveSubscriptionDemo: "driving a demo subscription needs the developer role"
         case .editLoginConfiguration: "only a developer may edit the login configuration"
         case .driveOneTap: "only a developer may drive the one-tap login simulator"
+        case .editApps: "only a developer may change an app's settings"
+        case .importCatalogue: "only a developer may change an app's catalogue"
         }
     }
 }

@@ -30,11 +30,14 @@ public struct PaymentSimulation: Sendable {
         public var idPrefix: String
         /// Share of requests the client sends malformed (refused before the queue).
         public var malformedShare: Double
+        /// The StoreKit test settings of apps whose catalogue came from a StoreKit configuration, by app
+        /// id: Ask to Buy defers every purchase of that app's products, failing transactions fails them.
+        public var storeKitTesting: [String: StoreKitPurchaseTesting]
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
             userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
-            malformedShare: Double = 0.02
+            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
         ) {
             self.seconds = seconds
             self.rate = rate
@@ -47,6 +50,7 @@ public struct PaymentSimulation: Sendable {
             self.run = run
             self.idPrefix = idPrefix
             self.malformedShare = malformedShare
+            self.storeKitTesting = storeKitTesting
         }
     }
 
@@ -364,7 +368,7 @@ public struct PaymentSimulation: Sendable {
         let login = logIn(userId)
         let product = sellable[random.below(sellable.count)]
         let sid = "s" + String(1 + random.below(3))
-        let plan = drawPlan()
+        let plan = drawPlan(configuration.storeKitTesting[product.appId])
         var input = PurchaseRequest.Input(
             productName: product.name, productId: product.id, productPrice: String(product.priceCents), sid: sid,
             roleId: "r" + userId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
@@ -629,12 +633,14 @@ public struct PaymentSimulation: Sendable {
         PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
     }
 
-    private mutating func drawPlan() -> Plan {
+    /// Draws a purchase's fate; an app's StoreKit test settings force Ask to Buy or a failure on top of
+    /// the draws (which stay the same, so other apps' purchases go as they would without them).
+    private mutating func drawPlan(_ testing: StoreKitPurchaseTesting?) -> Plan {
         func roll(_ name: String) -> Bool { random.chance(probabilities[name] ?? 0) }
         let failureReasons: [FailureReason] = [.cancelled, .paymentInvalid, .notAllowed, .productUnavailable, .networkError]
-        let failed = roll("fail")
+        let failed = roll("fail") || testing?.failTransactions == true
         let failure = failureReasons[random.below(failureReasons.count)]
-        let ask = roll("ask")
+        let ask = roll("ask") || testing?.askToBuy == true
         let approve = random.chance(0.7)
         let crash = roll("crash")
         let drop = roll("drop")

@@ -159,7 +159,7 @@ public struct QueueScreen: Sendable {
                 PaymentSimulation.Configuration(
                     seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
                     userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
-                    idPrefix: "live"))
+                    idPrefix: "live", storeKitTesting: catalogue.storeKitTesting))
             simulation.resume(began.inFlight)
             self.simulation = simulation
             run = began.run
