@@ -1,3 +1,4 @@
+import Foundation
 import StoreDeskCore
 
 /// `callback verify`: the verdict on one body, the signs compared, the hashed string masked.

@@ -1,3 +1,4 @@
+import Foundation
 import StoreDeskStore
 
 /// `check`: whether the store is clean, and each violation.

@@ -1,3 +1,4 @@
+import Foundation
 import StoreDeskCore
 
 /// One step's outcome as JSON (and as lines): the code with its meaning, and what it handed out. The

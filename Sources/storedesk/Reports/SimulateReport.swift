@@ -1,4 +1,7 @@
+import Foundation
 import StoreDeskCore
+import StoreDeskStore
+import StoreDeskUI
 
 /// `simulate`: what the run did, per state, callback verdict and grant.
 struct SimulateReport: CommandReport {
