@@ -38,8 +38,11 @@ struct CallbackCheckCommand: ParsableCommand {
         guard let url = url ?? app.callbackURL else {
             throw fail("app \(app.id) has no callback URL: name one, or set it with `apps set \(app.id) --callback-url URL`")
         }
-        let firstOrderId = UInt64(Date().timeIntervalSince1970 * 1000) * 100
-        let battery = CallbackConformance(app: app, productId: productId, firstOrderId: firstOrderId, at: Instant(Date()))
+        // Above every payment run's block of ids: a game server on this store never takes a later run's
+        // genuine callback for a repeat of the check's.
+        let now = Instant(Date())
+        let firstOrderId = UInt64(OrderNumbers.outsideRuns(at: now.millis))
+        let battery = CallbackConformance(app: app, productId: productId, firstOrderId: firstOrderId, at: now)
         let timeout = self.timeout
         let outcomes = try waitFor {
             let poster = CallbackPoster(timeout: timeout, connectionsPerHost: 1)

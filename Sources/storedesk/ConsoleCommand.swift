@@ -35,7 +35,9 @@ struct ConsoleCommand: ParsableCommand {
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)
         state.clockSource = clock.source
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
-        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
+        let callbacks = ConsoleCallbacks()
+        defer { callbacks.shutdown() }
+        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog, callbacks: callbacks)
         let terminal = CursesTerminal(noColor: console.monochrome)
         // A parent may have left these blocked (a test runner's thread, a supervisor): the console
         // must still hear a resize and still give the terminal back on TERM, HUP and INT.

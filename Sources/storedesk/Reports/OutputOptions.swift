@@ -12,7 +12,7 @@ struct OutputOptions: ParsableArguments {
     func show<R: CommandReport>(_ report: R) throws {
         if json { return try printJSON(report.json) }
         let text = report.text
-        if !text.isEmpty { print(text) }
+        if !text.isEmpty { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
         if let note = report.note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
     }
 }
@@ -23,7 +23,7 @@ protocol CommandReport {
     associatedtype JSON: Encodable
     /// The `--json` shape, as documented in the README.
     var json: JSON { get }
-    /// The text for a person (lines joined by "\n"; empty prints nothing).
+    /// The text for a person (lines joined by "\n", a last line end optional; empty prints nothing).
     var text: String { get }
     /// A remark for a person on stderr, beside the text (e.g. "no user matches"); never part of the JSON.
     var note: String? { get }

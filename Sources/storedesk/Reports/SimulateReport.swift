@@ -76,6 +76,9 @@ struct SimulateReport: CommandReport {
             ("resumed", Self.resumed(summary.resumed, from: tookOver)),
             ("run", "\(run): its order ids count up from \(Self.firstOrderId(run))"),
         ]
+        if summary.http.attempts > 0 {
+            lines.insert(("http", summary.http.text), at: lines.firstIndex { $0.0 == "grants" } ?? lines.count)
+        }
         if !storeKitApps.isEmpty {
             let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
             lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)
