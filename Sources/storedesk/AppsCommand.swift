@@ -19,7 +19,7 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The platform AppID (the game's client_id).") var id: String
         @OptionGroup var options: AppSettingsOptions
-        @Flag(help: "Print the app as JSON (the AppKey masked).") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let app = try reporting { () throws -> App in
@@ -31,9 +31,7 @@ struct AppsCommand: ParsableCommand {
                 try database.addApp(app, by: developer, at: Instant(Date()))
                 return app
             }
-            if json { return try printJSON(AppJSON(app)) }
-            print("added app \(app.id)")
-            print(AppsText.details(app))
+            try output.show(AppAddedReport(app: app))
         }
     }
 
@@ -46,7 +44,7 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The platform AppID.") var id: String
         @OptionGroup var options: AppSettingsOptions
-        @Flag(help: "Print the result as JSON (the AppKey masked).") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let (app, changes) = try reporting { () throws -> (App, [String]) in
@@ -62,20 +60,18 @@ struct AppsCommand: ParsableCommand {
                 guard let app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }
                 return (app, [])
             }
-            if json { return try printJSON(AppChangeJSON(app: AppJSON(app), changed: !changes.isEmpty, changes: changes)) }
-            print(changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; "))
+            try output.show(AppChangeReport(app: app, changes: changes))
         }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Every app, its AppKey masked.")
         @OptionGroup var store: StoreOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let apps = try reporting { try store.open(.readOnly).appOverviews() }
-            if json { return try printJSON(apps.map(AppJSON.init)) }
-            print(AppsText.table(apps))
+            try output.show(AppListReport(apps: apps))
         }
     }
 
@@ -83,13 +79,11 @@ struct AppsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "One app's settings, its AppKey masked.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The platform AppID.") var id: String
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let overview = try reporting { try store.open(.readOnly).appOverview(id: id) }
-            if json { return try printJSON(AppJSON(overview)) }
-            print(AppsText.details(overview.app))
-            print(AppsText.catalogueLine(overview))
+            try output.show(AppReport(overview: overview))
         }
     }
 }

@@ -12,7 +12,7 @@ struct AuditCommand: ParsableCommand {
     var action: String?
     @Option(help: "Only entries by this name.") var actor: String?
     @Option(help: "At most this many entries.") var limit: Int = 200
-    @Flag(help: "Print the entries as JSON.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let entries = try reporting { () throws -> [AuditEntry] in
@@ -21,24 +21,6 @@ struct AuditCommand: ParsableCommand {
             if actor?.isEmpty == true { throw StoreError.invalidArgument("--actor must not be empty") }
             return try store.open(.readOnly).auditEntries(action: action, actor: actor, limit: limit)
         }
-        if json {
-            struct Output: Encodable {
-                var id: Int64
-                var at, actor, role, action, subject, detail: String
-            }
-            try printJSON(
-                entries.map {
-                    Output(
-                        id: $0.id ?? 0, at: $0.at.iso8601, actor: $0.actor, role: $0.role, action: $0.action,
-                        subject: $0.subject, detail: $0.detail)
-                })
-            return
-        }
-        let zone = TimeZone.local
-        for entry in entries {
-            print([entry.at.shortText(in: zone), "\(entry.actor) (\(entry.role))", entry.action, entry.subject, entry.detail]
-                .joined(separator: "  "))
-        }
-        if entries.isEmpty { FileHandle.standardError.write(Data("no audit entries match\n".utf8)) }
+        try output.show(AuditReport(entries: entries, zone: .local))
     }
 }

@@ -24,7 +24,7 @@ struct QueueCommand: ParsableCommand {
         @Option(help: ArgumentHelp("Only this player's transactions.", valueName: "user")) var user: String?
         @Option(help: ArgumentHelp("Only products whose id contains this.", valueName: "text")) var product: String?
         @Option(help: "At most this many transactions (1 to 10000).") var limit = 50
-        @Flag(help: "Print the list as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             guard (1...10_000).contains(limit) else { throw fail("--limit must be from 1 to 10000, got \(limit)") }
@@ -45,8 +45,7 @@ struct QueueCommand: ParsableCommand {
                     deliveries: try database.recentDeliveries(limit: QueueListReport.deliveriesWindow),
                     rows: Array(zip(rows, latest)))
             }
-            if json { return try printJSON(report.json) }
-            print(report.text, terminator: "")
+            try output.show(report)
         }
     }
 
@@ -56,7 +55,7 @@ struct QueueCommand: ParsableCommand {
             abstract: "One transaction: its order, grant, timeline and every callback attempt (status, reply, latency).")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The transaction id.") var transaction: String
-        @Flag(help: "Print the transaction as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let detail = try reporting { () throws -> QueueDetail in
@@ -67,8 +66,7 @@ struct QueueCommand: ParsableCommand {
                 return detail
             }
             let report = QueueShowReport(detail: detail)
-            if json { return try printJSON(report.json) }
-            print(report.text, terminator: "")
+            try output.show(report)
         }
     }
 }
@@ -118,7 +116,7 @@ struct CallbackAttemptJSON: Encodable {
 }
 
 /// `queue list`, as text and as JSON.
-struct QueueListReport {
+struct QueueListReport: CommandReport {
     /// The callback attempts the delivery figures cover (as the Queue screen's header).
     static let deliveriesWindow = 500
 
@@ -181,7 +179,7 @@ struct QueueListReport {
 }
 
 /// `queue show`, as text and as JSON.
-struct QueueShowReport {
+struct QueueShowReport: CommandReport {
     var detail: QueueDetail
 
     struct JSON: Encodable {
