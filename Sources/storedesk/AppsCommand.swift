@@ -46,12 +46,13 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var options: AppSettingsOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            guard options.givesSomething else { throw fail("apps set \(id): nothing to change (give at least one option, see --help)") }
+        }
+
         func run() throws {
             let (app, changes) = try reporting { () throws -> (App, [String]) in
                 let settings = try options.settings()
-                guard !settings.isEmpty else {
-                    throw StoreError.invalidArgument("apps set \(id): nothing to change (give at least one option, see --help)")
-                }
                 let developer = try staff.member("apps set", may: .editApps)
                 let database = try store.open(.readWrite)
                 if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: Instant(Date())) {
@@ -110,6 +111,12 @@ struct AppSettingsOptions: ParsableArguments {
     var callbackURL: String?
     /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
     @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
+
+    /// Whether any setting was given at all (`apps set` with none has nothing to do).
+    var givesSomething: Bool {
+        [name, bundleId, appKeyFile, appleAppId, currencyPerYuan, ownership, graceDays, environment, callbackURL, appKeyOnCommandLine]
+            .contains { $0 != nil }
+    }
 
     /// The settings given, each checked; the AppKey read from its file or stdin.
     func settings() throws -> AppSettings {

@@ -14,13 +14,14 @@ struct AuditCommand: ParsableCommand {
     @Option(help: "At most this many entries.") var limit: Int = 200
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard limit > 0 else { throw fail("--limit must be above 0, got \(limit)") }
+        if action?.isEmpty == true { throw fail("--action must not be empty") }
+        if actor?.isEmpty == true { throw fail("--actor must not be empty") }
+    }
+
     func run() throws {
-        let entries = try reporting { () throws -> [AuditEntry] in
-            guard limit > 0 else { throw StoreError.invalidArgument("--limit must be above 0, got \(limit)") }
-            if action?.isEmpty == true { throw StoreError.invalidArgument("--action must not be empty") }
-            if actor?.isEmpty == true { throw StoreError.invalidArgument("--actor must not be empty") }
-            return try store.open(.readOnly).auditEntries(action: action, actor: actor, limit: limit)
-        }
+        let entries = try reporting { try store.open(.readOnly).auditEntries(action: action, actor: actor, limit: limit) }
         try output.show(AuditReport(entries: entries, zone: .local))
     }
 }

@@ -22,9 +22,12 @@ struct CallbackCheckCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var store: StoreOptions
 
-    func run() throws {
+    func validate() throws {
         if let url { _ = try checkedCallbackURL(url, option: "URL") }
         guard timeout > 0, timeout.isFinite, timeout <= 300 else { throw fail("--timeout must be above 0 and at most 300 seconds, got \(timeout)") }
+    }
+
+    func run() throws {
         let (app, productId) = try reporting { () throws -> (App, String) in
             let database = try store.open(.readOnly)
             guard let entry = try database.appsWithProducts().first(where: { $0.app.id == self.app }) else {

@@ -64,14 +64,13 @@ extension LoginCommand {
             @Flag(name: .customLong("default"), help: "Clear the list: the SDK's default applies again.") var sdkDefault = false
             @OptionGroup var output: OutputOptions
 
+            func validate() throws {
+                guard (entries != nil) != sdkDefault else { throw fail("give either --entries LIST or --default") }
+            }
+
             func run() throws {
                 let (change, report) = try reporting {
-                    let list: [LoginEntry]?
-                    switch (entries, sdkDefault) {
-                    case (let text?, false): list = try Entries.list(text)
-                    case (nil, true): list = nil
-                    default: throw StoreError.invalidArgument("give either --entries LIST or --default")
-                    }
+                    let list = try entries.map(Entries.list)
                     let editor = try staff.editor("login entries set")
                     let database = try store.open(.readWrite)
                     let change = try database.setLoginEntries(list, appId: app, by: editor, surface: "cli", at: Instant(Date()))
@@ -94,6 +93,10 @@ extension LoginCommand {
             @OptionGroup var device: LoginPlatformOptions
             @OptionGroup var output: OutputOptions
 
+            func validate() throws {
+                guard entries == nil || legacy == nil else { throw fail("give --entries or --legacy, not both") }
+            }
+
             func run() throws {
                 let (setup, report) = try reporting {
                     let platform = try device.parsed()
@@ -104,7 +107,6 @@ extension LoginCommand {
                     } catch {
                         throw StoreError.invalidArgument("--legacy: \(error)")
                     }
-                    guard list == nil || switches == nil else { throw StoreError.invalidArgument("give --entries or --legacy, not both") }
                     let setup = try store.open(.readOnly).loginEntrySetup(appId: app, historyLimit: 0)
                     let report = LoginEntryReport(
                         appId: app, configuration: setup.configuration, entries: list.map { .some($0) }, legacy: switches,

@@ -34,9 +34,14 @@ extension LoginCommand {
             @Option(name: .customLong("app-key"), help: "The carrier appKey (32 hex digits).") var appKey: String
             @OptionGroup var output: OutputOptions
 
+            func validate() throws {
+                guard !appId.trimmingCharacters(in: .whitespaces).isEmpty, !appKey.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw fail("--app-id and --app-key must not be empty")
+                }
+            }
+
             func run() throws {
                 let (id, key) = (appId.trimmingCharacters(in: .whitespaces), appKey.trimmingCharacters(in: .whitespaces))
-                guard !id.isEmpty, !key.isEmpty else { throw fail("--app-id and --app-key must not be empty") }
                 try OneTap.step(store, staff, output, "register") { login, now in
                     login.register(appId: id, appKey: key)
                     return OneTapOutcome(
@@ -58,6 +63,13 @@ extension LoginCommand {
             @Option(help: "How long the carrier's gateway takes to answer, in ms.") var latency: Int?
             @OptionGroup var output: OutputOptions
 
+            func validate() throws {
+                if let phone, phone.count != 11 || !phone.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                    throw fail("--phone must be an 11-digit mainland mobile number, got '\(Masking.phone(phone))'")
+                }
+                if let latency, latency < 0 { throw fail("--latency must be 0 or more milliseconds, got \(latency)") }
+            }
+
             func run() throws {
                 let network = try self.network.map { value in
                     guard let parsed = OneTapLogin.Network(rawValue: value.lowercased()) else {
@@ -71,10 +83,6 @@ extension LoginCommand {
                     }
                     return parsed
                 }
-                if let phone, phone.count != 11 || !phone.allSatisfy({ $0.isASCII && $0.isNumber }) {
-                    throw fail("--phone must be an 11-digit mainland mobile number, got '\(Masking.phone(phone))'")
-                }
-                if let latency, latency < 0 { throw fail("--latency must be 0 or more milliseconds, got \(latency)") }
                 let changes = timeout != nil || network != nil || carrier != nil || phone != nil || latency != nil
                 let (timeout, phone, latency) = (self.timeout, self.phone, self.latency)
                 let login: OneTapLogin = try reporting {
@@ -140,8 +148,11 @@ extension LoginCommand {
             @OptionGroup var staff: StaffOptions
             @Argument(help: "Seconds, 1 or more.") var seconds: Int64
             @OptionGroup var output: OutputOptions
-            func run() throws {
+            func validate() throws {
                 guard seconds > 0 else { throw fail("advance takes 1 second or more, got \(seconds)") }
+            }
+
+            func run() throws {
                 let seconds = seconds
                 try OneTap.step(store, staff, output, "advance") { login, now in
                     login.advance(seconds: seconds)

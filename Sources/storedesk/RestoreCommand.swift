@@ -23,6 +23,10 @@ struct RestoreCommand: ParsableCommand {
         @Option(help: "At most this many prompts.") var limit: Int = 1000
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            guard limit > 0 else { throw fail("--limit must be above 0, got \(limit)") }
+        }
+
         func run() throws {
             let prompts = try reporting { () throws -> [RestorePrompt] in
                 let filter: RestoreStatus?
@@ -33,7 +37,6 @@ struct RestoreCommand: ParsableCommand {
                 } else {
                     throw StoreError.invalidArgument("--status must be open, confirmed, declined or all, got '\(status)'")
                 }
-                guard limit > 0 else { throw StoreError.invalidArgument("--limit must be above 0, got \(limit)") }
                 return try store.open(.readOnly).restorePrompts(status: filter, limit: limit)
             }
             try output.show(RestoreListReport(prompts: prompts, status: status, now: Instant(Date())))
@@ -72,12 +75,15 @@ struct RestoreCommand: ParsableCommand {
         @Option(help: "Why, in words the player can be told.") var reason: String
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            guard reason.contains(where: { !$0.isWhitespace }) else {
+                throw fail("--reason must not be empty: " + RestoreRefusal.reasonMissing.description)
+            }
+        }
+
         func run() throws {
             let prompt = try reporting {
                 let staff = try staff.writer("restore decline")
-                guard reason.contains(where: { !$0.isWhitespace }) else {
-                    throw StoreError.invalidArgument("--reason must not be empty: " + RestoreRefusal.reasonMissing.description)
-                }
                 return try store.open(.readWrite).declineRestore(
                     transactionId: transactionId, reason: reason, by: staff, at: Instant(Date()))
             }

@@ -29,11 +29,12 @@ struct UserCommand: ParsableCommand {
         @Option(help: "At most this many results.") var limit: Int = 50
         @OptionGroup var output: OutputOptions
 
+        func validate() throws {
+            guard limit > 0 else { throw fail("--limit must be above 0, got \(limit)") }
+        }
+
         func run() throws {
-            let users = try reporting { () throws -> [User] in
-                guard limit > 0 else { throw StoreError.invalidArgument("--limit must be above 0, got \(limit)") }
-                return try store.open(.readOnly).searchUsers(text, limit: limit)
-            }
+            let users = try reporting { try store.open(.readOnly).searchUsers(text, limit: limit) }
             try output.show(UserSearchReport(users: users, query: text))
         }
     }
