@@ -13,12 +13,26 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-certificates", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", exact: "1.7.4"),
     ],
     targets: [
         // Pure domain: entities, rules, state machines, simulation, signatures. No curses, no GRDB.
         .target(
             name: "StoreDeskCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // App Store signed data verified as Apple's App Store Server Library does it: X.509 chains to
+        // configured roots (swift-certificates), ES256 (swift-crypto). Kept apart so Core stays light and
+        // a server can verify what it receives.
+        .target(
+            name: "StoreDeskTrust",
+            dependencies: [
+                "StoreDeskCore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The demo dataset, embedded as a resource bundle. Lives in the top-level Data/ folder.
         .target(
@@ -33,11 +47,13 @@ let package = Package(
             path: "Themes",
             resources: [.copy("dark.toml"), .copy("light.toml"), .copy("high-contrast.toml"), .copy("colorblind.toml")]
         ),
-        // GRDB: migrations, records, named write transactions, observation, generator, checks.
+        // GRDB: migrations, records, named write transactions, observation, generator, checks; imports
+        // verify signed notifications with StoreDeskTrust against the roots the store keeps.
         .target(
             name: "StoreDeskStore",
             dependencies: [
                 "StoreDeskCore",
+                "StoreDeskTrust",
                 "StoreDeskDemoData",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -63,15 +79,19 @@ let package = Package(
                 "StoreDeskStore",
                 "StoreDeskUI",
                 "StoreDeskTerminal",
+                "StoreDeskTrust",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Signs the demo's notifications with a chain made for the demo (see Data/README.md).
+        .executableTarget(name: "storedesk-demo-signer", dependencies: ["StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(name: "StoreDeskCoreTests", dependencies: ["StoreDeskCore"], resources: [.copy("Vectors")]),
-        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
+        .testTarget(name: "StoreDeskTrustTests", dependencies: ["StoreDeskTrust", "StoreDeskCore"]),
         .testTarget(name: "StoreDeskTerminalTests", dependencies: ["StoreDeskTerminal", "StoreDeskUI"]),
         .testTarget(name: "StoreDeskUITests", dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore"], resources: [.copy("Golden")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
     ],
     swiftLanguageModes: [.v6]
 )

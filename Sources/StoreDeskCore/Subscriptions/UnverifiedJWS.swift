@@ -3,9 +3,10 @@ import Foundation
 /// A compact JWS (`header.payload.signature`) opened without checking its signature.
 ///
 /// Apple signs every notification and every transaction and renewal info with ES256 and an x5c chain.
-/// StoreDesk reads exported notifications for display and simulation, never to grant anything, so the
-/// name says what it is: the payload is readable but unverified, and events built from it are marked
-/// `SubscriptionEvent.Provenance.unverifiedJWS`.
+/// Opening one only makes the payload readable: an event decoded from it is marked
+/// `SubscriptionEvent.Provenance.unverifiedJWS` until a `SignatureVerifying` (StoreDeskTrust's
+/// `AppStoreSignatureVerifier`) has checked the parts kept here: the header segment (the cache key of its
+/// chain), the signing input `header.payload` and the signature.
 ///
 ///     let jws = try UnverifiedJWS(compact: line.signedPayload)
 ///     let event = try jws.decodePayload(SubscriptionEvent.self)
@@ -14,8 +15,13 @@ public struct UnverifiedJWS: Hashable, Sendable {
     public var header: Data
     /// The decoded payload JSON.
     public var payload: Data
-    /// The third part, still base64url: kept for display, never checked.
+    /// The third part, still base64url (raw r‖s for ES256).
     public var signature: String
+    /// The first part as sent, base64url: the same header (algorithm and x5c chain) gives the same text,
+    /// so a verifier keys its chain cache on it.
+    public var headerSegment: Substring
+    /// `header.payload` as sent: the bytes the signature covers.
+    public var signingInput: Substring
 
     /// Splits and base64url-decodes a compact JWS; throws `SubscriptionDecodingError.malformedJWS`.
     public init(compact: String) throws {
@@ -34,6 +40,8 @@ public struct UnverifiedJWS: Hashable, Sendable {
         self.header = header
         self.payload = payload
         self.signature = String(parts[2])
+        self.headerSegment = parts[0]
+        self.signingInput = text[parts[0].startIndex..<parts[1].endIndex]
     }
 
     /// The header's `alg`, e.g. `ES256`; nil when the header is not JSON or has none.
