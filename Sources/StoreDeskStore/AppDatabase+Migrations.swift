@@ -37,6 +37,10 @@ extension AppDatabase {
         migrator.registerMigration("v11a-trust-roots-and-provenance") { db in
             try db.execute(sql: trustSchema)
         }
+        // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
+        migrator.registerMigration("v12-app-callback-url") { db in
+            try db.execute(sql: appCallbackSchema)
+        }
         return migrator
     }()
 
@@ -93,6 +97,12 @@ extension AppDatabase {
         ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
         ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both'
           CHECK (environment IN ('sandbox', 'production', 'both'));
+        """
+
+    /// `callback_url`: the game server's payment callback URL, http or https; NULL when none is set.
+    static let appCallbackSchema = """
+        ALTER TABLE app ADD COLUMN callback_url TEXT
+          CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
         """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real

@@ -11,13 +11,6 @@ extension CallbackAttempt: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "server_callback"
 }
 
-/// What the payment simulator needs from the store.
-public struct PaymentCatalogue: Sendable {
-    public var apps: [App]
-    public var products: [Product]
-    public var userIds: [String]
-}
-
 extension AppDatabase {
     /// Commits one simulation step: its transaction, order, callback and grant rows and its events, all
     /// in one SQLite transaction, so a crash at any moment leaves either all of it or none.

@@ -182,18 +182,9 @@ extension AppDatabase {
     }
 }
 
-/// A line of the desk's list: the prompt and the app of its transaction (whose ownership rule applies).
-public struct RestoreRow: Hashable, Sendable {
-    public var request: RestoreRequest
-    public var appId: String
-
-    public var cursor: KeysetCursor { KeysetCursor(time: request.createdAt, id: request.id ?? 0) }
-}
-
 extension RestoreRow: FetchableRecord {
     public init(row: GRDB.Row) throws {
-        request = try RestoreRequest(row: row)
-        appId = row["sd_app_id"]
+        self.init(request: try RestoreRequest(row: row), appId: row["sd_app_id"])
     }
 }
 

@@ -69,7 +69,7 @@ extension AppDatabase {
             stored.addedAt = now
             stored.addedBy = staff.name
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "trust.root.add", subject: "root \(id)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "trust.root.add", subject: "root \(id)",
                 detail: "\(root.subject), SHA-256 \(root.sha256)")
             try audit.insert(db)
             return stored
@@ -98,7 +98,7 @@ extension AppDatabase {
             }
             try db.execute(sql: "DELETE FROM trust_root WHERE id = ?", arguments: [id])
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "trust.root.remove", subject: "root \(id)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "trust.root.remove", subject: "root \(id)",
                 detail: "\(root.subject), SHA-256 \(root.sha256)")
             try audit.insert(db)
             return root
@@ -107,8 +107,6 @@ extension AppDatabase {
 
     private static func refuseUnlessDeveloper(_ staff: StaffMember, isReadOnly: Bool) throws {
         guard !isReadOnly else { throw StoreError.invalidArgument("the store is open read-only: the trusted roots were not changed") }
-        guard staff.mayEditConfiguration else {
-            throw StoreError.invalidArgument("only a developer may change the trusted roots (\(staff.signature)): use --role developer")
-        }
+        if let refusal = staff.refusal(.editTrustRoots) { throw StoreError.invalidArgument(refusal + ": use --role developer") }
     }
 }

@@ -21,12 +21,13 @@ public struct AppDatabase: Sendable {
         case readWriteConcurrent
     }
 
-    /// The connection or pool; reads go through it too.
-    public let writer: any DatabaseWriter
+    /// The connection or pool; reads go through it too. Private to the store: everything else reads and
+    /// writes through the named methods, each keeping its invariants in one transaction.
+    let writer: any DatabaseWriter
     public let path: String
     public let isReadOnly: Bool
 
-    public var reader: any DatabaseReader { writer }
+    var reader: any DatabaseReader { writer }
 
     init(writer: any DatabaseWriter, path: String, isReadOnly: Bool) {
         self.writer = writer

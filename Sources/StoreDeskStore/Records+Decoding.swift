@@ -33,7 +33,8 @@ extension App {
             currencyPerYuan: try row.value(CodingKeys.currencyPerYuan),
             restoreOwnership: try row.value(CodingKeys.restoreOwnership),
             gracePeriodDays: try row.value(CodingKeys.gracePeriodDays),
-            appleAppId: try row.value(CodingKeys.appleAppId), environments: try row.value(CodingKeys.environments))
+            appleAppId: try row.value(CodingKeys.appleAppId), environments: try row.value(CodingKeys.environments),
+            callbackURL: try row.value(CodingKeys.callbackURL))
     }
 }
 

@@ -57,7 +57,7 @@ extension EventsCommand {
                 guard !staff.readonly else {
                     throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
                 }
-                guard try staff.consoleRole == .developer else {
+                guard try staff.consoleRole.may(.driveSubscriptionDemo) else {
                     throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
                 }
                 let database = try store.open(.readWrite)

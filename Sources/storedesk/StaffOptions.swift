@@ -15,7 +15,7 @@ struct StaffOptions: ParsableArguments {
 
     /// The options as a plain value.
     var staff: Staff { Staff(readonly: readonly, role: role, actor: actor) }
-    var consoleRole: ConsoleRole { get throws { try staff.consoleRole } }
+    var consoleRole: StaffRole { get throws { try staff.consoleRole } }
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
@@ -28,9 +28,9 @@ struct Staff: Equatable {
     var role = "operator"
     var actor: String?
 
-    var consoleRole: ConsoleRole {
+    var consoleRole: StaffRole {
         get throws {
-            guard let role = ConsoleRole(rawValue: role.lowercased()) else {
+            guard let role = StaffRole(rawValue: role.lowercased()) else {
                 throw StoreError.invalidArgument("--role must be operator, support or developer, got '\(role)'")
             }
             return role
@@ -60,8 +60,19 @@ struct Staff: Equatable {
         return staff
     }
 
+    /// The person doing something only some roles may, checked before the store is opened: `--readonly`
+    /// refuses, and so does a role without `permission` (`... (name (role)): use --role developer`).
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        let staff = try member(writing: command)
+        if let refusal = staff.refusal(permission) {
+            let roles = permission.roles.map(\.rawValue).sorted().joined(separator: " or ")
+            throw StoreError.invalidArgument(refusal + ": use --role " + roles)
+        }
+        return staff
+    }
+
     private func member(writing command: String) throws -> StaffMember {
-        let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
+        let staff = StaffMember(name: actorName, role: try consoleRole)
         guard !readonly else {
             throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
         }

@@ -35,18 +35,6 @@ struct TrustCommand: ParsableCommand {
         return root
     }
 
-    /// The person changing the roots, checked before the store is opened (the store checks the role too).
-    static func member(_ staff: StaffOptions, _ command: String) throws -> StaffMember {
-        guard !staff.readonly else {
-            throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
-        }
-        let member = StaffMember(name: staff.staff.actorName, role: try staff.consoleRole.rawValue)
-        guard member.mayEditConfiguration else {
-            throw StoreError.invalidArgument("only a developer may change the trusted roots (\(member.signature)): use --role developer")
-        }
-        return member
-    }
-
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add", abstract: "Trust a root certificate (DER or PEM). Developers only.")
@@ -57,7 +45,7 @@ struct TrustCommand: ParsableCommand {
 
         func run() throws {
             let stored = try reporting { () throws -> TrustedRoot in
-                let member = try TrustCommand.member(staff, "trust add")
+                let member = try staff.staff.member("trust add", may: .editTrustRoots)
                 let root = try TrustCommand.readRoot(file)
                 return try store.open(.readWrite).addTrustRoot(root, by: member, at: Instant(Date()))
             }
@@ -92,7 +80,7 @@ struct TrustCommand: ParsableCommand {
 
         func run() throws {
             let removed = try reporting { () throws -> TrustedRoot in
-                let member = try TrustCommand.member(staff, "trust remove")
+                let member = try staff.staff.member("trust remove", may: .editTrustRoots)
                 return try store.open(.readWrite).removeTrustRoot(id, by: member, at: Instant(Date()))
             }
             print("no longer trusted: root \(removed.id.map(String.init) ?? id), \(removed.subject)")

@@ -5,7 +5,7 @@ import Testing
 /// One Apple ID (`apple.fam`) with two players in the app and a role in another app, one outsider.
 enum RestoreFixtures {
     static let now = Instant(millis: 1_800_000_000_000)
-    static let support = StaffMember(name: "li.support", role: "support")
+    static let support = StaffMember(name: "li.support", role: .support)
 
     static func app(_ ownership: RestoreOwnership) -> App {
         App(
@@ -143,7 +143,7 @@ enum RestoreFixtures {
     }
 
     @Test func anOperatorMayOnlyLook() {
-        for role in ["operator", "viewer"] {
+        for role in [StaffRole.operator] {
             let staff = StaffMember(name: "chen.ops", role: role)
             let result = RestoreFixtures.confirm(.share, onto: RestoreAccount(userId: "u1", sid: "s1", roleId: "r1"), by: staff)
             #expect(result == .failure(.roleMayNotAct(staff)))
@@ -162,7 +162,7 @@ enum RestoreFixtures {
         prompt.request = first.request
         let second = RestoreRules.confirm(
             prompt, onto: RestoreAccount(userId: "u2", sid: "s1", roleId: "r2"),
-            by: StaffMember(name: "wang.dev", role: "developer"), products: RestoreFixtures.products,
+            by: StaffMember(name: "wang.dev", role: .developer), products: RestoreFixtures.products,
             at: RestoreFixtures.now.adding(.seconds(5)))
         guard case .failure(let refusal) = second else {
             Issue.record("a second confirm must be refused")
@@ -284,7 +284,7 @@ enum RestoreFixtures {
     }
 
     @Test func anOperatorCannotRunIt() {
-        let staff = StaffMember(name: "chen.ops", role: "operator")
+        let staff = StaffMember(name: "chen.ops", role: .operator)
         let result = RestorePurchases.plan(
             for: Self.kid, app: RestoreFixtures.app(.share), purchases: [], products: [], by: staff, at: RestoreFixtures.now)
         #expect(result == .failure(.roleMayNotAct(staff)))

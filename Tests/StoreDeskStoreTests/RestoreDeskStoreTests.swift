@@ -8,7 +8,7 @@ import Testing
 /// The restore desk against a real SQLite file built from the demo dataset.
 @Suite struct RestoreDeskStoreTests {
     static let now = Instant(millis: 1_795_000_000_000)
-    static let support = StaffMember(name: "li.support", role: "support")
+    static let support = StaffMember(name: "li.support", role: .support)
 
     /// A demo store file, closed, and the path to open it again.
     static func demoFile(_ folder: TemporaryFolder) throws -> String {
@@ -129,7 +129,7 @@ import Testing
         try store.confirmRestore(transactionId: "2000000100000095", onto: owner, by: Self.support, at: Self.now)
         let grants = try Self.count(store, "item_grant")
         let audit = try Self.count(store, "audit_log")
-        let developer = StaffMember(name: "zhao.dev", role: "developer")
+        let developer = StaffMember(name: "zhao.dev", role: .developer)
         #expect(throws: RestoreRefusal.self) {
             try store.confirmRestore(transactionId: "2000000100000095", onto: owner, by: developer, at: Self.now.adding(.seconds(1)))
         }
@@ -155,7 +155,7 @@ import Testing
             ("2000000100000093", RestoreAccount(userId: "10000024", sid: "s9", roleId: "r10000024-1"), Self.support, "unknown_role"),
             ("2000000100000093", RestoreAccount(userId: "10000023", sid: "s1", roleId: "r10000023-1"), Self.support, "kept_with_owner"),
             ("2000000100000093", RestoreAccount(userId: "10000024", sid: "s1", roleId: "r10000024-1"),
-             StaffMember(name: "chen.ops", role: "operator"), "role_may_not_act"),
+             StaffMember(name: "chen.ops", role: .operator), "role_may_not_act"),
             ("2000000100000089", RestoreAccount(userId: "10000029", sid: "s1", roleId: "r10000029-1"), Self.support, "already_resolved"),
         ]
         for (transaction, target, staff, code) in cases {

@@ -8,7 +8,7 @@ import Testing
 
 /// Trusted roots in the store, and signed notifications imported through them.
 @Suite struct TrustStoreTests {
-    static let developer = StaffMember(name: "zhao.dev", role: "developer")
+    static let developer = StaffMember(name: "zhao.dev", role: .developer)
     static let now = Instant(millis: 1_795_000_000_000)
 
     /// A demo store (its own root trusted) and a chain of our own, its root not yet trusted.
@@ -47,7 +47,7 @@ import Testing
         let (store, chain) = try Self.store()
         let root = try TrustedRoot(chain.root)
         #expect(throws: StoreError.invalidArgument("only a developer may change the trusted roots (chen.ops (operator)): use --role developer")) {
-            try store.addTrustRoot(root, by: StaffMember(name: "chen.ops", role: "operator"), at: Self.now)
+            try store.addTrustRoot(root, by: StaffMember(name: "chen.ops", role: .operator), at: Self.now)
         }
         let stored = try store.addTrustRoot(root, by: Self.developer, at: Self.now)
         #expect(stored.id == 2)  // the demo's root is 1

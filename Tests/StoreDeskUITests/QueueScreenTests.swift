@@ -25,7 +25,7 @@ import Testing
     }
 
     func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
-        try console.database.reader.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+        try console.outside().read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }
 
     @Test func theQueueListsEveryUnfinishedTransactionWithCountersPerState() throws {
@@ -81,7 +81,7 @@ import Testing
         let readOnly = try ConsoleHarness(size: size, role: .developer, readOnly: true)
         openQueue(readOnly)
         #expect(Keymap.binding(for: .character("r"), in: readOnly.state) == nil)
-        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.command == .screen("state"))
+        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.help == "state")
     }
 
     @Test func aDeveloperRunsTheSimulationLiveWithFaultsAndClockControl() throws {
@@ -127,7 +127,7 @@ import Testing
         // Stopping leaves the store clean for `check`.
         console.press(.character("r"))
         #expect(console.state.screenState(QueueScreen.self).simulation == nil)
-        #expect(try console.database.reader.read { try StoreCheck.run($0) }.isEmpty)
+        #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
     }
 
     @Test func finishingByHandIsRefusedWhileTheTransactionIsStillPurchasing() throws {
@@ -161,7 +161,7 @@ import Testing
         var found: String?
         for _ in 0..<40 where found == nil {
             tick(console, seconds: 0.5)
-            found = try console.database.reader.read {
+            found = try console.outside().read {
                 try String.fetchOne(
                     $0,
                     sql: """

@@ -13,10 +13,12 @@ import Testing
         let console = try ConsoleHarness(size: size, role: .support)
         for binding in Keymap.all {
             var state = console.state
-            state.screen = binding.screens?.first ?? .users
+            state.screen = binding.screen ?? .users
             for key in binding.keys {
                 let found = Keymap.binding(for: key, in: state)
-                #expect(found?.command == binding.command || (binding.command == .goToTab(0)), "\(key.label) → \(String(describing: found?.command))")
+                #expect(
+                    (found?.command == binding.command && found?.screen == binding.screen && found?.summary == binding.summary)
+                        || (binding.command == .goToTab(0)), "\(key.label) → \(found?.summary ?? "nothing")")
             }
         }
     }
@@ -216,7 +218,7 @@ import Testing
     @Test func ctrlRRefetchesAndKeepsTheSelectionOnTheSameRow() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "UPDATE user SET friendly_name = '改名了' WHERE id = '10000003'")
         }
         console.press(.ctrl("r"))
@@ -227,7 +229,7 @@ import Testing
     @Test func aStoreChangeKeepsTheSelectionOnItsRowEvenWhenRowsAreAddedAbove() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "DELETE FROM user_search WHERE 0")
             try db.execute(sql: "UPDATE user SET name = '新名字' WHERE id = '10000002'")
         }
@@ -246,7 +248,7 @@ import Testing
         #expect(support.text.contains("138****0000"))
         support.press(.character("p"))
         #expect(support.text.contains("13800000000"))
-        let audit = try support.database.reader.read {
+        let audit = try support.outside().read {
             try AuditEntry.fetchOne($0, sql: "SELECT * FROM audit_log WHERE action = 'reveal.phone' ORDER BY id DESC")
         }
         #expect(audit?.subject == "10000001")

@@ -104,7 +104,7 @@ public enum RestorePurchases {
         let summary = ["restored", "already_unlocked", "kept_with_owner", "expired", "refused"]
             .compactMap { code in counts[code].map { "\($0) \(code.replacingOccurrences(of: "_", with: " "))" } }
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.purchases",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.purchases",
             subject: "account \(account.label) in app \(app.id)",
             detail: summary.isEmpty ? "nothing to restore" : summary.joined(separator: ", "))
         return .success(Plan(account: account, appId: app.id, items: items, audit: audit))

@@ -109,12 +109,12 @@ public enum RestoreRules {
         request.status = .confirmed
         request.resolvedAt = now
         request.resolvedBy = staff.name
-        request.resolvedRole = staff.role
+        request.resolvedRole = staff.role.rawValue
         request.targetUserId = account.userId
         request.targetSid = account.sid
         request.targetRoleId = account.roleId
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.confirm",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.confirm",
             subject: "transaction \(transaction.id)",
             detail: "delivered \(what) to \(account.label), order \(orderId) (\(ownership))")
         return .success(
@@ -135,13 +135,13 @@ public enum RestoreRules {
         request.status = .declined
         request.resolvedAt = now
         request.resolvedBy = staff.name
-        request.resolvedRole = staff.role
+        request.resolvedRole = staff.role.rawValue
         request.reason = reason
         let event = PaymentEvent(
             at: now, transactionId: prompt.transaction.id, kind: .restoreDeclined,
             detail: "\(staff.signature) declined the restore: \(reason)")
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.decline",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.decline",
             subject: "transaction \(prompt.transaction.id)", detail: reason)
         return .success(RestoreDecision(request: request, change: PaymentChange(events: [event]), audit: audit))
     }
