@@ -49,7 +49,9 @@ extension AppDatabase {
     /// `verified` (with the root and the leaf's subject and serial), `decoded_json`, `unverified_jws`
     /// (signed, not verified: taken with `--allow-unverified`, or imported before this version, as every
     /// signed row already stored was), `storekit_testing` (Xcode or LocalTesting, not signed by the App
-    /// Store) or `simulated`. A verified row always names its signer; no other row does.
+    /// Store) or `simulated`. A verified row always names its signer; no other row does. The table is now a
+    /// rowid table, rows in the order they came, with the UUID in an index of its own: an import of a
+    /// hundred thousand notifications appends its rows instead of scattering them by UUID across the file.
     static let trustSchema = """
         CREATE TABLE trust_root (
             id INTEGER PRIMARY KEY,
@@ -62,7 +64,8 @@ extension AppDatabase {
             added_by TEXT NOT NULL
         );
         CREATE TABLE subscription_event_v11 (
-            notification_uuid TEXT PRIMARY KEY NOT NULL,
+            id INTEGER PRIMARY KEY,
+            notification_uuid TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,
             notification_type TEXT NOT NULL,
             subtype TEXT,
@@ -80,14 +83,15 @@ extension AppDatabase {
             imported_at INTEGER NOT NULL,
             CHECK ((provenance = 'verified') = (root_sha256 IS NOT NULL AND root_subject IS NOT NULL
               AND signer_subject IS NOT NULL AND signer_serial IS NOT NULL))
-        ) WITHOUT ROWID;
+        );
         INSERT INTO subscription_event_v11 (notification_uuid, original_transaction_id, notification_type, subtype,
           signed_date, transaction_id, product_id, provenance, payload, source, imported_at)
         SELECT notification_uuid, original_transaction_id, notification_type, subtype, signed_date, transaction_id,
           product_id, provenance, payload, source, imported_at
-        FROM subscription_event;
+        FROM subscription_event ORDER BY imported_at, signed_date;
         DROP TABLE subscription_event;
         ALTER TABLE subscription_event_v11 RENAME TO subscription_event;
+        CREATE UNIQUE INDEX subscription_event_on_uuid ON subscription_event(notification_uuid);
         CREATE INDEX subscription_event_on_chain ON subscription_event(original_transaction_id, signed_date);
         """
 

@@ -30,10 +30,18 @@ extension AppDatabase {
         from file: NotificationFile, extraRoots: [TrustedRoot] = [], allowUnverified: Bool = false, source: String,
         importedAt: Instant, each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
-        try writer.write { db in
-            let importer = try NotificationImporter(db: db, source: source, importedAt: importedAt)
-            let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: importedAt)
-            return try importer.run(file, trust: trust, keepLines: false, each: each)
+        try writer.writeWithoutTransaction { db in
+            // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
+            // emptied at every release) instead of a temporary file written line after line.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            var report = NotificationImport.Report()
+            try db.inTransaction {
+                let importer = try NotificationImporter(db: db, source: source, importedAt: importedAt)
+                let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: importedAt)
+                report = try importer.run(file, trust: trust, keepLines: false, each: each)
+                return .commit
+            }
+            return report
         }
     }
 
@@ -110,6 +118,20 @@ public struct NotificationFile {
         reader = try NotificationLineReader(path: path)
         name = (path as NSString).lastPathComponent
         self.path = path
+    }
+
+    /// The file's non-blank lines as text, a chunk at a time (those that are not UTF-8 are passed over).
+    public func lines() -> Lines { Lines(reader: reader) }
+
+    public struct Lines {
+        var reader: NotificationLineReader
+
+        public mutating func next() throws -> String? {
+            while let item = try reader.next() {
+                if case .text(_, let text) = item { return text }
+            }
+            return nil
+        }
     }
 
     /// Lines already in memory (the embedded demo file, tests).

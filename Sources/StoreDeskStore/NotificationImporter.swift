@@ -140,10 +140,9 @@ struct NotificationImporter {
         for row in stale {
             let events = try SubscriptionEventRow.events(db, originalTransactionIds: [row.id])
             if !events.isEmpty, let product = catalogue.products[row.productId] {
-                var timeline = SubscriptionTimeline()
-                timeline.record(contentsOf: events)
                 if let derived = Self.derive(
-                    row.id, timeline: timeline, owner: row.userId, product: product, rate: row.timeRate, now: now)
+                    row.id, folding: ChainFolding(events: events), owner: row.userId, product: product, rate: row.timeRate,
+                    now: now)
                 {
                     try rows.save(derived)
                 }
@@ -154,13 +153,12 @@ struct NotificationImporter {
         }
     }
 
-    /// A chain's row as its notifications describe it at `now`, at the chain's time rate.
+    /// A chain's row as its notifications describe it at `now` (all of them signed by then), at the
+    /// chain's time rate.
     static func derive(
-        _ originalTransactionId: String, timeline: SubscriptionTimeline, owner: String, product: Product, rate: TimeRate,
-        now: Instant
+        _ originalTransactionId: String, folding: ChainFolding, owner: String, product: Product, rate: TimeRate, now: Instant
     ) -> Subscription? {
-        let snapshot = timeline.snapshot(at: now, timeRates: [originalTransactionId: rate])
-        guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return nil }
+        guard let info = folding.info(at: now, billingRetryLimit: rate.billingRetryLimit) else { return nil }
         var row = info.subscription(userId: owner, appId: product.appId)
         if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
         row.timeRate = rate
@@ -170,9 +168,10 @@ struct NotificationImporter {
 
 extension NotificationImporter {
     /// What one chain's lines need from the lines before them, so the next one folds without reading the
-    /// store: every notification of the chain, its owner (and the token that named it), its product and rate.
+    /// store: the chain folded so far (its state, not its notifications), its owner (and the token that
+    /// named it), its product and rate.
     struct Chain {
-        var timeline: SubscriptionTimeline
+        var folding: ChainFolding
         var owner: String?
         var ownerToken: String?
         var product: Product
@@ -214,9 +213,11 @@ extension NotificationImporter {
         private let insertEvent: BulkInsert
         private let rows: SubscriptionRowStatement
         private let owners: OwnerLookup
-        private let savepoint: Statement
-        private let release: Statement
-        private let rollback: Statement
+        private let storedRow: Statement
+        private let events: Statement
+        private let savepoint: BulkInsert
+        private let release: BulkInsert
+        private let rollback: BulkInsert
 
         init(importer: NotificationImporter) throws {
             self.importer = importer
@@ -224,15 +225,17 @@ extension NotificationImporter {
             var now = importer.clock ?? importer.importedAt
             if let at = importer.clockAtLeast { now = max(now, at) }
             self.now = now
-            // Which notifications this run took in, and on which line: a repeat names the line it repeats.
+            // Which notifications this run took in, and on which line, by a 64-bit hash of the UUID (a few
+            // bytes a line): a repeat names the line it repeats. Only a UUID already in the store is looked
+            // up here, so a clash of hashes could only name a line for one that was there before the run.
             try db.execute(
                 sql: """
-                    CREATE TEMP TABLE IF NOT EXISTS import_seen (uuid TEXT PRIMARY KEY NOT NULL, line INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TEMP TABLE IF NOT EXISTS import_seen (hash INTEGER PRIMARY KEY, line INTEGER NOT NULL);
                     DELETE FROM temp.import_seen;
                     """)
             exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription_event WHERE notification_uuid = ?")
-            firstLine = try db.cachedStatement(sql: "SELECT line FROM temp.import_seen WHERE uuid = ?")
-            seen = try BulkInsert(db, cachedSQL: "INSERT INTO temp.import_seen (uuid, line) VALUES (?, ?)")
+            firstLine = try db.cachedStatement(sql: "SELECT line FROM temp.import_seen WHERE hash = ?")
+            seen = try BulkInsert(db, cachedSQL: "INSERT OR IGNORE INTO temp.import_seen (hash, line) VALUES (?, ?)")
             insertEvent = try BulkInsert(
                 db,
                 cachedSQL: """
@@ -240,12 +243,17 @@ extension NotificationImporter {
                       signed_date, transaction_id, product_id, provenance, root_sha256, root_subject, signer_subject,
                       signer_serial, payload, source, imported_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (notification_uuid) DO NOTHING
                     """)
             rows = try SubscriptionRowStatement(db)
             owners = try OwnerLookup(db)
-            savepoint = try db.cachedStatement(sql: "SAVEPOINT notification_line")
-            release = try db.cachedStatement(sql: "RELEASE notification_line")
-            rollback = try db.cachedStatement(sql: "ROLLBACK TO notification_line")
+            storedRow = try db.cachedStatement(
+                sql: "SELECT user_id, time_rate_month_ms FROM subscription WHERE original_transaction_id = ?")
+            events = try db.cachedStatement(
+                sql: "SELECT \(SubscriptionEventRow.columns) FROM subscription_event WHERE original_transaction_id = ?")
+            savepoint = try BulkInsert(db, cachedSQL: "SAVEPOINT notification_line")
+            release = try BulkInsert(db, cachedSQL: "RELEASE notification_line")
+            rollback = try BulkInsert(db, cachedSQL: "ROLLBACK TO notification_line")
         }
 
         func finish() {
@@ -271,30 +279,22 @@ extension NotificationImporter {
             }
             line.notificationUUID = event.notificationUUID
             line.originalTransactionId = event.originalTransactionId
-            if try Bool.fetchOne(exists, arguments: [event.notificationUUID]) != nil {
-                if let first = try Int.fetchOne(firstLine, arguments: [event.notificationUUID]) {
-                    line.outcome = .skipped("repeats notification \(event.notificationUUID) of line \(first)")
-                } else {
-                    line.outcome = .skipped("notification \(event.notificationUUID) is already in the store")
-                }
-                return line
-            }
             if let problem {
-                line.outcome = problem
+                line.outcome = try repeated(event) ?? problem
                 return line
             }
             guard let transaction = event.transaction, let product else {
-                line.outcome = .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
+                line.outcome = try repeated(event) ?? .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
                 return line
             }
             let chainId = transaction.originalTransactionId
             let lineNow = max(now, event.signedDate)
-            var chain = try chains.take(chainId) ?? loadChain(chainId, product: product)
-            var created: String?
-            try savepoint.execute()
+            try savepoint.run { _ in }
+            // The notification first: one already stored (in the store, or earlier in this file) changes
+            // nothing, and is found without a lookup of its own.
+            let inserted: Int32
             do {
-                let owner = try owners.owner(of: transaction, chain: &chain, created: &created)
-                try insertEvent.insert { bind in
+                inserted = try insertEvent.run { bind in
                     bind.text(event.notificationUUID)
                     bind.text(chainId)
                     bind.text(event.notificationType.rawValue)
@@ -311,23 +311,41 @@ extension NotificationImporter {
                     bind.text(importer.source)
                     bind.int(importer.importedAt.millis)
                 }
-                chain.timeline.record(event)
+            } catch let error as DatabaseError {
+                try rollback.run { _ in }
+                try release.run { _ in }
+                line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
+                return line
+            }
+            guard inserted > 0 else {
+                try release.run { _ in }
+                line.outcome = try repeated(event) ?? .skipped("notification \(event.notificationUUID) is already in the store")
+                return line
+            }
+            var chain = try chains.take(chainId) ?? loadChain(chainId, product: product)
+            var created: String?
+            do {
+                let owner = try owners.owner(of: transaction, chain: &chain, created: &created)
+                if !chain.folding.append(event) {
+                    // Earlier than what was folded: fold the chain again from everything stored, this one included.
+                    chain.folding = ChainFolding(events: try SubscriptionEventRow.events(events, chain: chainId))
+                }
                 chain.product = product
                 if let row = NotificationImporter.derive(
-                    chainId, timeline: chain.timeline, owner: owner, product: product, rate: chain.rate, now: lineNow)
+                    chainId, folding: chain.folding, owner: owner, product: product, rate: chain.rate, now: lineNow)
                 {
                     try rows.save(row)
                 }
                 try seen.insert { bind in
-                    bind.text(event.notificationUUID)
+                    bind.int(Self.hash(event.notificationUUID))
                     bind.int(judged.line)
                 }
-                try release.execute()
+                try release.run { _ in }
                 line.userId = owner
             } catch let error as DatabaseError {
                 // The chain is not put back: read again from the store, it holds nothing of this line.
-                try rollback.execute()
-                try release.execute()
+                try rollback.run { _ in }
+                try release.run { _ in }
                 line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
                 return line
             }
@@ -342,17 +360,35 @@ extension NotificationImporter {
             return line
         }
 
-        /// A chain as the store holds it: its notifications, owner and rate (the one its row keeps, else
-        /// the demo's, else real time).
+        /// Why a notification already stored is skipped (a repeat of a line of this file, or in the store
+        /// before); nil when it is not stored.
+        private func repeated(_ event: SubscriptionEvent) throws -> NotificationImport.Outcome? {
+            guard try Bool.fetchOne(exists, arguments: [event.notificationUUID]) != nil else { return nil }
+            if let first = try Int.fetchOne(firstLine, arguments: [Self.hash(event.notificationUUID)]) {
+                return .skipped("repeats notification \(event.notificationUUID) of line \(first)")
+            }
+            return .skipped("notification \(event.notificationUUID) is already in the store")
+        }
+
+        /// FNV-1a over the UUID's bytes: the same in every run (Swift's `Hasher` is seeded per process).
+        static func hash(_ uuid: String) -> Int64 {
+            var value: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in uuid.utf8 {
+                value ^= UInt64(byte)
+                value = value &* 0x0000_0100_0000_01b3
+            }
+            return Int64(bitPattern: value)
+        }
+
+        /// A chain as the store holds it: its notifications folded, its owner and rate (the one its row
+        /// keeps, else the demo's, else real time). A chain with no row has no notifications either
+        /// (`check` holds the store to that), so a new chain costs one lookup.
         private func loadChain(_ id: String, product: Product) throws -> Chain {
-            var timeline = SubscriptionTimeline()
-            timeline.record(contentsOf: try SubscriptionEventRow.events(db, originalTransactionIds: [id]))
-            let row = try Row.fetchOne(
-                db, sql: "SELECT user_id, time_rate_month_ms FROM subscription WHERE original_transaction_id = ?",
-                arguments: [id])
+            let row = try Row.fetchOne(storedRow, arguments: [id])
             let kept: Int64? = row?["time_rate_month_ms"]
+            let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try SubscriptionEventRow.events(events, chain: id))
             return Chain(
-                timeline: timeline, owner: row?["user_id"], ownerToken: nil, product: product,
+                folding: folding, owner: row?["user_id"], ownerToken: nil, product: product,
                 rate: kept.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime, written: false)
         }
     }
@@ -488,6 +524,11 @@ enum SubscriptionEventRow {
             db, sql: "SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN (\(marks))",
             arguments: StatementArguments(originalTransactionIds))
         return try rows.map(decode(row:))
+    }
+
+    /// One chain's notifications through a cached statement (`SELECT columns ... WHERE original_transaction_id = ?`).
+    static func events(_ statement: Statement, chain: String) throws -> [SubscriptionEvent] {
+        try Row.fetchAll(statement, arguments: [chain]).map(decode(row:))
     }
 
     /// A player's notifications: those of every chain the player owns.

@@ -118,6 +118,15 @@ public struct SigningChain: @unchecked Sendable {
     /// The root as a PEM file's text, for `storedesk trust add`.
     public func rootPEM() throws -> String { try root.serializeAsPEM().pemString + "\n" }
 
+    /// Whether `jws`'s ES256 signature verifies with this chain's leaf key, and nothing else (no header,
+    /// no chain): what the signatures alone cost, as a benchmark's floor.
+    public func isSignatureValid(_ jws: UnverifiedJWS) -> Bool {
+        guard let raw = UnverifiedJWS.base64URLDecode(jws.signature),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return leafKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+    }
+
     /// Signs `payload` as a compact JWS. The defaults are Apple's header and this chain's leaf key; a
     /// test passes another `alg`, `x5c` (nil leaves it out) or key to make one check fail on its own.
     public func sign(

@@ -146,7 +146,7 @@ public enum NotificationImport {
     ) -> Judged {
         let decoded: NotificationLine
         do {
-            decoded = try NotificationLine.decode(jsonLine: Data(text.utf8))
+            decoded = try NotificationLine.decode(line: text)
         } catch {
             return Judged(line: number, verdict: .unreadable(SubscriptionDecodingError(error).description))
         }

@@ -69,6 +69,62 @@ public struct NotificationLine: Sendable {
             throw SubscriptionDecodingError(error)
         }
     }
+
+    /// Reads one line of a file. Apple's raw `{"signedPayload": "<JWS>"}` lines, kilobytes of base64 each,
+    /// are taken apart without a JSON pass over the wrapper (a JWS has no character JSON would escape);
+    /// anything else goes through `decode(jsonLine:)`.
+    public static func decode(line: Substring) throws -> NotificationLine {
+        if let compact = signedPayload(of: line) {
+            do {
+                let jws = try UnverifiedJWS(compact: String(compact))
+                var decoded = try jws.decodePayload(NotificationLine.self)
+                guard decoded.signedPayload == nil else {
+                    throw SubscriptionDecodingError.malformedJWS("the signedPayload's payload is itself a signedPayload")
+                }
+                decoded.signedPayload = jws
+                decoded.event.provenance = .unverifiedJWS
+                return decoded
+            } catch {
+                throw SubscriptionDecodingError(error)
+            }
+        }
+        return try decode(jsonLine: Data(line.utf8))
+    }
+
+    /// The JWS of a line that is exactly `{"signedPayload": "..."}` (spaces allowed), else nil.
+    static func signedPayload(of line: Substring) -> Substring? {
+        let utf8 = line.utf8
+        var index = utf8.startIndex
+        func skipSpaces() {
+            while index < utf8.endIndex, [0x20, 0x09, 0x0D, 0x0A].contains(utf8[index]) { index = utf8.index(after: index) }
+        }
+        func expect(_ text: String) -> Bool {
+            for byte in text.utf8 {
+                guard index < utf8.endIndex, utf8[index] == byte else { return false }
+                index = utf8.index(after: index)
+            }
+            return true
+        }
+        skipSpaces()
+        guard expect("{") else { return nil }
+        skipSpaces()
+        guard expect("\"signedPayload\"") else { return nil }
+        skipSpaces()
+        guard expect(":") else { return nil }
+        skipSpaces()
+        guard expect("\"") else { return nil }
+        let start = index
+        while index < utf8.endIndex, utf8[index] != UInt8(ascii: "\""), utf8[index] != UInt8(ascii: "\\") {
+            index = utf8.index(after: index)
+        }
+        guard index < utf8.endIndex, utf8[index] == UInt8(ascii: "\"") else { return nil }
+        let end = index
+        index = utf8.index(after: index)
+        skipSpaces()
+        guard expect("}") else { return nil }
+        skipSpaces()
+        return index == utf8.endIndex ? line[start..<end] : nil
+    }
 }
 
 extension NotificationLine: Decodable {

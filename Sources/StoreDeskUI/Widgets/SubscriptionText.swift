@@ -37,6 +37,10 @@ extension DetailText {
         let access = info.isEntitled ? "access: " + Self.shortProduct(info.productId) : "no access"
         line(Span("  since \(day(info.originalPurchaseDate)) · auto-renew \(info.autoRenew ? "on" : "off") · \(access)", .muted))
         if let offer = info.offerText { line(Span("  offer: " + offer, .muted)) }
+        if !events.isEmpty {
+            let trust = TrustSummary(events)
+            line(Span("  notifications: ", .muted), Span(trust.text, Self.role(trust)))
+        }
         for event in events { timelineLine(event, zone: zone, dateWidth: 10) }
     }
 
@@ -46,6 +50,17 @@ extension DetailText {
     mutating func timelineLine(_ event: SubscriptionEvent, zone: TimeZone, dateWidth: Int) {
         let date = dateWidth > 10 ? event.signedDate.shortText(in: zone) : event.signedDate.dayText(in: zone)
         line([Span("  " + date + " ", .muted), Self.trustMark(event), Span(" " + event.appleName, .detailValue)])
+    }
+
+    /// How a subscription's notifications read together: green when all are verified, a warning when some
+    /// are decoded or from StoreKit testing, an error when some came signed but were not verified.
+    static func role(_ trust: TrustSummary) -> Role {
+        switch trust.weakest {
+        case .unverifiedJWS: .statusError
+        case .decodedJSON, .storeKitTesting: .statusWarning
+        case .verified: .statusSuccess
+        case .simulated, nil: .muted
+        }
     }
 
     /// The mark beside an event on a timeline. A chain to a root other than Apple's (the demo's, a test
