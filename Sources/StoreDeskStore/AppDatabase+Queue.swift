@@ -79,39 +79,19 @@ extension AppDatabase {
         }
     }
 
-    /// The work an earlier simulation left in flight (it was killed, or the console quit): unfinished
-    /// transactions the simulator wrote, with their order and how many callbacks the server has had.
-    /// Dropped orders (the client crashed) and transactions with a restore prompt are left to the restore desk.
-    public func paymentsInFlight() throws -> [PaymentSimulation.InFlight] {
-        try reader.read { db in
-            let transactions = try StoreTransaction.fetchAll(
-                db,
-                sql: """
-                    SELECT t.* FROM store_transaction t
-                    WHERE t.finished = 0
-                      AND EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
-                      AND NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed')
-                      AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id)
-                    ORDER BY t.purchase_date, t.id
-                    """)
-            return try transactions.map { t in
-                let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [t.id])
-                let callbacks = try order.map {
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM server_callback WHERE order_id = ?", arguments: [$0.id]) ?? 0
-                } ?? 0
-                return PaymentSimulation.InFlight(transaction: t, order: order, callbacks: callbacks)
-            }
-        }
-    }
-
     /// `finishTransaction` on one transaction of the store, as the client would call it: refused while
-    /// it is purchasing or deferred, or paid but not yet granted. The transaction and its event are
-    /// written together.
+    /// it is purchasing or deferred, or paid but not yet granted, and while another process's payment
+    /// run has it in flight (that run moves it on). The transaction and its event are written together.
     public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
         if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
         return try writer.write { db in
             guard let transaction = try StoreTransaction.fetchOne(db, key: id), !transaction.finished else {
                 return .failure(.notInQueue(transactionId: id))
+            }
+            if let owner = try Int64.fetchOne(db, sql: "SELECT run_id FROM store_transaction WHERE id = ?", arguments: [id]),
+                !(try PaymentRuns.isGone(db, owner, store: path, now: at))
+            {
+                return .failure(.inFlightElsewhere(transactionId: id, run: owner))
             }
             if transaction.state == .purchased {
                 let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [id])

@@ -46,7 +46,7 @@ public struct AppDatabase: Sendable {
         var config = Configuration()
         config.readonly = readOnly
         config.foreignKeysEnabled = true
-        config.busyMode = .timeout(2)
+        config.busyMode = .callback(waitForLock)
         config.label = "storedesk"
         if !readOnly {
             // In WAL mode NORMAL is the documented setting: a commit survives a crash of the process
@@ -69,6 +69,20 @@ public struct AppDatabase: Sendable {
             }
         }
         return config
+    }
+
+    /// How long a connection waits for another process's lock before it gives up (`StoreError.locked`).
+    static let lockWaitMilliseconds = 60_000
+
+    /// SQLite's busy handler: try again every millisecond for up to `lockWaitMilliseconds`. Many
+    /// processes write one store (simulations, consoles, the restore desk); a writer that finds the
+    /// lock taken waits its turn instead of failing. SQLite's own timeout sleeps up to 100 ms between
+    /// tries, and a payment pipeline that commits back to back leaves the lock free for microseconds
+    /// at a time, so a waiter that looks rarely can starve; one that looks every millisecond gets in.
+    @Sendable static func waitForLock(_ tries: Int) -> Bool {
+        guard tries < lockWaitMilliseconds else { return false }
+        usleep(1000)
+        return true
     }
 
     /// Opens an existing store, checking that it is one this binary understands before touching it.

@@ -37,6 +37,21 @@ public enum StoreCheck {
                 FROM item_grant g LEFT JOIN payment_order o ON o.order_id = g.order_id WHERE o.order_id IS NULL
                 """),
         Invariant(
+            kind: "order_pending_with_grant",
+            sql: """
+                SELECT o.order_id, 'order ' || o.order_id || ' (transaction ' || o.transaction_id
+                  || ') is pending but holds grant ' || g.id
+                FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id WHERE o.status = 'pending'
+                """),
+        Invariant(
+            kind: "order_without_payment",
+            sql: """
+                SELECT o.order_id, 'order ' || o.order_id || ' is for transaction ' || o.transaction_id || ', which is '
+                  || t.state || ', not paid'
+                FROM payment_order o JOIN store_transaction t ON t.id = o.transaction_id
+                WHERE t.state NOT IN ('purchased', 'restored')
+                """),
+        Invariant(
             kind: "finished_purchase_not_delivered",
             sql: """
                 SELECT t.id, 'transaction ' || t.id || ' (user ' || t.user_id || ', ' || t.product_id
@@ -107,6 +122,19 @@ public enum StoreCheck {
                 FROM restore_request r WHERE r.status = 'confirmed'
                   AND (SELECT COUNT(*) FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id
                        WHERE o.transaction_id = r.transaction_id) != 1
+                """),
+        Invariant(
+            kind: "served_success_without_grant",
+            sql: """
+                SELECT c.order_id, 'the game server answered success to order ' || c.order_id || ' of ' || c.app_id
+                  || ' but holds no grant for it'
+                FROM game_server_callback c
+                WHERE NOT EXISTS (SELECT 1 FROM game_server_grant g WHERE g.app_id = c.app_id AND g.order_id = c.order_id)
+                UNION ALL
+                SELECT g.order_id, 'the game server granted order ' || g.order_id || ' of ' || g.app_id
+                  || ' from a callback it did not record as granting'
+                FROM game_server_grant g JOIN game_server_callback c ON c.id = g.callback_id
+                WHERE c.outcome != 'granted' OR c.order_id != g.order_id
                 """),
         Invariant(
             kind: "event_without_transaction",

@@ -56,10 +56,18 @@ public protocol QueueStore: Sendable {
     func eventTally(after eventId: Int64?) throws -> EventTally
     func queueDetail(transactionId: String) throws -> QueueDetail?
     func paymentCatalogue(userLimit: Int) throws -> PaymentCatalogue
-    func paymentsInFlight() throws -> [PaymentSimulation.InFlight]
-    /// Commits simulation steps, each with its events, in one transaction.
-    func apply(_ changes: [PaymentChange]) throws
-    func apply(_ change: PaymentChange) throws
+    /// Starts a payment run (its number, its hold) and, with `takingOver`, moves to it the work in flight
+    /// of runs that are gone: exactly once, however many runs start at the same moment.
+    func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart
+    /// Ends a run that stops cleanly: what it leaves in flight is free for the next run at once.
+    func endRun(_ run: PaymentRun) throws
+    /// Says an idle run is alive; throws `StoreError.runEnded` once another run took it over.
+    func heartbeat(_ run: PaymentRun) throws
+    /// Commits a run's simulation steps, each with its events, in one transaction that also renews the
+    /// run's heartbeat; refused whole (`StoreError.runEnded`) once another run took it over.
+    func apply(_ changes: [PaymentChange], run: PaymentRun) throws
+    /// finishTransaction by hand: refused while purchasing, deferred or not yet granted, and while another
+    /// process's live run has the transaction in flight.
     func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal>
 }
 

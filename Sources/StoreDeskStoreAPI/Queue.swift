@@ -51,11 +51,14 @@ public struct PaymentCatalogue: Sendable {
     public var apps: [App]
     public var products: [Product]
     public var userIds: [String]
+    /// Ask to Buy and failing transactions, by app, from the apps' StoreKit configuration files.
+    public var storeKitTesting: [String: StoreKitPurchaseTesting]
 
-    public init(apps: [App], products: [Product], userIds: [String]) {
+    public init(apps: [App], products: [Product], userIds: [String], storeKitTesting: [String: StoreKitPurchaseTesting] = [:]) {
         self.apps = apps
         self.products = products
         self.userIds = userIds
+        self.storeKitTesting = storeKitTesting
     }
 }
 

@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownUser(id: String)
     case invalidArgument(String)
     case database(path: String, message: String)
+    /// A payment run's commit was refused: it ended, or another process took its work over.
+    case runEnded(path: String, run: Int64, takenOverBy: Int64?)
 
     public var description: String {
         switch self {
@@ -31,6 +33,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .unknownUser(let id): "no user with id '\(id)'"
         case .invalidArgument(let message): message
         case .database(let path, let message): "\(path): \(message)"
+        case .runEnded(let path, let run, let by?):
+            "\(path): payment run \(run) was taken over by run \(by), which found it gone: this process stops writing"
+        case .runEnded(let path, let run, nil): "\(path): payment run \(run) has ended: it writes nothing more"
         }
     }
 }

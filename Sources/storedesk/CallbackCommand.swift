@@ -1,24 +1,53 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
+import StoreDeskStore
 
 /// `storedesk callback sign|verify`: the platform's signed server callback, from a shell.
 struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callback",
         abstract: "Sign or verify a form-encoded server callback with an app's AppKey.",
-        subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self])
+        subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self, CallbackCheckCommand.self])
 }
 
-/// The AppKey option shared by both subcommands; the key itself is never printed in the clear.
+/// Where the AppKey comes from, shared by both subcommands; the key itself is never printed in the clear.
+/// `--app APP` takes the key the store keeps for that app, `--app-key-file FILE` (or `-`) reads it from a
+/// file, and `--app-key K` stays for throwaway test keys (a real key on the command line is visible to
+/// other users in the process list).
 struct AppKeyOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The app's AppKey (never printed in the clear).", valueName: "key"))
-    var appKey: String
+    @Option(name: .long, help: ArgumentHelp("A throwaway test AppKey (visible in the process list: use --app or --app-key-file for a real one).", valueName: "key"))
+    var appKey: String?
+    @Option(name: .long, help: ArgumentHelp("Use the AppKey the store keeps for this app.", valueName: "id"))
+    var app: String?
+    @Option(name: .customLong("app-key-file"), help: ArgumentHelp("Read the AppKey from a file (one line).", valueName: "file"))
+    var appKeyFile: String?
+    @OptionGroup var store: StoreOptions
 
-    /// The key, or a one-line error when it is empty.
+    /// The key, from exactly one of the three sources, or a one-line error.
     func checked() throws -> String {
-        guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
-        return appKey
+        let given = [appKey != nil, app != nil, appKeyFile != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw fail(given == 0 ? "give the AppKey with --app APP, --app-key-file FILE or --app-key K" : "give only one of --app, --app-key-file and --app-key")
+        }
+        if let appKey {
+            guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
+            return appKey
+        }
+        if let appKeyFile {
+            // Standard input carries the callback, so the key must come from a real file.
+            guard appKeyFile != "-" else { throw fail("--app-key-file -: standard input carries the callback here; give a file") }
+            return try reporting { try AppKeyFile.read(appKeyFile) }
+        }
+        let id = app ?? ""
+        return try reporting {
+            let database = try store.open(.readOnly)
+            guard let found = try database.app(id: id) else {
+                let known = (try? database.apps().map(\.id)) ?? []
+                throw StoreError.invalidArgument("no app with id '\(id)' (known: \(known.joined(separator: ", ")))")
+            }
+            return found.appKey
+        }
     }
 }
 
@@ -41,7 +70,11 @@ struct CallbackSignCommand: ParsableCommand {
 struct CallbackVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Read one callback body on stdin and print the verdict. Exit 0 only when the signature is valid.")
+        abstract: "Read one callback body on stdin and print the verdict. Exit 0 only when the signature is valid.",
+        discussion: """
+            The signature alone decides validity, as the platform's verify_sign does; a missing or empty field, \
+            or an order_id that is not a number, is a warning beside a valid verdict.
+            """)
 
     @OptionGroup var key: AppKeyOption
     @Flag(help: "Print the verdict as JSON (the AppKey masked).") var json = false
@@ -60,9 +93,16 @@ struct CallbackVerifyCommand: ParsableCommand {
                 var expectedSign: String
                 @NullWhenAbsent var receivedSign: String?
                 var hashedString: String
+                var warnings: [Warning]
+
+                struct Warning: Encodable {
+                    var code: String
+                    var field: String
+                    var message: String
+                }
 
                 enum CodingKeys: String, CodingKey {
-                    case valid, verdict, reason
+                    case valid, verdict, reason, warnings
                     case orderId = "order_id", expectedSign = "expected_sign", receivedSign = "received_sign"
                     case hashedString = "hashed_string"
                 }
@@ -71,13 +111,15 @@ struct CallbackVerifyCommand: ParsableCommand {
                 Output(
                     valid: check.isValid, verdict: check.verdict.code, orderId: orderId, reason: check.reason,
                     expectedSign: check.expectedSign, receivedSign: check.receivedSign,
-                    hashedString: check.maskedHashedString))
+                    hashedString: check.maskedHashedString,
+                    warnings: check.warnings.map { .init(code: $0.code, field: $0.field, message: $0.message) }))
         } else {
             print("\(check.isValid ? "valid" : "invalid") (\(check.verdict.code)) order_id=\(orderId ?? "-")")
             print("reason    \(check.reason)")
             print("expected  \(check.expectedSign)")
             print("received  \(check.receivedSign ?? (check.receivedIsArray ? "(an array)" : "(none)"))")
             print("hashed    \(check.maskedHashedString)")
+            for warning in check.warnings { print("warning   \(warning.message)") }
         }
         if !check.isValid { throw ExitCode(1) }
     }

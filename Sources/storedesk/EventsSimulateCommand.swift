@@ -24,7 +24,8 @@ extension EventsCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The player's user id.") var user: String
         @Option(help: "The auto-renewable product (default: the app's monthly subscription).") var product: String?
-        @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real.") var rate = "30s"
+        @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real (default: the app's StoreKit configuration's, else 30s).")
+        var rate: String?
         @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
         @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
         var steps: [String] = []
@@ -49,7 +50,10 @@ extension EventsCommand {
 
         func run() throws {
             let result = try reporting { () throws -> SimulateJSON in
-                guard let rate = Self.rates[rate] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(rate)'") }
+                let chosenRate = try rate.map { text in
+                    guard let rate = Self.rates[text] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(text)'") }
+                    return rate
+                }
                 guard (1...1_000_000_000).contains(seconds) else {
                     throw StoreError.invalidArgument("--for must be a number of seconds from 1 to 1000000000, got \(seconds)")
                 }
@@ -63,6 +67,8 @@ extension EventsCommand {
                 let database = try store.open(.readWrite)
                 let start = try database.clock() ?? Instant(Date())
                 let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
+                // Without --rate, the app's StoreKit configuration decides, as Xcode's test session would.
+                let rate = try chosenRate ?? database.storeKitTimeRate(appId: setup.app.id)?.timeRate ?? .monthEvery30Seconds
                 let end = start.adding(.seconds(Int64(seconds)))
                 var simulation = setup.simulation(start: start, rate: rate)
                 let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)

@@ -19,6 +19,9 @@ struct StaffOptions: ParsableArguments {
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        try staff.member(command, may: permission)
+    }
 }
 
 /// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
@@ -60,7 +63,7 @@ struct Staff: Equatable {
         return staff
     }
 
-    /// The person doing something only some roles may, checked before the store is opened: `--readonly`
+    /// The person doing something only some roles may (trust roots, an app's settings, its catalogue), checked before the store is opened: `--readonly`
     /// refuses, and so does a role without `permission` (`... (name (role)): use --role developer`).
     func member(_ command: String, may permission: Permission) throws -> StaffMember {
         let staff = try member(writing: command)

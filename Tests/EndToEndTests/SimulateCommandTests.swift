@@ -31,7 +31,7 @@ import Testing
         #expect((summary["callbacks_duplicate"] as? Int ?? 0) > 0)
         #expect((summary["dropped_orders"] as? Int ?? 0) > 0)
         #expect((summary["states"] as? [String: Int])?["failed"] ?? 0 > 0)
-        let sql = "SELECT COUNT(*) FROM item_grant WHERE order_id LIKE 'sim%'"
+        let sql = "SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'"
         #expect(try shell("sqlite3 \(path) \"\(sql)\"").output == "\(grants)\n")
         let check = try Binary.run(["check", "--db", path], home: home)
         #expect(check.status == 0, "\(check.stdout)")
@@ -92,7 +92,7 @@ import Testing
             Int(try shell("sqlite3 \(path) \"\(sql)\"").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
         #expect(try count("SELECT COUNT(*) FROM transaction_event") > 100)
-        #expect(try count("SELECT COUNT(*) FROM item_grant WHERE order_id LIKE 'sim%'") > 10)
+        #expect(try count("SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'") > 10)
         // No paid order lost: every paid simulated transaction is granted, or still open in the queue.
         let lost = """
             SELECT COUNT(*) FROM store_transaction t WHERE t.id LIKE 'sim%' AND t.state = 'purchased' AND t.finished = 1

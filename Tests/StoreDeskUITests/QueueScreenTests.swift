@@ -130,6 +130,31 @@ import Testing
         #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
     }
 
+    /// Another process took this console's run over (it judged it gone): the simulation stops and
+    /// says so, and the write it was refused leaves nothing behind, rather than running on ahead of the store.
+    @Test func aSimulationTakenOverByAnotherRunStopsAndSaysWhy() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("r"), .character("+"), .character("+"), .character("+"))
+        #expect(console.state.status?.text.hasPrefix("speed") == true)
+        tick(console, seconds: 1)
+        let run = try #require(console.state.screenState(QueueScreen.self).run?.id)
+        #expect(try count(console, "SELECT COUNT(*) FROM store_transaction WHERE run_id = \(run)") > 0)
+        // When another process marks the run taken over, as a takeover on a stale lease would
+        try console.outside().write { db in
+            try db.execute(sql: "INSERT INTO payment_run (kind, pid, started_at, heartbeat_at) VALUES ('simulate', 1, 0, 0)")
+            try db.execute(sql: "UPDATE payment_run SET ended_at = 0, taken_over_by = ? WHERE id = ?", arguments: [db.lastInsertedRowID, run])
+        }
+        let events = try count(console, "SELECT COUNT(*) FROM transaction_event")
+        tick(console, seconds: 1)
+        // Then the console's next write is refused whole and its simulation stops, saying why
+        #expect(console.state.screenState(QueueScreen.self).simulation == nil)
+        #expect(console.state.status?.text.contains("payment run \(run) was taken over by run \(run + 1)") == true)
+        #expect(console.state.status?.text.hasPrefix("simulation stopped: ") == true)
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event") == events)
+        #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
+    }
+
     @Test func finishingByHandIsRefusedWhileTheTransactionIsStillPurchasing() throws {
         let console = try ConsoleHarness(size: size, role: .developer)
         openQueue(console)

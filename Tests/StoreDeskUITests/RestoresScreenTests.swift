@@ -46,7 +46,7 @@ import Testing
         console.press(.character("s"))
         #expect(restores(console).status == .confirmed)
         #expect(restores(console).list.rows.map(\.request.transactionId) == ["2000000100000088"])
-        #expect(console.text.contains("order      SD2026111200001 · appstore · granted"))
+        #expect(console.text.contains("order      2611120001 · appstore · granted"))
         console.press(.character("s"), .character("s"))
         #expect(restores(console).status == nil && restores(console).list.rows.count == 5)
         console.press(.character("/"))
@@ -97,7 +97,9 @@ import Testing
         #expect(text.contains("owner      10000035 s5/r10000035-1 影舞者 +"))
         #expect(screen.detail?.currentOwners.map(\.label) == ["10000035 s5/r10000035-1", "10000035 s2/r10000035-2"])
         #expect(text.contains("✓ 18h 18m 10000035 2000000100000096"))
-        #expect(try count(console, "SELECT COUNT(*) FROM item_grant WHERE order_id = 'RS-2000000100000096' AND source = 'restore'") == 1)
+        // The restore desk's order number: the first of the store's first block.
+        #expect(try count(console, "SELECT COUNT(*) FROM item_grant WHERE order_id = '10000000001' AND source = 'restore'") == 1)
+        #expect(try count(console, "SELECT COUNT(*) FROM payment_order WHERE order_id = '10000000001' AND transaction_id = '2000000100000096'") == 1)
         #expect(try count(console, "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.confirm' AND actor = 'tester' AND role = 'support'") == 1)
         // Moving on lets it go.
         console.press(.character("k"))

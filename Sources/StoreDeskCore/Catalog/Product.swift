@@ -5,7 +5,7 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
     public var appId: String
     public var name: String
     public var type: ProductType
-    /// Price in the smallest unit of `currency` (fen for CNY).
+    /// Price in hundredths of `currency`'s unit (fen for CNY, cents for USD), as `priceText` shows it.
     public var priceCents: Int
     public var currency: String
     public var subscriptionGroup: String?

@@ -8,7 +8,7 @@ import Foundation
 /// always yields the same changes. Time is simulated; the caller decides how fast to run it.
 ///
 ///     var simulation = PaymentSimulation(configuration)
-///     try simulation.run { change in try store.apply(change) }
+///     try simulation.run { change in try store.apply([change], run: run) }
 ///     simulation.summary.grants
 public struct PaymentSimulation: Sendable {
     public struct Configuration: Sendable {
@@ -23,15 +23,28 @@ public struct PaymentSimulation: Sendable {
         public var userIds: [String]
         public var apps: [App]
         public var products: [Product]
-        /// Prefix of every transaction and order id, so runs on one store never collide.
+        /// The run's number in the store (`payment_run`): its orders are numbered in this run's block
+        /// (`OrderNumbers`), and its transaction ids carry it, so runs on one store never collide.
+        public var run: Int64
+        /// The word before the run number in every transaction id: `sim` gives `sim3-T17`.
         public var idPrefix: String
         /// Share of requests the client sends malformed (refused before the queue).
         public var malformedShare: Double
+        /// The StoreKit test settings of apps whose catalogue came from a StoreKit configuration, by app
+        /// id: Ask to Buy defers every purchase of that app's products, failing transactions fails them.
+        public var storeKitTesting: [String: StoreKitPurchaseTesting]
+        /// Apps whose game server is a real one over HTTP: their callbacks wait in `outbox` for the network
+        /// to POST them, and `answer(_:with:url:)` brings each reply back. Every other app's callbacks are
+        /// answered in process by StoreDesk's own game server (`GrantRule`).
+        public var remoteApps: Set<String>
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
-            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02
+            userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
+            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:],
+            remoteApps: Set<String> = []
         ) {
+            self.remoteApps = remoteApps
             self.seconds = seconds
             self.rate = rate
             self.seed = seed
@@ -40,8 +53,10 @@ public struct PaymentSimulation: Sendable {
             self.userIds = userIds
             self.apps = apps
             self.products = products
+            self.run = run
             self.idPrefix = idPrefix
             self.malformedShare = malformedShare
+            self.storeKitTesting = storeKitTesting
         }
     }
 
@@ -119,38 +134,49 @@ public struct PaymentSimulation: Sendable {
     public static let maxCallbackAttempts = 12
 
     public let configuration: Configuration
-    public private(set) var summary = Summary()
+    public internal(set) var summary = Summary()
     /// Purchase attempts per simulated second; the console may change it while running.
     public private(set) var rate: Double
     /// The simulated clock: the instant of the last step processed.
     public private(set) var now: Instant
 
     private var random: SeededGenerator
+    /// This run's order ids, handed out as orders are created (nil: the run number has no block).
+    private var orderNumbers: OrderNumbers?
     private var agenda = Agenda()
     private var sequence = 0
     private var arrivals = 0
     /// Transactions still in flight (finished ones are dropped once nothing more can happen to them).
-    private var transactions: [String: StoreTransaction] = [:]
-    private var plans: [String: Plan] = [:]
+    var transactions: [String: StoreTransaction] = [:]
+    var plans: [String: Plan] = [:]
     /// Final states of the transactions already forgotten.
     private var finalStates: [String: Int] = [:]
-    private var orders: [String: PaymentOrder] = [:]
+    var orders: [String: PaymentOrder] = [:]
     /// Order id by transaction id, for the orders in memory.
     private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
-    private var granted: Set<String> = []
+    var granted: Set<String> = []
+    /// Resumed orders whose grant was in the store while their status said pending, set right when
+    /// their transaction is finished, by transaction id.
+    private var staleOrders: [String: PaymentOrder] = [:]
     /// Players logged in this run and not crashed since: their next purchase needs no new login.
     private var loggedIn: Set<String> = []
-    private var apps: [String: App] = [:]
-    private let sellable: [Product]
+    var apps: [String: App] = [:]
+    let sellable: [Product]
     private var probabilities: [String: Double] = [:]
     private var downWindows: [(from: Int64, to: Int64)] = []
+    /// Callbacks for real game servers, waiting to be POSTed.
+    var outbox: [OutboundCallback] = []
+    /// Callbacks POSTed and not answered yet: when each was sent, by id.
+    var awaitingReply: [Int: Int64] = [:]
+    var outboundSerial = 0
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
         self.now = configuration.start
         self.random = SeededGenerator(seed: configuration.seed)
         self.rate = configuration.rate
+        self.orderNumbers = OrderNumbers(run: configuration.run)
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
@@ -185,7 +211,18 @@ public struct PaymentSimulation: Sendable {
 
     /// Runs the steps due up to `limit` (for the console's clock: pause, single step, speed).
     public mutating func run(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
+        try advance(until: limit, emit)
+        finishSummary()
+    }
+
+    /// Runs the steps due up to `limit` without bringing the summary's end-of-run counts up to date
+    /// (they walk every transaction in flight): for a driver that calls it once per reply.
+    ///
+    /// While callbacks to real game servers wait for their replies, the clock stops at `holdUntil`
+    /// (checked at every step, so a callback sent by this very call holds it too).
+    public mutating func advance(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
         while let next = agenda.first, next.at <= limit.millis {
+            if !awaitingReply.isEmpty, let hold = holdUntil, next.at > hold.millis { break }
             _ = agenda.removeFirst()
             now = Instant(millis: next.at)
             for change in perform(next.step) {
@@ -193,8 +230,8 @@ public struct PaymentSimulation: Sendable {
                 try emit(change)
             }
         }
-        if limit > now { now = limit }
-        finishSummary()
+        let bound = awaitingReply.isEmpty ? limit : min(limit, holdUntil ?? limit)
+        if bound > now { now = bound }
     }
 
     /// Runs everything and returns the changes (for tests).
@@ -273,10 +310,13 @@ public struct PaymentSimulation: Sendable {
         public var order: PaymentOrder?
         /// Callbacks the server has already received for its order.
         public var callbacks: Int
-        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int) {
+        /// Whether the game server's grant for its order is in the store (whatever the order's status says).
+        public var granted: Bool
+        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int, granted: Bool = false) {
             self.transaction = transaction
             self.order = order
             self.callbacks = callbacks
+            self.granted = granted
         }
     }
 
@@ -284,7 +324,9 @@ public struct PaymentSimulation: Sendable {
     /// back at launch: a purchasing one settles, a deferred one is decided, a paid one without an order
     /// sends its receipt, an order without an accepted callback is called back again, and a granted
     /// or failed one is finished. Dropped orders (the client crashed) are not here: they wait for a
-    /// restore prompt. Resumed purchases draw no new faults.
+    /// restore prompt. Resumed purchases draw no new faults. An order whose grant is in the store is
+    /// granted, whatever its status says (a store that an older StoreDesk left with a stale `pending`):
+    /// it is finished, its status set right with the finish, and never granted twice.
     public mutating func resume(_ work: [InFlight]) {
         let clean = Plan(
             failure: nil, askToBuy: false, approve: true, crash: false, drops: 0, duplicate: false, tamperSign: false,
@@ -307,8 +349,14 @@ public struct PaymentSimulation: Sendable {
                 }
                 orders[order.id] = order
                 orderOf[id] = order.id
-                if order.status == .granted {
+                if order.status == .granted || item.granted {
                     granted.insert(order.id)
+                    if order.status != .granted {
+                        var settled = order
+                        settled.status = .granted
+                        orders[order.id] = settled
+                        staleOrders[id] = settled
+                    }
                     schedule(.finish(id), at: at)
                 } else {
                     schedule(.deliver(orderId: order.id, attempt: item.callbacks + 1, received: item.callbacks), at: at)
@@ -337,12 +385,12 @@ public struct PaymentSimulation: Sendable {
         arrivals += 1
         summary.attempts += 1
         let number = arrivals
-        let id = configuration.idPrefix + "T" + String(number)
+        let id = configuration.idPrefix + String(configuration.run) + "-T" + String(number)
         let userId = configuration.userIds[random.below(configuration.userIds.count)]
         let login = logIn(userId)
         let product = sellable[random.below(sellable.count)]
         let sid = "s" + String(1 + random.below(3))
-        let plan = drawPlan()
+        let plan = drawPlan(configuration.storeKitTesting[product.appId])
         var input = PurchaseRequest.Input(
             productName: product.name, productId: product.id, productPrice: String(product.priceCents), sid: sid,
             roleId: "r" + userId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
@@ -433,8 +481,12 @@ public struct PaymentSimulation: Sendable {
             return changes
         }
         let price = sellable.first { $0.id == updated.productId && $0.appId == updated.appId }?.priceCents ?? 1
-        // `prefixT12` → `prefixO12`, whichever run's prefix the transaction carries (a resumed one keeps its own).
-        let orderId = id.range(of: "T", options: .backwards).map { id.replacingCharacters(in: $0, with: "O") } ?? "O-" + id
+        // The next number of this run's block, a resumed transaction's too (its own run is gone).
+        guard let orderId = orderNumbers?.next() else {
+            let detail = "\(checked); no order: run \(configuration.run) has no order number left, a new run takes it over"
+            changes.append(PaymentChange(events: [event(id, .receiptChecked, detail)]))
+            return changes
+        }
         let order = PaymentOrder(
             id: orderId, transactionId: id, appId: app.id, userId: updated.userId, productId: updated.productId,
             subPayment: updated.environment.rawValue, amountCents: price, sid: updated.sid, roleId: updated.roleId,
@@ -488,6 +540,12 @@ public struct PaymentSimulation: Sendable {
             body = body.replacingFirst("product_id=", with: "product_id=tampered.")
             tampering = " (product_id tampered in transit)"
         }
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: id, appId: app.id, attempt: attempt, received: received, body: body,
+                isRepeat: false, tampering: tampering)
+            return []
+        }
         let decision = GrantRule.decide(
             body: body, app: app, products: sellable, alreadyGranted: granted, at: now)
         var record = CallbackAttempt(
@@ -537,6 +595,12 @@ public struct PaymentSimulation: Sendable {
             let app = apps[order.appId]
         else { return [] }
         let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: transaction.id, appId: app.id, attempt: attempt, received: 1,
+                body: callback.body, isRepeat: true, tampering: "")
+            return []
+        }
         let decision = GrantRule.decide(body: callback.body, app: app, products: sellable, alreadyGranted: granted, at: now)
         if transaction.finished { forget(transaction.id) }
         guard case .duplicate = decision.outcome else { return [] }
@@ -567,10 +631,12 @@ public struct PaymentSimulation: Sendable {
             } else {
                 forget(id)
             }
+            let stale = staleOrders.removeValue(forKey: id)
+            let note = stale.map { "; order \($0.id) was granted already (its grant is in the store): marked granted" } ?? ""
             return [
                 PaymentChange(
-                    transaction: finished,
-                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))")])
+                    transaction: finished, order: stale,
+                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))" + note)])
             ]
         }
     }
@@ -597,16 +663,18 @@ public struct PaymentSimulation: Sendable {
         loggedIn.insert(userId).inserted ? PlayerLogin(userId: userId, at: now) : nil
     }
 
-    private func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
+    func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
         PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
     }
 
-    private mutating func drawPlan() -> Plan {
+    /// Draws a purchase's fate; an app's StoreKit test settings force Ask to Buy or a failure on top of
+    /// the draws (which stay the same, so other apps' purchases go as they would without them).
+    private mutating func drawPlan(_ testing: StoreKitPurchaseTesting?) -> Plan {
         func roll(_ name: String) -> Bool { random.chance(probabilities[name] ?? 0) }
         let failureReasons: [FailureReason] = [.cancelled, .paymentInvalid, .notAllowed, .productUnavailable, .networkError]
-        let failed = roll("fail")
+        let failed = roll("fail") || testing?.failTransactions == true
         let failure = failureReasons[random.below(failureReasons.count)]
-        let ask = roll("ask")
+        let ask = roll("ask") || testing?.askToBuy == true
         let approve = random.chance(0.7)
         let crash = roll("crash")
         let drop = roll("drop")
@@ -639,13 +707,13 @@ public struct PaymentSimulation: Sendable {
         1000 << Int64(min(max(attempt - 1, 0), 6))
     }
 
-    private mutating func schedule(_ step: Step, at millis: Int64) {
+    mutating func schedule(_ step: Step, at millis: Int64) {
         sequence += 1
         agenda.insert(Scheduled(at: millis, sequence: sequence, step: step))
     }
 
     /// Drops a finished transaction from memory; its final state stays in the summary.
-    private mutating func forget(_ id: String) {
+    mutating func forget(_ id: String) {
         guard let transaction = transactions.removeValue(forKey: id) else { return }
         plans[id] = nil
         finalStates[transaction.state.rawValue, default: 0] += 1
@@ -655,7 +723,7 @@ public struct PaymentSimulation: Sendable {
         }
     }
 
-    private mutating func finishSummary() {
+    mutating func finishSummary() {
         var states = finalStates
         var dropped = 0
         var awaiting = 0
@@ -672,17 +740,5 @@ public struct PaymentSimulation: Sendable {
         summary.states = states
         summary.droppedOrders = dropped
         summary.awaitingCallback = awaiting
-    }
-}
-
-extension String {
-    fileprivate func replacingSuffix(_ suffix: String, with replacement: String) -> String {
-        guard hasSuffix(suffix) else { return self }
-        return String(dropLast(suffix.count)) + replacement
-    }
-
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
     }
 }

@@ -87,11 +87,18 @@ public struct SyntheticPopulation: Sendable {
         String(2_000_000_000_000_000 + index * 16 + sequence)
     }
 
+    /// The platform order number of a household's purchase: a number below 10^10, in the block that
+    /// belongs to no payment run (`OrderNumbers`), from the same index and sequence as its transaction.
+    private func orderId(_ index: Int, _ sequence: Int) -> String {
+        String(1_000_000_000 + index * 16 + sequence)
+    }
+
     private func addPurchase(
         _ h: inout Household, _ rng: inout SeededGenerator, index: Int, sequence: inout Int, product: Product,
         account: GameAccount, app: App, at date: Instant
     ) {
         let txid = transactionId(index, sequence)
+        let orderId = orderId(index, sequence)
         sequence += 1
         let environment: StoreEnvironment = rng.chance(0.03) ? .sandbox : .production
         let outcome = rng.pick([
@@ -134,12 +141,11 @@ public struct SyntheticPopulation: Sendable {
         }
         h.transactions.append(txn)
         if txn.state == .purchased && txn.finished {
-            addOrderAndGrant(&h, txn: txn, product: product, at: date.adding(.seconds(Int64(2 + rng.below(30)))))
+            addOrderAndGrant(&h, txn: txn, orderId: orderId, product: product, at: date.adding(.seconds(Int64(2 + rng.below(30)))))
         }
     }
 
-    private func addOrderAndGrant(_ h: inout Household, txn: StoreTransaction, product: Product, at date: Instant) {
-        let orderId = "SD" + txn.id
+    private func addOrderAndGrant(_ h: inout Household, txn: StoreTransaction, orderId: String, product: Product, at date: Instant) {
         h.orders.append(
             PaymentOrder(
                 id: orderId, transactionId: txn.id, appId: txn.appId, userId: txn.userId, productId: product.id,
@@ -173,6 +179,7 @@ public struct SyntheticPopulation: Sendable {
         let purchase = Instant(millis: expires.millis - periodMillis)
         let original = Instant(millis: purchase.millis - renewals * periodMillis)
         let txid = transactionId(index, sequence)
+        let orderId = orderId(index, sequence)
         sequence += 1
         var txn = StoreTransaction(
             id: txid, originalTransactionId: txid, userId: h.user.id, appId: app.id, productId: product.id,
@@ -206,7 +213,7 @@ public struct SyntheticPopulation: Sendable {
         case .active: break
         }
         h.transactions.append(txn)
-        addOrderAndGrant(&h, txn: txn, product: product, at: original.adding(.seconds(5)))
+        addOrderAndGrant(&h, txn: txn, orderId: orderId, product: product, at: original.adding(.seconds(5)))
         h.subscriptions.append(subscription)
     }
 

@@ -16,7 +16,13 @@ extension AppState {
             clock = now
             return withCurrent { $0.tick(&$1) }
         case .storeChanged:
-            return withCurrent { $0.refresh(&$1) }
+            let clock: Effect = .read { store in .storeClock(try store.clock()) }
+            return [clock] + withCurrent { $0.refresh(&$1) }
+        case .storeClock(let storeClock):
+            // Another process moved the store's clock on (an import): every view follows it, never back.
+            guard clockSource == .store, let storeClock, storeClock > clock else { return [] }
+            clock = storeClock
+            return withCurrent { $0.tick(&$1) }
         case .appsLoaded(let apps):
             self.apps = apps
             return []

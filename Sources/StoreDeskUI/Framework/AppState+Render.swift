@@ -67,8 +67,10 @@ extension AppState {
         let actor = session.actor.isEmpty ? "" : " · " + session.actor
         let appText = app.map { "\($0.name) (\($0.id))" }
         let appShort = app.map(\.name)
-        let time = clock.secondsText(in: timeZone)
-        let shortTime = String(time.suffix(8))
+        // The clock always says whose it is: `store clock …` or `wall clock …`, `store …` when narrow.
+        let seconds = clock.secondsText(in: timeZone)
+        let time = clockSource.label + " " + seconds
+        let shortTime = clockSource.rawValue + " " + String(seconds.suffix(8))
         let candidates: [[String?]] = [
             [appText, environment.rawValue, file, time, role + actor],
             [appText, environment.rawValue, file, time, role],

@@ -33,18 +33,37 @@ public struct Canvas: Equatable, Sendable {
         let limit = min(size.width, point.x + (maxWidth ?? size.width))
         var x = point.x
         for character in text {
-            let w = TextWidth.columns(of: character)
+            var scalars = character.unicodeScalars.makeIterator()
+            guard let only = scalars.next() else { continue }
+            if scalars.next() == nil {
+                // The common case: one scalar, one cell.
+                let w = TextWidth.columns(of: only)
+                if w == 0 { continue }
+                if x + w > limit { break }
+                put(String(character), width: w, x: x, y: point.y, role: role)
+                x += w
+                continue
+            }
+            // A cluster is written whole or not at all, in the cells every terminal draws it in.
+            let pieces = TextWidth.cells(of: character)
+            let w = pieces.reduce(0) { $0 + $1.width }
             if w == 0 { continue }
             if x + w > limit { break }
-            if x >= 0 {
-                clearWide(at: x, y: point.y)
-                if w == 2 { clearWide(at: x + 1, y: point.y) }
-                cells[point.y * size.width + x] = Cell(character: String(character), role: role)
-                if w == 2 { cells[point.y * size.width + x + 1] = Cell(character: "", role: role) }
+            for piece in pieces {
+                put(piece.text, width: piece.width, x: x, y: point.y, role: role)
+                x += piece.width
             }
-            x += w
         }
         return x - point.x
+    }
+
+    /// One cell's text at column `x` (a wide one takes the next column too); nothing left of the canvas.
+    private mutating func put(_ text: String, width: Int, x: Int, y: Int, role: Role) {
+        guard x >= 0 else { return }
+        clearWide(at: x, y: y)
+        if width == 2 { clearWide(at: x + 1, y: y) }
+        cells[y * size.width + x] = Cell(character: text, role: role)
+        if width == 2 { cells[y * size.width + x + 1] = Cell(character: "", role: role) }
     }
 
     /// Keeps wide characters whole: overwriting either half blanks the other.

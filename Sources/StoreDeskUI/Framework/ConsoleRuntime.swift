@@ -93,9 +93,9 @@ public final class ConsoleRuntime {
 
     /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal).
     public func run(
-        device: ConsoleDevice, refreshInterval: TimeInterval, now: @escaping () -> Instant,
-        shouldStop: () -> Bool
+        device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
     ) {
+        var consoleClock = consoleClock
         let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
         let observation = database.observeCommits { ownCommits.raise() }
@@ -127,7 +127,10 @@ public final class ConsoleRuntime {
             }
             if clock.timeIntervalSince(lastTick) >= state.current.tickInterval ?? 1 {
                 lastTick = clock
-                dispatch(.tick(now()), settle: false)
+                let wall = Instant(clock)
+                // The store's clock may have moved the console's on (`Message.storeClock`).
+                consoleClock.catchUp(to: state.clock, wall: wall)
+                dispatch(.tick(consoleClock.now(wall: wall)), settle: false)
             }
             if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
                 device.present(state.render(), theme: theme)

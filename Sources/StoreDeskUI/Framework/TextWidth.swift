@@ -1,11 +1,27 @@
-/// Terminal column widths: CJK and emoji take two columns, combining marks none.
+/// Terminal column widths by grapheme cluster: CJK and emoji take two columns, combining marks none,
+/// and a cluster of several emoji takes what its cells take as they are drawn.
 ///
-/// Text on screen is cut and padded by columns, never by characters, so a row of Chinese names lines
-/// up with a row of Latin ones.
+/// Text on screen is cut and padded by columns, never by characters, and a cluster is never split,
+/// so a row of Chinese names lines up with a row of Latin ones and a name with 👩‍👧‍👦 in it does too.
+///
+/// A terminal cell (a curses `cchar_t`) holds one spacing character and the marks that combine with
+/// it. A cluster with more than one spacing character cannot go into one cell, and terminals do not
+/// agree on how wide they draw one: tmux joins a ZWJ sequence into two columns and draws a skin-toned
+/// emoji in four, xterm draws every emoji of a sequence, kitty joins them all. So a cluster is drawn as
+/// `cells(of:)`, pieces every terminal draws alike: the emoji of a ZWJ sequence one after another
+/// without the joiners (👩‍👧‍👦 as 👩👧👦), a flag as its two regional indicators (which every
+/// terminal draws in two columns, joined or not), an emoji without its skin-tone modifier, and no
+/// variation selectors or tag characters (❤️ is drawn as ❤ in the one column every terminal gives it).
 ///
 ///     "张伟🐉".columns            // 6
 ///     "张伟🐉".fitted(to: 5)      // "张伟…"
+///     "婷妈👩‍👧‍👦".columns        // 10: 婷 妈 👩 👧 👦
 public enum TextWidth {
+    /// One cell's worth of a cluster: a spacing character with its combining marks, and its width.
+    public struct Cell: Equatable, Sendable {
+        public var text: String
+        public var width: Int
+    }
     /// The width of one scalar as a terminal draws it (the rules of wcwidth, with Unicode 15 emoji).
     public static func columns(of scalar: Unicode.Scalar) -> Int {
         let v = scalar.value
@@ -20,7 +36,16 @@ public enum TextWidth {
             return 0
         }
         if isWide(v) { return 2 }
-        return 1
+        // Symbols, arrows, box drawing, shapes and dingbats combine with nothing: the frames' characters
+        // are measured without a look at their category.
+        if (0x2100..<0x2CEF).contains(v) { return 1 }
+        // Every other mark that combines (Thai, Devanagari, Arabic, Hebrew ...), format characters, and
+        // the vowels and finals of conjoining Hangul, which join the syllable before them.
+        if (0x1160...0x11FF).contains(v) || (0xD7B0...0xD7FF).contains(v) { return 0 }
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: return 1
+        }
     }
 
     static func isWide(_ v: UInt32) -> Bool {
@@ -46,11 +71,45 @@ public enum TextWidth {
         }
     }
 
-    /// The width of one grapheme cluster: the widest of its scalars (a ZWJ emoji sequence counts once).
+    /// Scalars that are never drawn: joiners, variation selectors, tag characters and other format
+    /// characters that only change how a terminal might join what is around them.
+    static func isDropped(_ v: UInt32) -> Bool {
+        (0x200B...0x200F).contains(v) || (0x2060...0x2064).contains(v) || v == 0xFEFF || (0xFE00...0xFE0F).contains(v)
+            || (0xE0000...0xE007F).contains(v) || (0xE0100...0xE01EF).contains(v)
+    }
+
+    /// An emoji skin-tone modifier: dropped after the emoji it would tone.
+    static func isModifier(_ v: UInt32) -> Bool { (0x1F3FB...0x1F3FF).contains(v) }
+
+    /// The cells one grapheme cluster is drawn in, as every terminal draws them.
+    public static func cells(of character: Character) -> [Cell] {
+        // The common case: one scalar.
+        var iterator = character.unicodeScalars.makeIterator()
+        if let only = iterator.next(), iterator.next() == nil {
+            let width = columns(of: only)
+            return width == 0 ? [] : [Cell(text: String(character), width: width)]
+        }
+        var cells: [Cell] = []
+        for scalar in character.unicodeScalars {
+            let v = scalar.value
+            if isDropped(v) || (isModifier(v) && !cells.isEmpty) { continue }
+            let width = columns(of: scalar)
+            if width == 0 {
+                // A combining mark stays with the character it marks (none before the first: dropped).
+                if !cells.isEmpty { cells[cells.count - 1].text.unicodeScalars.append(scalar) }
+            } else {
+                cells.append(Cell(text: String(scalar), width: width))
+            }
+        }
+        return cells
+    }
+
+    /// The width of one grapheme cluster: the sum of its cells (one scalar's width in the common case).
     public static func columns(of character: Character) -> Int {
-        var widest = 0
-        for scalar in character.unicodeScalars { widest = max(widest, columns(of: scalar)) }
-        return widest
+        var scalars = character.unicodeScalars.makeIterator()
+        guard let only = scalars.next() else { return 0 }
+        if scalars.next() == nil { return columns(of: only) }
+        return cells(of: character).reduce(0) { $0 + $1.width }
     }
 
     public static func columns(of text: some StringProtocol) -> Int {

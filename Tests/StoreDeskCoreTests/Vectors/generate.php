@@ -13,7 +13,9 @@ declare(strict_types=1);
 error_reporting(E_ALL & ~E_WARNING); // parse_str warns past max_input_vars; the vector records the result.
 
 // ---------------------------------------------------------------------------------------------------
-// The reference verifier: exactly what the game server's PHP does with a callback body.
+// The reference verifier: exactly what the game server's PHP does with a callback body. The verdict is
+// the platform doc's `verify_sign` (the sign alone decides: "every callback that passes the signature
+// check is legitimate data"); `missing_field` is the first required field a genuine body lacks, a warning.
 
 const REQUIRED = ['order_id', 'payment', 'user_id', 'client_id', 'app_id', 'product_id', 'timestamp'];
 
@@ -43,7 +45,7 @@ function php_verify(string $body, string $appKey): array
                 break;
             }
         }
-        $verdict = $missing === null ? 'valid' : 'missing_required_field';
+        $verdict = 'valid';
     }
     return [
         'query' => $query,

@@ -43,7 +43,7 @@ extension QueueScreen: ConsoleScreen {
     public static let commands: [ScreenCommand<QueueScreen>] = [
         .key(
             .character("r"), action: .runOrStop, help: "run/stop",
-            summary: "Start the payment simulation in this console (picking up work left in flight), or stop it.",
+            summary: "Start the payment simulation in this console (taking over work that gone runs left in flight), or stop it.",
             permission: .driveSimulation, writes: true,
             verb: ScreenVerb("sim", argument: "start|stop|pause|resume|step", summary: "drive this console's payment simulation") {
                 guard let step = SimulationStep(rawValue: $0) else { return .failure(VerbProblem(":sim takes start, stop, pause, resume or step")) }
@@ -71,7 +71,7 @@ extension QueueScreen: ConsoleScreen {
             }),
         .key(
             .character("f"), action: .finish, help: "finish",
-            summary: "finishTransaction on the selected transaction (refused while purchasing, deferred or not yet granted).",
+            summary: "finishTransaction on the selected transaction (refused while purchasing, deferred or not yet granted, or in flight in another process's live run).",
             permission: .driveSimulation, writes: true),
         .key(
             .character("s"), action: .nextState, help: "state",
@@ -163,10 +163,19 @@ extension QueueScreen: ConsoleScreen {
             if simulation != nil {
                 simulation = nil
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
-                return []
+                guard let run else { return [] }
+                self.run = nil
+                return [Self.write { store in
+                    try store.endRun(run)
+                    return .runRecorded
+                }]
             }
             let seed = UInt64(truncatingIfNeeded: context.clock.millis)
-            return [Self.read { store in .catalogue(try store.paymentCatalogue(userLimit: 1000), inFlight: try store.paymentsInFlight(), seed: seed) }]
+            return [Self.write { store in
+                let catalogue = try store.paymentCatalogue(userLimit: 1000)
+                guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else { return .started(catalogue, nil, seed: seed) }
+                return .started(catalogue, try store.startRun(.console, takingOver: true), seed: seed)
+            }]
         case .sim(let step):
             let action: Action? = switch step {
             case .start: simulation == nil ? .runOrStop : nil
@@ -217,15 +226,12 @@ extension QueueScreen: ConsoleScreen {
             return setFilter(words.joined(separator: " "), &context)
         case .finish:
             guard let transaction = selectedRow else { return [] }
-            if var simulation, simulation.transactionsById[transaction.id] != nil {
+            if var simulation, let run, simulation.transactionsById[transaction.id] != nil {
                 let result = simulation.finishNow(transaction.id)
                 self.simulation = simulation
                 switch result {
                 case .success(let change):
-                    return [Self.write { store in
-                        try store.apply(change)
-                        return .finished(.success(change.transaction ?? transaction))
-                    }]
+                    return [Self.commit([change], run: run) { .finished(.success(change.transaction ?? transaction)) }]
                 case .failure(let refusal):
                     return apply(.finished(.failure(refusal)), &context)
                 }

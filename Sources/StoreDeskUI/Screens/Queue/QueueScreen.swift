@@ -21,6 +21,10 @@ public struct QueueScreen: Sendable {
 
     /// The simulation this console runs, if any.
     public var simulation: PaymentSimulation?
+    /// Its payment run in the store: the work it has in flight is this console's while the run lives.
+    var run: PaymentRun?
+    /// When the run last wrote (or said it is alive).
+    var lastCommit: Instant?
     public var paused = false
     /// Simulated seconds per wall-clock second.
     public var speed: Double = 1
@@ -44,8 +48,14 @@ public struct QueueScreen: Sendable {
         case counts([TransactionState: Int])
         case tally(EventTally, at: Instant)
         case detail(QueueDetail?)
-        case catalogue(PaymentCatalogue, inFlight: [PaymentSimulation.InFlight], seed: UInt64)
+        /// The simulation may start: the store's catalogue, and the run started for it (nil when there
+        /// is nothing to simulate).
+        case started(PaymentCatalogue, PaymentRunStart?, seed: UInt64)
         case applied(changes: Int)
+        /// A write of the simulation's steps was refused (nothing of it written): the simulation stops.
+        case simulationFailed(String)
+        /// The run's heartbeat or end was written: nothing to show.
+        case runRecorded
         case finished(Result<StoreTransaction, TransactionRefusal>)
     }
 
@@ -140,26 +150,37 @@ public struct QueueScreen: Sendable {
         case .detail(let detail):
             if detail?.transaction.id == selectedRow?.id { self.detail = detail }
             return []
-        case .catalogue(let catalogue, let inFlight, let seed):
-            guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
+        case .started(let catalogue, let began, let seed):
+            guard let began, !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
                 context.status = StatusMessage("nothing to simulate: the store has no users or no products", .error)
                 return []
             }
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
-                    userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products,
-                    idPrefix: "live" + String(context.clock.millis, radix: 36) + "-"))
-            simulation.resume(inFlight)
+                    userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
+                    idPrefix: "live", storeKitTesting: catalogue.storeKitTesting))
+            simulation.resume(began.inFlight)
             self.simulation = simulation
+            run = began.run
             paused = false
             lastAdvance = context.clock
-            let resumed = inFlight.isEmpty ? "" : "; picked up \(inFlight.count) left in flight"
+            lastCommit = context.clock
+            let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
             context.status = StatusMessage(
-                "simulation running at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)", .success)
+                "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)",
+                .success)
             return []
         case .applied:
             return refresh(pageSize: Self.listRows(context), now: context.clock)
+        case .simulationFailed(let message):
+            // The refused write left nothing behind; the next run takes over what this one had in flight.
+            simulation = nil
+            run = nil
+            context.status = StatusMessage("simulation stopped: \(message)", .error)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
+        case .runRecorded:
+            return []
         case .finished(.success(let transaction)):
             context.status = StatusMessage("\(transaction.id) finished: removed from the queue (\(transaction.state.rawValue))", .success)
             return refresh(pageSize: Self.listRows(context), now: context.clock)
@@ -177,9 +198,26 @@ public struct QueueScreen: Sendable {
     mutating func advance(to wall: Instant, pageSize: Int) -> [Effect] {
         guard var simulation else { return [] }
         defer { lastAdvance = wall }
-        guard !paused, let last = lastAdvance, wall > last else { return [] }
+        guard !paused, let last = lastAdvance, wall > last else { return heartbeat(at: wall) }
         let simulated = Double(wall.millis - last.millis) * speed
-        return run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
+        let effects = run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
+        guard !effects.isEmpty else { return heartbeat(at: wall) }
+        lastCommit = wall
+        return effects
+    }
+
+    /// A paused or quiet simulation still says its run is alive, every `PaymentRun.heartbeatInterval`.
+    private mutating func heartbeat(at wall: Instant) -> [Effect] {
+        guard let run, let last = lastCommit, wall.duration(since: last) >= PaymentRun.heartbeatInterval else { return [] }
+        lastCommit = wall
+        return [Self.write { store in
+            do {
+                try store.heartbeat(run)
+                return .runRecorded
+            } catch {
+                return .simulationFailed(Self.describe(error))
+            }
+        }]
     }
 
     /// Runs to the next due step only (the clock is paused).
@@ -192,12 +230,26 @@ public struct QueueScreen: Sendable {
         var changes: [PaymentChange] = []
         simulation.run(until: limit) { changes.append($0) }
         self.simulation = simulation
-        guard !changes.isEmpty else { return [] }
-        let batch = changes
-        return [Self.write { store in
-            try store.apply(batch)
-            return .applied(changes: batch.count)
-        }]
+        guard !changes.isEmpty, let run else { return [] }
+        let count = changes.count
+        return [Self.commit(changes, run: run) { .applied(changes: count) }]
+    }
+
+    /// Writes the simulation's steps as its run's; a refusal (another process took the run over, the
+    /// store stayed locked) stops the simulation instead of letting it run on ahead of the store.
+    static func commit(_ changes: [PaymentChange], run: PaymentRun, then result: @escaping @Sendable () -> Event) -> Effect {
+        Self.write { store in
+            do {
+                try store.apply(changes, run: run)
+                return result()
+            } catch {
+                return .simulationFailed(describe(error))
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? StoreError)?.description ?? "\(error)"
     }
 
     static func speedText(_ speed: Double) -> String {
