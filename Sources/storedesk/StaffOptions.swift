@@ -63,14 +63,11 @@ struct Staff: Equatable {
         return staff
     }
 
-    /// The person doing something only some roles may (trust roots, an app's settings, its catalogue), checked before the store is opened: `--readonly`
-    /// refuses, and so does a role without `permission` (`... (name (role)): use --role developer`).
+    /// The person a write that needs `permission` acts as (an app's settings, its catalogue), checked
+    /// before the store is opened: `--readonly` refuses, and so does a role without the permission.
     func member(_ command: String, may permission: Permission) throws -> StaffMember {
         let staff = try member(writing: command)
-        if let refusal = staff.refusal(permission) {
-            let roles = permission.roles.map(\.rawValue).sorted().joined(separator: " or ")
-            throw StoreError.invalidArgument(refusal + ": use --role " + roles)
-        }
+        if let refusal = staff.refusal(permission) { throw StoreError.invalidArgument(refusal) }
         return staff
     }
 

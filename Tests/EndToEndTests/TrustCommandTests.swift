@@ -39,6 +39,29 @@ import Testing
         #expect(try storedesk(["subs", "99000001", "--db", store], home: home).stdout.contains("[✓ verified (not Apple)]"))
     }
 
+    @Test func anAppLimitedToSandboxRefusesVerifiedProductionLinesUntilItTakesBoth() throws {
+        let home = TemporaryHome()
+        let store = try SubscriptionCommandTests.seededStore(home)
+        let developer = ["--db", store, "--role", "developer"]
+        let limited = try storedesk(["apps", "set", "1001", "--environment", "sandbox"] + developer, home: home)
+        #expect(limited.status == 0, "\(limited.stderr)")
+        let importing = ["events", "import", SubscriptionCommandTests.demoNotifications, "--db", store, "--json",
+                         "--trust-root", SubscriptionCommandTests.demoRoot]
+        let refused = try jsonObject(try storedesk(importing, home: home).stdout)
+        let reasons = try #require(refused["lines"] as? [[String: Any]]).compactMap { $0["reason"] as? String }
+        let sandboxOnly = "environment Production: app 1001 takes Sandbox only (storedesk apps set 1001 --environment both)"
+        #expect(reasons.contains(sandboxOnly), "\(reasons)")
+        let verifiedBefore = (refused["provenance"] as? [String: Int])?["verified"] ?? 0
+        let both = try storedesk(["apps", "set", "1001", "--environment", "both"] + developer, home: home)
+        #expect(both.status == 0, "\(both.stderr)")
+        let taken = try jsonObject(try storedesk(importing, home: home).stdout)
+        #expect(taken["rejected"] as? Int == 0)
+        // What the limit refused goes in now, verified: between the two runs, the 14 of an unlimited import.
+        let verifiedAfter = (taken["provenance"] as? [String: Int])?["verified"] ?? 0
+        #expect(verifiedAfter > 0)
+        #expect(verifiedBefore + verifiedAfter == 14)
+    }
+
     @Test func aFileThatIsNotARootOrNotApplesLeavesTheStoreByteIdentical() throws {
         let home = TemporaryHome()
         let store = try SubscriptionCommandTests.seededStore(home)

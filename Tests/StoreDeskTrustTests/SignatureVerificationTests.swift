@@ -158,6 +158,81 @@ enum Signed {
         #expect(result == .failure(SignatureFailure(.chainLength, "x5c holds 2 certificates, not 3 (leaf, intermediate, root)")))
     }
 
+    @Test func fourCertificatesAreNotAnAppleChainEither() throws {
+        let chain = try Signed.chain
+        let four = try chain.x5c() + [try SigningChain.x5cEntry(chain.root)]
+        let result = try Signed.verifier(chain).verify(try Signed.jws(payload, x5c: four), at: Signed.signedDate)
+        #expect(result == .failure(SignatureFailure(.chainLength, "x5c holds 4 certificates, not 3 (leaf, intermediate, root)")))
+    }
+
+    @Test func anES256SignatureIsRawRAndSNotDER() throws {
+        let chain = try Signed.chain
+        let jws = try Signed.jws(payload)
+        // The same key's signature over the same input, DER-encoded as X.509 keeps it: JWS wants raw r‖s.
+        let signature = try chain.leafKey.signature(for: Data(jws.signingInput.utf8))
+        let der = try UnverifiedJWS(compact: String(jws.signingInput) + "." + UnverifiedJWS.base64URLEncode(signature.derRepresentation))
+        #expect(try Signed.verifier(chain).verify(der, at: Signed.signedDate)
+            == .failure(SignatureFailure(.signature, "the signature is not an ES256 r‖s pair of 64 bytes")))
+        let raw = try UnverifiedJWS(compact: String(jws.signingInput) + "." + UnverifiedJWS.base64URLEncode(signature.rawRepresentation))
+        #expect((try? Signed.verifier(chain).verify(raw, at: Signed.signedDate).get()) != nil)
+    }
+
+    @Test func aPartWithoutASignedDateIsValidatedAtTheCurrentTime() throws {
+        // The leaf is valid through 2025. The notification was signed in mid-2025, while it was valid; its
+        // transaction info carries no signedDate, so it is judged now (the wall clock, 2026-09), when the
+        // leaf has expired.
+        let chain = try SigningChain(.init(
+            name: "Leaf Through 2025",
+            leafValidity: Date(timeIntervalSince1970: 1_577_836_800)...Date(timeIntervalSince1970: 1_767_225_600)))
+        let trust = Signed.trust(try Signed.verifier(chain))
+        let event = Signed.event(signedDate: Instant(millis: 1_750_000_000_000))
+        var transaction = try #require(event.transaction)
+        transaction.environment = "Production"
+        transaction.signedDate = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let undated = try chain.sign(try encoder.encode(transaction))
+        let dated = try chain.signedNotificationLine(event)
+        #expect(Signed.outcome(Signed.judge(dated, trust: trust)) == "imported as verified")
+        let line = try chain.signedNotificationLine(event) { payload in
+            var data = payload["data"] as? [String: Any] ?? [:]
+            data["signedTransactionInfo"] = undated
+            payload["data"] = data
+        }
+        let reason = Signed.outcome(Signed.judge(line, trust: trust))
+        #expect(reason.hasPrefix("signedTransactionInfo: certificate '"), "\(reason)")
+        #expect(reason.contains("is not valid at the signing date \(Signed.wallClock.iso8601)"), "\(reason)")
+    }
+
+    @Test func aRenewalInfoIsCheckedForItsEnvironmentOnly() throws {
+        let chain = try Signed.chain
+        let trust = Signed.trust(try Signed.verifier(chain))
+        // A renewal info signed in Sandbox inside a Production notification is refused...
+        var sandboxRenewal = Signed.event()
+        sandboxRenewal.renewal?.environment = "Sandbox"
+        #expect(Signed.outcome(Signed.judge(try chain.signedNotificationLine(sandboxRenewal), trust: trust))
+            == "signedRenewalInfo: environment Sandbox is not the notification's (Production)")
+        // ...but it carries no bundleId or appAppleId and none is asked of it (Apple checks its environment only).
+        let line = try chain.signedNotificationLine(Signed.event()) { payload in
+            var data = payload["data"] as? [String: Any] ?? [:]
+            data["signedRenewalInfo"] = renewalWithoutIdentity
+            payload["data"] = data
+        }
+        #expect(Signed.outcome(Signed.judge(line, trust: trust)) == "imported as verified")
+    }
+
+    /// A renewal info as Apple signs it: environment, dates and products, no bundle or app id.
+    private var renewalWithoutIdentity: String {
+        let json: [String: Any] = [
+            "originalTransactionId": "2000000100000201", "productId": Signed.product.id, "autoRenewProductId": Signed.product.id,
+            "autoRenewStatus": 1, "environment": "Production", "signedDate": Signed.signedDate.millis,
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]),
+            let signed = try? Signed.chain.sign(data)
+        else { return "" }
+        return signed
+    }
+
     @Test func algNoneIsRefused() throws {
         let chain = try Signed.chain
         let result = try Signed.verifier(chain).verify(try Signed.jws(payload, alg: "none"), at: Signed.signedDate)
