@@ -110,7 +110,7 @@ import Testing
         func trustRow() throws -> Int {
             try #require(console.text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("│ trust ") })
         }
-        #expect(console.text.contains("2 decoded, not signed"))
+        #expect(console.text.contains("3 decoded, not signed"))
         #expect(console.frame.roles(row: try trustRow()).contains(.statusWarning))
         for _ in 0..<6 { console.press(.character("j")) }
         try Golden.check(console.frame, named: "subscriptions-verified-120x40")
