@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
-            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore"],
+            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI"],
             resources: [.copy("GameServer")]),
     ],
     swiftLanguageModes: [.v6]

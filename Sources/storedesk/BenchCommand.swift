@@ -80,12 +80,13 @@ struct BenchCommand: ParsableCommand {
         @Option(help: "The simulation's seed.") var seed: UInt64 = 1
         @Option(help: "At most this many steps per SQLite transaction (each step always with its events).") var batch: Int = 4096
 
+        func validate() throws {
+            guard batch > 0 else { throw fail("--batch must be above 0, got \(batch)") }
+            guard transactions > 0 else { throw fail("--transactions must be above 0, got \(transactions)") }
+        }
+
         func run() throws {
             try reporting {
-                guard batch > 0 else { throw StoreError.invalidArgument("--batch must be above 0, got \(batch)") }
-                guard transactions > 0 else {
-                    throw StoreError.invalidArgument("--transactions must be above 0, got \(transactions)")
-                }
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "storedesk-bench-" + UUID().uuidString)
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
