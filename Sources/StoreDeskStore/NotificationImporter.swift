@@ -96,6 +96,7 @@ struct NotificationImporter {
         _ judged: some Sequence<NotificationImport.Judged>, keepLines: Bool,
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
+        let search = try DeferredUserSearch(db)
         var writer = try Writer(importer: self)
         defer { writer.finish() }
         var report = NotificationImport.Report()
@@ -115,6 +116,7 @@ struct NotificationImporter {
             throw StoreError.dataFile(
                 path: source, message: "no line is an App Store notification (line \(firstUnreadable.line): \(firstUnreadable.reason))")
         }
+        try search.restore(db)
         if let clock, writer.now > clock {
             try StoreMeta.set(.clock, String(writer.now.millis), in: db)
             try settleRows(at: writer.now)
@@ -167,6 +169,41 @@ struct NotificationImporter {
 }
 
 extension NotificationImporter {
+    /// The search index of the players an import makes, written once at the end instead of by the
+    /// `user_search_insert` trigger line by line.
+    ///
+    /// With the trigger, every new player's trigrams wait in FTS5's memory, and FTS5 writes them out as a
+    /// segment of their own at the next savepoint, which is the next line's: a third of a decoded import's
+    /// writing went into those tiny segments and their merges. So the trigger is dropped for the import
+    /// (inside its transaction: a failed import rolls the drop back with everything else) and the rows
+    /// the import added are indexed by one statement, as the trigger would have indexed them, before
+    /// the trigger is made again from its own SQL.
+    struct DeferredUserSearch {
+        /// The trigger's `CREATE TRIGGER` text; nil when the store has no such trigger.
+        let triggerSQL: String?
+        /// The rowid the first player made by this import gets.
+        let firstNewRowid: Int64
+
+        init(_ db: Database) throws {
+            triggerSQL = try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'user_search_insert' AND tbl_name = 'user'")
+            firstNewRowid = (try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM user") ?? 0) + 1
+            if triggerSQL != nil { try db.execute(sql: "DROP TRIGGER user_search_insert") }
+        }
+
+        /// Indexes the players added since `init` and makes the trigger again.
+        func restore(_ db: Database) throws {
+            guard let triggerSQL else { return }
+            try db.execute(
+                sql: """
+                    INSERT INTO user_search(rowid, id, name, friendly_name)
+                    SELECT rowid, id, name, friendly_name FROM user WHERE rowid >= ? ORDER BY rowid
+                    """,
+                arguments: [firstNewRowid])
+            try db.execute(sql: triggerSQL)
+        }
+    }
+
     /// What one chain's lines need from the lines before them, so the next one folds without reading the
     /// store: the chain folded so far (its state, not its notifications), its owner (and the token that
     /// named it), its product and rate.

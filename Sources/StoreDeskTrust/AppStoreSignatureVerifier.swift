@@ -25,7 +25,7 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
 
     // Guarded by `lock`: headers read (by their base64url text) and chains validated (by their two certificates' bytes).
     private let lock = NSLock()
-    private var headers: [Substring: Result<ChainKey, SignatureFailure>] = [:]
+    private var headers: [HeaderKey: Result<ChainKey, SignatureFailure>] = [:]
     private var chains: [ChainKey: ChainState] = [:]
     /// How many chains were validated with swift-certificates (not answered from the cache).
     public private(set) var chainValidations = 0
@@ -65,6 +65,26 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
 
     // MARK: - Chains
 
+    /// A header's base64url text with its hash, computed once from its bytes outside the lock (a
+    /// `Substring`'s own hashing walks the text as Unicode, kilobytes of it, for every JWS).
+    struct HeaderKey: Hashable {
+        let text: Substring
+        let hash: Int
+
+        init(_ text: Substring) {
+            self.text = text
+            var hasher = Hasher()
+            if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
+            hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        static func == (a: HeaderKey, b: HeaderKey) -> Bool { a.hash == b.hash && a.text == b.text }
+    }
+
     /// The leaf and intermediate of a header, by their bytes.
     struct ChainKey: Hashable {
         var leaf: [UInt8]
@@ -87,17 +107,19 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
     }
 
     private func validChain(for jws: UnverifiedJWS, at time: Date) -> Result<ValidChain, SignatureFailure> {
+        // Hashed before the lock: every thread hashes its own kilobytes of header at once.
+        let header = HeaderKey(jws.headerSegment)
         lock.lock()
         defer { lock.unlock() }
         let key: ChainKey
-        if let known = headers[jws.headerSegment] {
+        if let known = headers[header] {
             switch known {
             case .success(let chainKey): key = chainKey
             case .failure(let failure): return .failure(failure)
             }
         } else {
             let read = Self.chainKey(header: jws.header)
-            headers[Substring(String(jws.headerSegment))] = read
+            headers[HeaderKey(Substring(String(jws.headerSegment)))] = read
             switch read {
             case .success(let chainKey): key = chainKey
             case .failure(let failure): return .failure(failure)
