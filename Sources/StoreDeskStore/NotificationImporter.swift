@@ -96,7 +96,6 @@ struct NotificationImporter {
         _ judged: some Sequence<NotificationImport.Judged>, keepLines: Bool,
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
-        let search = try DeferredUserSearch(db)
         var writer = try Writer(importer: self)
         defer { writer.finish() }
         var report = NotificationImport.Report()
@@ -116,7 +115,7 @@ struct NotificationImporter {
             throw StoreError.dataFile(
                 path: source, message: "no line is an App Store notification (line \(firstUnreadable.line): \(firstUnreadable.reason))")
         }
-        try search.restore(db)
+        try writer.owners.search.restore()
         if let clock, writer.now > clock {
             try StoreMeta.set(.clock, String(writer.now.millis), in: db)
             try settleRows(at: writer.now)
@@ -174,26 +173,42 @@ extension NotificationImporter {
     ///
     /// With the trigger, every new player's trigrams wait in FTS5's memory, and FTS5 writes them out as a
     /// segment of their own at the next savepoint, which is the next line's: a third of a decoded import's
-    /// writing went into those tiny segments and their merges. So the trigger is dropped for the import
-    /// (inside its transaction: a failed import rolls the drop back with everything else) and the rows
-    /// the import added are indexed by one statement, as the trigger would have indexed them, before
-    /// the trigger is made again from its own SQL.
-    struct DeferredUserSearch {
-        /// The trigger's `CREATE TRIGGER` text; nil when the store has no such trigger.
-        let triggerSQL: String?
+    /// writing went into those tiny segments and their merges. So before the import makes its first
+    /// player the trigger is dropped (inside the import's transaction: a failed import, or a line rolled
+    /// back, rolls the drop back with everything else), and at the end the players added are indexed by
+    /// one statement, as the trigger would have indexed them, and the trigger is made again from its own
+    /// SQL. An import that makes no player leaves the schema alone (a store with nothing imported stays
+    /// byte for byte as it was).
+    final class DeferredUserSearch {
+        let db: Database
         /// The rowid the first player made by this import gets.
         let firstNewRowid: Int64
+        /// The trigger's `CREATE TRIGGER` text, once this import dropped it.
+        private var triggerSQL: String?
+        /// Whether the trigger is known to be dropped now (false after a line rolled back: looked up again).
+        private var dropped = false
 
         init(_ db: Database) throws {
-            triggerSQL = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'user_search_insert' AND tbl_name = 'user'")
+            self.db = db
             firstNewRowid = (try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM user") ?? 0) + 1
-            if triggerSQL != nil { try db.execute(sql: "DROP TRIGGER user_search_insert") }
         }
 
-        /// Indexes the players added since `init` and makes the trigger again.
-        func restore(_ db: Database) throws {
-            guard let triggerSQL else { return }
+        /// Before a player is inserted: drops the trigger if it is there.
+        func beforeNewUser() throws {
+            guard !dropped else { return }
+            if let sql = try Self.trigger(db) {
+                triggerSQL = sql
+                try db.execute(sql: "DROP TRIGGER user_search_insert")
+            }
+            dropped = true
+        }
+
+        /// After a line rolled back (its drop may have gone with it).
+        func lineRolledBack() { dropped = false }
+
+        /// Indexes the players added while the trigger was dropped and makes it again.
+        func restore() throws {
+            guard let triggerSQL, try Self.trigger(db) == nil else { return }
             try db.execute(
                 sql: """
                     INSERT INTO user_search(rowid, id, name, friendly_name)
@@ -201,6 +216,11 @@ extension NotificationImporter {
                     """,
                 arguments: [firstNewRowid])
             try db.execute(sql: triggerSQL)
+        }
+
+        private static func trigger(_ db: Database) throws -> String? {
+            try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'user_search_insert' AND tbl_name = 'user'")
         }
     }
 
@@ -249,7 +269,7 @@ extension NotificationImporter {
         private let seen: BulkInsert
         private let insertEvent: BulkInsert
         private let rows: SubscriptionRowStatement
-        private let owners: OwnerLookup
+        let owners: OwnerLookup
         private let storedRow: Statement
         private let events: Statement
         private let savepoint: BulkInsert
@@ -350,6 +370,7 @@ extension NotificationImporter {
                 }
             } catch let error as DatabaseError {
                 try rollback.run { _ in }
+                owners.search.lineRolledBack()
                 try release.run { _ in }
                 line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
                 return line
@@ -382,6 +403,7 @@ extension NotificationImporter {
             } catch let error as DatabaseError {
                 // The chain is not put back: read again from the store, it holds nothing of this line.
                 try rollback.run { _ in }
+                owners.search.lineRolledBack()
                 try release.run { _ in }
                 line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
                 return line
@@ -438,9 +460,11 @@ extension NotificationImporter {
         let byTransaction: Statement
         let userExists: Statement
         let insertUser: BulkInsert
+        let search: DeferredUserSearch
 
         init(_ db: Database) throws {
             self.db = db
+            search = try DeferredUserSearch(db)
             byToken = try db.cachedStatement(sql: "SELECT user_id FROM game_account WHERE app_account_token = ?")
             byTransaction = try db.cachedStatement(
                 sql: "SELECT user_id FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date LIMIT 1")
@@ -474,6 +498,7 @@ extension NotificationImporter {
             if try Bool.fetchOne(userExists, arguments: [id]) != nil { return id }
             let user = NotificationImport.newOwner(
                 originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
+            try search.beforeNewUser()
             try insertUser.insert { bind in
                 bind.text(user.id)
                 bind.text(user.name)
