@@ -20,16 +20,15 @@ struct BenchCommand: ParsableCommand {
             commandName: "filter", abstract: "Time each filter keystroke on the Users screen.")
         @OptionGroup var store: StoreOptions
         @Option(help: "Texts to type, comma separated.") var texts: String = "王,张伟,Chen,Alex Ng,138,0000,2000123,emma_pro,zzzz-nobody,欧阳"
-        @Option(help: "The terminal size.") var size: String = "120x40"
+        @Option(help: ArgumentHelp("The terminal size.", valueName: "WIDTHxHEIGHT")) var size = Size(width: 120, height: 40)
 
         func run() throws {
             let database = try reporting { try store.open(.readOnly) }
-            guard let terminalSize = Size(size) else { throw fail("--size must look like 120x40, got '\(size)'") }
             let catalog = ThemeCatalog()
             let wall = Instant(Date())
             let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
             var state = AppState(
-                size: terminalSize, session: Session(role: .operator, actor: "bench", readOnly: true),
+                size: size, session: Session(role: .operator, actor: "bench", readOnly: true),
                 storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
                 themeNames: catalog.names)
             state.clockSource = clock.source

@@ -27,7 +27,7 @@ struct ConsoleCommand: ParsableCommand {
             }
             let catalog = ThemeCatalog()
             let (theme, warnings) = try console.loadTheme(catalog)
-            let session = try console.session()
+            let session = console.session()
             let database = try store.open(console.readonly ? .readOnly : .readWriteConcurrent)
             return (database, session, theme, warnings, catalog)
         }

@@ -61,7 +61,7 @@ extension EventsCommand {
                 guard !staff.readonly else {
                     throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
                 }
-                guard try staff.consoleRole.may(.driveSubscriptionDemo) else {
+                guard staff.role.may(.driveSubscriptionDemo) else {
                     throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
                 }
                 let database = try store.open(.readWrite)

@@ -57,8 +57,8 @@ extension LoginCommand {
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Option(help: "The SDK's timeout in ms (8000 when unset or not above 0).") var timeout: Int?
-            @Option(help: "none, cellular, wifi or both.") var network: String?
-            @Option(help: "mobile, unicom, telecom, dual (two SIMs), none (no SIM) or other.") var carrier: String?
+            @Option(help: "The phone's network.") var network: OneTapLogin.Network?
+            @Option(help: "The SIM's carrier: dual is two SIMs, none no SIM.") var carrier: OneTapLogin.Carrier?
             @Option(help: "The SIM's number (the data SIM's with two).") var phone: String?
             @Option(help: "How long the carrier's gateway takes to answer, in ms.") var latency: Int?
             @OptionGroup var output: OutputOptions
@@ -71,20 +71,8 @@ extension LoginCommand {
             }
 
             func run() throws {
-                let network = try self.network.map { value in
-                    guard let parsed = OneTapLogin.Network(rawValue: value.lowercased()) else {
-                        throw fail("--network must be none, cellular, wifi or both, got '\(value)'")
-                    }
-                    return parsed
-                }
-                let carrier = try self.carrier.map { value in
-                    guard let parsed = OneTapLogin.Carrier(rawValue: value.lowercased()) else {
-                        throw fail("--carrier must be mobile, unicom, telecom, dual, none or other, got '\(value)'")
-                    }
-                    return parsed
-                }
                 let changes = timeout != nil || network != nil || carrier != nil || phone != nil || latency != nil
-                let (timeout, phone, latency) = (self.timeout, self.phone, self.latency)
+                let (timeout, network, carrier, phone, latency) = (self.timeout, self.network, self.carrier, self.phone, self.latency)
                 let login: OneTapLogin = try reporting {
                     if !changes { return try store.open(.readOnly).oneTapLogin() }
                     let editor = try staff.editor("login onetap settings")
