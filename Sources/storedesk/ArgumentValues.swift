@@ -14,23 +14,10 @@ extension OneTapLogin.Network: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
 
-extension OneTapLogin.Carrier: ExpressibleByArgument {
-    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
-}
-
 extension Size: ExpressibleByArgument {
     /// `WIDTHxHEIGHT`, e.g. `120x40`.
     public init?(argument: String) { self.init(argument) }
     public var defaultValueDescription: String { "\(width)x\(height)" }
-}
-
-extension ScreenID: ExpressibleByArgument {
-    public init?(argument: String) {
-        guard let screen = ScreenID.named(argument) else { return nil }
-        self = screen
-    }
-    public static var allValueStrings: [String] { allCases.map(\.rawValue) }
-    public var defaultValueDescription: String { rawValue }
 }
 
 /// `restore list --status`: one status, or all of them.

@@ -11,7 +11,7 @@ struct SnapshotCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
     @OptionGroup var console: ConsoleOptions
-    @Option(help: "The screen.") var screen: ScreenID = .users
+    @Option(help: "The screen: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")).") var screen: String = "users"
     @Option(help: ArgumentHelp("The terminal size.", valueName: "WIDTHxHEIGHT")) var size = Size(width: 120, height: 40)
     @Option(help: "Select this user id.") var select: String?
     @Option(help: "Apply this list filter.") var filter: String?
@@ -34,13 +34,13 @@ struct SnapshotRequest: Equatable {
     var store = StoreLocation()
     var staff = Staff()
     var look = Look()
-    var screen = ScreenID.users
+    var screen = "users"
     var size = Size(width: 120, height: 40)
     var select: String?
     var filter: String?
 
     init(
-        store: StoreLocation = StoreLocation(), staff: Staff = Staff(), look: Look = Look(), screen: ScreenID = .users,
+        store: StoreLocation = StoreLocation(), staff: Staff = Staff(), look: Look = Look(), screen: String = "users",
         size: Size = Size(width: 120, height: 40), select: String? = nil, filter: String? = nil
     ) {
         self.store = store
@@ -91,9 +91,7 @@ struct SnapshotRequest: Equatable {
                     staff.role = role
                 case "as": staff.actor = value
                 case "theme": look.theme = value
-                case "screen":
-                    guard let named = ScreenID(argument: value) else { return nil }
-                    screen = named
+                case "screen": screen = value
                 case "size":
                     guard let parsed = Size(argument: value) else { return nil }
                     size = parsed
@@ -113,6 +111,9 @@ struct SnapshotRequest: Equatable {
         let trace = PhaseTrace()
         var database: AppDatabase?
         let canvas = try reporting { () throws -> Canvas in
+            guard let screenID = ScreenID.named(screen) else {
+                throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
             trace.mark("arguments")
             // Theme files are looked up only for --theme: the default theme is built in.
             let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
@@ -127,7 +128,7 @@ struct SnapshotRequest: Equatable {
                 size: size, session: staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
                 timeZone: .local, themeName: theme.name, themeNames: [])
             state.clockSource = clock.source
-            state.screen = screen
+            state.screen = screenID
             let canvas = try Snapshot.render(state: state, theme: theme, database: opened, catalog: catalog, select: select, filter: filter)
             trace.mark("render")
             return canvas
