@@ -80,7 +80,9 @@ extension AppDatabase {
             var counts: [TransactionState: Int] = [:]
             let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM store_transaction WHERE finished = 0 GROUP BY state")
             for row in rows {
-                if let state = TransactionState(rawValue: row["state"]) { counts[state] = row["n"] }
+                if let state = TransactionState(rawValue: try row.decode(String.self, forColumn: "state")) {
+                    counts[state] = try row.decode(Int.self, forColumn: "n")
+                }
             }
             return counts
         }
@@ -97,7 +99,9 @@ extension AppDatabase {
                 db, sql: "SELECT kind, COUNT(*) AS n FROM transaction_event WHERE id > ? AND id <= ? GROUP BY kind",
                 arguments: [eventId, last])
             for row in rows {
-                if let kind = PaymentEvent.Kind(rawValue: row["kind"]) { kinds[kind] = row["n"] }
+                if let kind = PaymentEvent.Kind(rawValue: try row.decode(String.self, forColumn: "kind")) {
+                    kinds[kind] = try row.decode(Int.self, forColumn: "n")
+                }
             }
             return EventTally(lastEventId: last, kinds: kinds)
         }
@@ -106,7 +110,7 @@ extension AppDatabase {
     /// One transaction with its timeline, order, callbacks and grant.
     public func queueDetail(transactionId: String) throws -> QueueDetail? {
         try reader.read { db in
-            guard let transaction = try StoreTransaction.fetchOne(db, key: transactionId) else { return nil }
+            guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", transactionId) else { return nil }
             let events = try PaymentEvent.fetchAll(
                 db, sql: "SELECT * FROM transaction_event WHERE transaction_id = ? ORDER BY id", arguments: [transactionId])
             let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [transactionId])
@@ -151,7 +155,7 @@ extension AppDatabase {
     /// written together.
     public func finishTransaction(id: String, at: Instant, by actor: String) throws -> Result<StoreTransaction, TransactionRefusal> {
         try writer.write { db in
-            guard let transaction = try StoreTransaction.fetchOne(db, key: id), !transaction.finished else {
+            guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", id), !transaction.finished else {
                 return .failure(.notInQueue(transactionId: id))
             }
             if transaction.state == .purchased {

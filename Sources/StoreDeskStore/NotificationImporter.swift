@@ -70,8 +70,8 @@ struct NotificationImporter {
             line.outcome = .skipped("notification \(event.notificationUUID) is already in the store")
             return line
         }
-        let product = try event.transaction.flatMap { try Product.fetchOne(db, key: $0.productId) }
-        let app = try product.flatMap { try App.fetchOne(db, key: $0.appId) }
+        let product = try event.transaction.flatMap { try Product.fetchOne(db, matching: "id", $0.productId) }
+        let app = try product.flatMap { try App.fetchOne(db, matching: "id", $0.appId) }
         if let problem = NotificationImport.problem(
             with: event, product: product, bundleId: app?.bundleId, clock: clock, wallClock: importedAt)
         {
@@ -85,10 +85,19 @@ struct NotificationImporter {
             try db.inSavepoint {
                 let owner = try self.owner(of: transaction, created: &created)
                 try SubscriptionEventRow(event, source: source, importedAt: importedAt).insert(db)
-                try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: lineNow)
+                let row = try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: lineNow)
+                // Each line's own dates are in order (`NotificationImport.dateProblem`), but with the
+                // chain's other notifications they may not be: such a line is refused, not kept for
+                // `check` to find.
+                if let problem = row?.datesProblem {
+                    throw OutOfOrder(reason: "with the chain's other notifications, subscription \(row?.id ?? "") would be out of order: \(problem)")
+                }
                 line.userId = owner
                 return .commit
             }
+        } catch let error as OutOfOrder {
+            line.outcome = .rejected(error.reason)
+            return line
         } catch let error as DatabaseError {
             line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
             return line
@@ -125,7 +134,7 @@ struct NotificationImporter {
             return user
         }
         let id = NotificationImport.newOwnerId(original)
-        if try User.exists(db, key: ["id": id]) { return id }
+        if try User.exists(db, matching: "id", id) { return id }
         let user = NotificationImport.newOwner(
             originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
         try user.insert(db)
@@ -149,7 +158,7 @@ struct NotificationImporter {
             arguments: ["now": now])
         for row in stale where !imported.contains(row.id) {
             if try SubscriptionEventRow.hasEvents(db, originalTransactionId: row.id),
-                let product = try Product.fetchOne(db, key: row.productId)
+                let product = try Product.fetchOne(db, matching: "id", row.productId)
             {
                 try deriveSubscription(row.id, owner: row.userId, product: product, now: now)
             } else if var settled = row.info(at: now)?.subscription(userId: row.userId, appId: row.appId) {
@@ -161,18 +170,25 @@ struct NotificationImporter {
 
     /// Folds the chain's notifications again and writes its row as it stands at `now`, at the chain's
     /// time rate (the one its row keeps, else the demo's).
-    private func deriveSubscription(_ originalTransactionId: String, owner: String, product: Product, now: Instant) throws {
+    @discardableResult
+    private func deriveSubscription(_ originalTransactionId: String, owner: String, product: Product, now: Instant) throws -> Subscription? {
         let events = try SubscriptionEventRow.events(db, originalTransactionIds: [originalTransactionId])
         let kept = try Int64.fetchOne(
             db, sql: "SELECT time_rate_month_ms FROM subscription WHERE original_transaction_id = ?",
             arguments: [originalTransactionId])
         let rate = kept.map { TimeRate(realMillisPerMonth: $0) } ?? timeRate ?? .realTime
         let snapshot = SubscriptionTimeline(events: events).snapshot(at: now, timeRates: [originalTransactionId: rate])
-        guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return }
+        guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return nil }
         var row = info.subscription(userId: owner, appId: product.appId)
         if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
         row.timeRate = rate
         try row.save(db)
+        return row
+    }
+
+    /// A line whose chain would be left with dates out of order: its savepoint is rolled back.
+    private struct OutOfOrder: Error {
+        var reason: String
     }
 }
 
@@ -220,7 +236,7 @@ struct SubscriptionEventRow {
         let rows = try Row.fetchAll(
             db, sql: "SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN (\(marks))",
             arguments: StatementArguments(originalTransactionIds))
-        return try rows.map { row in try decode(payload: row["payload"], provenance: row["provenance"]) }
+        return try rows.map { row in try decode(payload: row.decode(forColumn: "payload"), provenance: row.decode(forColumn: "provenance")) }
     }
 
     /// A player's notifications: those of every chain the player owns.
@@ -232,7 +248,7 @@ struct SubscriptionEventRow {
                   (SELECT original_transaction_id FROM subscription WHERE user_id = ?)
                 """,
             arguments: [userId])
-        return try rows.map { row in try decode(payload: row["payload"], provenance: row["provenance"]) }
+        return try rows.map { row in try decode(payload: row.decode(forColumn: "payload"), provenance: row.decode(forColumn: "provenance")) }
     }
 
     static func decode(payload: String, provenance: String) throws -> SubscriptionEvent {

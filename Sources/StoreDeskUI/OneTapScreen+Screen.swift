@@ -55,8 +55,11 @@ extension OneTapScreen: ConsoleScreen {
             context.status = StatusMessage(refusal, .warning)
             return []
         }
-        guard let seconds = Int64(argument.trimmingCharacters(in: .whitespaces)), seconds > 0 else {
-            context.status = StatusMessage(":advance takes a number of seconds, got '\(argument)'", .error)
+        guard let seconds = Int64(argument.trimmingCharacters(in: .whitespaces)), seconds > 0,
+            seconds <= OneTapLogin.largestAdvanceSeconds
+        else {
+            context.status = StatusMessage(
+                ":advance takes 1 to \(OneTapLogin.largestAdvanceSeconds) seconds (a year), got '\(argument)'", .error)
             return []
         }
         return advance(seconds, context)

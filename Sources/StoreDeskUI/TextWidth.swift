@@ -1,3 +1,5 @@
+import StoreDeskCore
+
 /// Terminal column widths: CJK and emoji take two columns, combining marks none.
 ///
 /// Text on screen is cut and padded by columns, never by characters, so a row of Chinese names lines
@@ -47,7 +49,11 @@ public enum TextWidth {
     }
 
     /// The width of one grapheme cluster: the widest of its scalars (a ZWJ emoji sequence counts once).
+    /// A control character counts as the escape the canvas draws for it (`\e` is two columns).
     public static func columns(of character: Character) -> Int {
+        if character.unicodeScalars.contains(where: ControlCharacters.isControl) {
+            return ControlCharacters.escaped(String(character)).unicodeScalars.count
+        }
         var widest = 0
         for scalar in character.unicodeScalars { widest = max(widest, columns(of: scalar)) }
         return widest

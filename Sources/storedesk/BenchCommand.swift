@@ -79,9 +79,12 @@ struct BenchCommand: ParsableCommand {
 
         func run() throws {
             try reporting {
-                guard batch > 0 else { throw StoreError.invalidArgument("--batch must be above 0, got \(batch)") }
-                guard transactions > 0 else {
-                    throw StoreError.invalidArgument("--transactions must be above 0, got \(transactions)")
+                guard (1...1_000_000).contains(batch) else {
+                    throw StoreError.invalidArgument("--batch must be from 1 to 1000000, got \(batch)")
+                }
+                // The engine-only pass keeps every change in memory: two million is a few gigabytes.
+                guard (1...2_000_000).contains(transactions) else {
+                    throw StoreError.invalidArgument("--transactions must be from 1 to 2000000, got \(transactions)")
                 }
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "storedesk-bench-" + UUID().uuidString)

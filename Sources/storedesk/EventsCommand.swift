@@ -42,7 +42,7 @@ struct EventsCommand: ParsableCommand {
                     case .imported: continue
                     case .skipped(let reason): print("line \(line.line) skipped: \(reason)")
                     case .rejected(let reason):
-                        FileHandle.standardError.write(Data("storedesk: \(file):\(line.line): \(reason)\n".utf8))
+                        warn("\(file):\(line.line): \(reason)")
                     }
                 }
                 let users = report.usersCreated.isEmpty ? "" : "; new users: " + report.usersCreated.joined(separator: ", ")

@@ -48,10 +48,12 @@ extension EventsCommand {
         }
 
         func run() throws {
-            let result = try reporting { () throws -> SimulateJSON in
+            let (result, refusals) = try reporting { () throws -> (SimulateJSON, [String]) in
                 guard let rate = Self.rates[rate] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(rate)'") }
-                guard (1...1_000_000_000).contains(seconds) else {
-                    throw StoreError.invalidArgument("--for must be a number of seconds from 1 to 1000000000, got \(seconds)")
+                let longest = rate.longestRealRun.millis / 1000
+                guard (1...longest).contains(Int64(seconds)) else {
+                    throw StoreError.invalidArgument(
+                        "--for must be from 1 to \(longest) seconds at --rate \(self.rate) (ten years of subscription time), got \(seconds)")
                 }
                 let steps = try parsedSteps()
                 guard !staff.readonly else {
@@ -62,8 +64,12 @@ extension EventsCommand {
                 }
                 let database = try store.open(.readWrite)
                 let start = try database.clock() ?? Instant(Date())
-                let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 let end = start.adding(.seconds(Int64(seconds)))
+                guard end.isSupported else {
+                    throw StoreError.invalidArgument(
+                        "--for \(seconds) s from the store's clock \(start.iso8601) ends after 9999-12-31, the last date a store keeps")
+                }
+                let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 var simulation = setup.simulation(start: start, rate: rate)
                 let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
                 for step in steps {
@@ -78,13 +84,17 @@ extension EventsCommand {
                 let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end, rate: rate)
                 let records = try database.subscriptionRecords(userId: setup.userId)
                 let info = records.snapshot(at: end).subscription(originalTransactionId: id)
-                return SimulateJSON(
+                let refusals = report.lines.compactMap { line in
+                    line.outcome.name == "rejected" ? "notification \(line.notificationUUID ?? "\(line.line)"): \(line.outcome.reason ?? "")" : nil
+                }
+                return (SimulateJSON(
                     originalTransactionId: id, userId: setup.userId, productId: setup.product.id, rate: rate.name,
                     start: start.iso8601, end: end.iso8601, imported: report.imported, rejected: report.rejected,
                     notifications: records.events.filter { $0.originalTransactionId == id }.sorted { $0.signedDate < $1.signedDate }
                         .map(SubsJSON.EventJSON.init),
-                    subscription: info.map(SubsJSON.InfoJSON.init))
+                    subscription: info.map(SubsJSON.InfoJSON.init)), refusals)
             }
+            for refusal in refusals { warn(refusal) }
             if json {
                 try printJSON(result)
             } else {

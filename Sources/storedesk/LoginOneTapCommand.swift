@@ -24,7 +24,7 @@ extension LoginCommand {
             if json {
                 try printJSON(OneTapOutcomeJSON(outcome))
             } else {
-                print(OneTapOutcomeJSON(outcome).lines.joined(separator: "\n"))
+                for line in OneTapOutcomeJSON(outcome).lines { print(line) }
             }
             if !outcome.result.isSuccess { throw ExitCode(1) }
         }
@@ -95,7 +95,7 @@ extension LoginCommand {
                 }
                 let settings = OneTapSettingsJSON(login)
                 if json { return try printJSON(settings) }
-                print(settings.lines.joined(separator: "\n"))
+                for line in settings.lines { print(line) }
             }
         }
 
@@ -147,13 +147,15 @@ extension LoginCommand {
             @Argument(help: "Seconds, 1 or more.") var seconds: Int64
             @Flag(help: "Print JSON.") var json = false
             func run() throws {
-                guard seconds > 0 else { throw fail("advance takes 1 second or more, got \(seconds)") }
+                guard seconds > 0, seconds <= OneTapLogin.largestAdvanceSeconds else {
+                    throw fail("advance takes 1 to \(OneTapLogin.largestAdvanceSeconds) seconds (a year), got \(seconds)")
+                }
                 let seconds = seconds
                 try OneTap.step(store, staff, json: json, "advance") { login, now in
                     login.advance(seconds: seconds)
                     return OneTapOutcome(
                         step: "advance", result: .success, detail: "the simulator's clock moved on \(seconds) s",
-                        at: Instant(millis: now.millis + seconds * 1000))
+                        at: now.adding(.seconds(seconds)))
                 }
             }
         }

@@ -67,9 +67,9 @@ struct UserCommand: ParsableCommand {
                 return
             }
             for u in users {
-                print([u.id, u.name, u.friendlyName.isEmpty ? "-" : u.friendlyName, u.site.name, u.phone.isEmpty ? "-" : u.maskedPhone].joined(separator: "\t"))
+                printColumns([u.id, u.name, u.friendlyName.isEmpty ? "-" : u.friendlyName, u.site.name, u.phone.isEmpty ? "-" : u.maskedPhone])
             }
-            if users.isEmpty { FileHandle.standardError.write(Data("no user matches '\(text)'\n".utf8)) }
+            if users.isEmpty { FileHandle.standardError.write(Data("no user matches '\(text.controlsEscaped)'\n".utf8)) }
         }
     }
 }
