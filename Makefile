@@ -2,7 +2,7 @@
 # Both install the Debian packages they need when missing.
 
 SWIFT ?= swift
-PACKAGES := libncurses-dev libsqlite3-dev tmux
+PACKAGES := libncurses-dev libsqlite3-dev tmux php-cli
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build release deps bench clean
