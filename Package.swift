@@ -33,11 +33,16 @@ let package = Package(
             path: "Themes",
             resources: [.copy("dark.toml"), .copy("light.toml"), .copy("high-contrast.toml"), .copy("colorblind.toml")]
         ),
-        // GRDB: migrations, records, named write transactions, observation, generator, checks.
+        // The store as the console sees it: protocols of named reads and writes, list pagers, and the values
+        // they exchange. No GRDB, so another backend can implement it without touching a screen.
+        .target(name: "StoreDeskStoreAPI", dependencies: ["StoreDeskCore"]),
+        // GRDB: migrations, records, named write transactions, observation, generator, checks; implements
+        // StoreDeskStoreAPI (and re-exports it).
         .target(
             name: "StoreDeskStore",
             dependencies: [
                 "StoreDeskCore",
+                "StoreDeskStoreAPI",
                 "StoreDeskDemoData",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -45,12 +50,13 @@ let package = Package(
         // The only code that sees curses.
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
         .target(name: "StoreDeskTerminal", dependencies: ["CNcurses", "StoreDeskUI"]),
-        // Screens: state, actions, reducers, views into a Canvas; themes; keymap.
+        // Screens: state, actions, reducers, views into a Canvas; themes; keymap. Reaches the store only
+        // through StoreDeskStoreAPI.
         .target(
             name: "StoreDeskUI",
             dependencies: [
                 "StoreDeskCore",
-                "StoreDeskStore",
+                "StoreDeskStoreAPI",
                 "StoreDeskThemes",
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
@@ -70,7 +76,10 @@ let package = Package(
         .testTarget(name: "StoreDeskCoreTests", dependencies: ["StoreDeskCore"], resources: [.copy("Vectors")]),
         .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
         .testTarget(name: "StoreDeskTerminalTests", dependencies: ["StoreDeskTerminal", "StoreDeskUI"]),
-        .testTarget(name: "StoreDeskUITests", dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore"], resources: [.copy("Golden")]),
+        .testTarget(
+            name: "StoreDeskUITests",
+            dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
+            resources: [.copy("Golden")]),
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -7,18 +7,6 @@ extension LoginEntryHistory: FetchableRecord, MutablePersistableRecord {
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
-/// One game's login setup as the Login screen and `login entries show` need it.
-public struct LoginEntrySetup: Sendable, Hashable {
-    public var app: App
-    /// nil: no row at all, which reads like a row with no entries (the SDK's default).
-    public var configuration: LoginEntryConfiguration?
-    /// Newest first.
-    public var history: [LoginEntryHistory]
-
-    /// The saved list; nil when never configured.
-    public var entries: [LoginEntry]? { configuration?.entries }
-}
-
 extension AppDatabase {
     /// A game's saved login entries, its third-party AppIDs and its latest changes.
     ///
@@ -61,11 +49,11 @@ extension AppDatabase {
             configuration.updatedBy = staff.name
             try configuration.save(db)
             var line = LoginEntryHistory(
-                appId: appId, at: now, actor: staff.name, role: staff.role, surface: surface, oldEntries: old?.entries,
+                appId: appId, at: now, actor: staff.name, role: staff.role.rawValue, surface: surface, oldEntries: old?.entries,
                 newEntries: entries)
             try line.insert(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role, action: "login.entries.set", subject: "app \(appId)",
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "login.entries.set", subject: "app \(appId)",
                 detail: "\(line.change) (from \(surface))")
             try audit.insert(db)
             return line

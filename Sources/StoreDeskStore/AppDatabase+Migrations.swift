@@ -29,8 +29,154 @@ extension AppDatabase {
         migrator.registerMigration("v8-subscription-apple-revocation-reason") { db in
             try db.execute(sql: "ALTER TABLE subscription ADD COLUMN apple_revocation_reason INTEGER")
         }
+        // Many writers on one store: who owns the payment queue's work in flight, and order-number blocks.
+        migrator.registerMigration("v9-payment-runs") { db in
+            try db.execute(sql: paymentRunSchema)
+        }
+        // An app's Apple ID and the App Store environments it takes: what signed data is checked against.
+        migrator.registerMigration("v11-app-apple-identity") { db in
+            try db.execute(sql: appAppleIdentitySchema)
+        }
+        // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
+        migrator.registerMigration("v12-app-callback-url") { db in
+            try db.execute(sql: appCallbackSchema)
+        }
+        // A team's own catalogue as its StoreKit configuration file gives it (`storedesk catalog import`).
+        migrator.registerMigration("v12b-catalogue") { db in
+            try db.execute(sql: catalogueSchema)
+        }
         return migrator
     }()
+
+    /// Every run of the payment queue (a `simulate`, a console's simulation, a benchmark) and the
+    /// restore desk gets a row: its number is the block its platform order ids are numbered in
+    /// (`OrderNumbers`; AUTOINCREMENT, so a number is never handed out twice), and a run owns the
+    /// unfinished transactions it created or took over (`store_transaction.run_id`). Another process
+    /// takes them over only once their owner is gone: `ended_at` set, or its kernel lock on byte `id`
+    /// of `STORE-runs` free (`host` is the machine's boot id when the owner holds that lock), or, where
+    /// the lock cannot tell, `heartbeat_at` older than the lease. `taken_over_by` says who took over.
+    /// `orders_issued` counts the numbers a block handed out when the store numbers them (the restore
+    /// desk). Transactions written before this migration, or outside any run, have no owner.
+    static let paymentRunSchema = """
+        CREATE TABLE payment_run (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL CHECK (kind IN ('simulate', 'console', 'bench', 'restores')),
+            pid INTEGER NOT NULL,
+            host TEXT,
+            started_at INTEGER NOT NULL,
+            heartbeat_at INTEGER NOT NULL,
+            ended_at INTEGER,
+            taken_over_by INTEGER REFERENCES payment_run(id),
+            orders_issued INTEGER NOT NULL DEFAULT 0 CHECK (orders_issued >= 0)
+        );
+        ALTER TABLE store_transaction ADD COLUMN run_id INTEGER REFERENCES payment_run(id);
+        """
+
+    /// `apple_app_id`: App Store Connect's numeric app id, which Production signed data must carry
+    /// (NULL until the team gives it). `environment`: which App Store environments' data the app takes.
+    static let appAppleIdentitySchema = """
+        ALTER TABLE app ADD COLUMN apple_app_id INTEGER CHECK (apple_app_id > 0);
+        ALTER TABLE app ADD COLUMN environment TEXT NOT NULL DEFAULT 'both'
+          CHECK (environment IN ('sandbox', 'production', 'both'));
+        """
+
+    /// `callback_url`: the game server's payment callback URL, http or https; NULL when none is set.
+    static let appCallbackSchema = """
+        ALTER TABLE app ADD COLUMN callback_url TEXT
+          CHECK (callback_url LIKE 'http://%' OR callback_url LIKE 'https://%');
+        """
+
+    /// The catalogue an app imported from an Xcode StoreKit configuration, beside the `product` rows it
+    /// maps onto: `catalogue` (one per app: the file, when and by whom, its storefront, currency and test
+    /// settings), its subscription groups, each product's StoreKit details (type, reference name, price
+    /// as written, family sharing, group and level, period), localizations, offers and billing plans.
+    /// An import replaces the app's rows whole; `product` rows are updated, never deleted.
+    static let catalogueSchema = """
+        CREATE TABLE catalogue (
+            app_id TEXT PRIMARY KEY NOT NULL REFERENCES app(id),
+            source TEXT NOT NULL,
+            identifier TEXT,
+            format_version TEXT NOT NULL,
+            imported_at INTEGER NOT NULL,
+            imported_by TEXT NOT NULL,
+            storefront TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            locale TEXT,
+            time_rate INTEGER,
+            compatibility_time_rates TEXT NOT NULL CHECK (json_valid(compatibility_time_rates)),
+            ask_to_buy INTEGER NOT NULL,
+            fail_transactions INTEGER NOT NULL,
+            billing_issues INTEGER NOT NULL,
+            billing_grace_period INTEGER NOT NULL,
+            disable_dialogs INTEGER NOT NULL,
+            enabled_errors TEXT NOT NULL CHECK (json_valid(enabled_errors)),
+            app_store_app_id TEXT,
+            team_id TEXT,
+            last_synchronized INTEGER
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_group (
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            PRIMARY KEY (app_id, id)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_product (
+            product_id TEXT PRIMARY KEY NOT NULL REFERENCES product(id),
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL CHECK (type IN ('consumable', 'non_consumable', 'auto_renewable', 'non_renewing')),
+            reference_name TEXT,
+            internal_id TEXT,
+            display_price TEXT NOT NULL,
+            price_cents INTEGER NOT NULL CHECK (price_cents > 0),
+            family_shareable INTEGER NOT NULL,
+            group_id TEXT,
+            group_level INTEGER CHECK (group_level >= 1),
+            period TEXT,
+            FOREIGN KEY (app_id, group_id) REFERENCES catalogue_group(app_id, id),
+            CHECK ((type = 'auto_renewable') = (group_id IS NOT NULL AND group_level IS NOT NULL AND period IS NOT NULL))
+        ) WITHOUT ROWID;
+        CREATE INDEX catalogue_product_on_app ON catalogue_product(app_id, position);
+        CREATE TABLE catalogue_localization (
+            app_id TEXT NOT NULL REFERENCES catalogue(app_id),
+            subject TEXT NOT NULL CHECK (subject IN ('product', 'group')),
+            subject_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            locale TEXT NOT NULL,
+            display_name TEXT NOT NULL,
+            description TEXT NOT NULL,
+            PRIMARY KEY (app_id, subject, subject_id, position)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_offer (
+            product_id TEXT NOT NULL REFERENCES catalogue_product(product_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL CHECK (type IN ('introductory', 'promotional', 'offer_code', 'win_back')),
+            offer_id TEXT,
+            reference_name TEXT,
+            internal_id TEXT,
+            payment_mode TEXT NOT NULL CHECK (payment_mode IN ('FREE_TRIAL', 'PAY_AS_YOU_GO', 'PAY_UP_FRONT')),
+            period TEXT NOT NULL,
+            period_count INTEGER NOT NULL CHECK (period_count >= 1),
+            display_price TEXT,
+            price_cents INTEGER CHECK (price_cents >= 0),
+            eligibility TEXT NOT NULL,
+            stackable INTEGER,
+            eligible INTEGER,
+            billing_plan_type TEXT,
+            PRIMARY KEY (product_id, position)
+        ) WITHOUT ROWID;
+        CREATE TABLE catalogue_billing_plan (
+            product_id TEXT NOT NULL REFERENCES catalogue_product(product_id),
+            position INTEGER NOT NULL,
+            type TEXT NOT NULL,
+            display_price TEXT NOT NULL,
+            commitment_display_price TEXT,
+            internal_id TEXT,
+            enabled INTEGER NOT NULL,
+            PRIMARY KEY (product_id, position)
+        ) WITHOUT ROWID;
+        """
 
     /// The time rate a demo drove a subscription chain at (`Subscription.timeRateMillisPerMonth`): real
     /// milliseconds per subscription month, NULL for real time, so every row already stored (imported,

@@ -18,9 +18,7 @@ extension AppDatabase {
         by staff: StaffMember, wall: Instant, _ step: (inout OneTapLogin, Instant) throws -> T
     ) throws -> T {
         guard !isReadOnly else { throw StoreError.invalidArgument("the store is open read-only: the one-tap simulator was not changed") }
-        guard staff.mayEditConfiguration else {
-            throw StoreError.invalidArgument("only a developer may drive the one-tap simulator (\(staff.signature))")
-        }
+        if let refusal = staff.refusal(.driveOneTap) { throw StoreError.invalidArgument(refusal) }
         return try writeImmediate { db in
             let before = try Self.loadOneTap(db: db)
             var login = before
@@ -30,7 +28,7 @@ extension AppDatabase {
             try Self.saveOneTap(login, db: db)
             if let registration = login.registration, registration != before.registration {
                 var audit = AuditEntry(
-                    at: wall, actor: staff.name, role: staff.role, action: "login.onetap.register", subject: "carrier appId \(registration.appId)",
+                    at: wall, actor: staff.name, role: staff.role.rawValue, action: "login.onetap.register", subject: "carrier appId \(registration.appId)",
                     detail: "appKey \(Masking.secret(registration.appKey))")
                 try audit.insert(db)
             }

@@ -11,26 +11,26 @@ extension CallbackAttempt: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "server_callback"
 }
 
-/// What the payment simulator needs from the store.
-public struct PaymentCatalogue: Sendable {
-    public var apps: [App]
-    public var products: [Product]
-    public var userIds: [String]
-}
-
 extension AppDatabase {
-    /// Commits one simulation step: its transaction, order, callback and grant rows and its events, all
-    /// in one SQLite transaction, so a crash at any moment leaves either all of it or none.
-    public func apply(_ change: PaymentChange) throws {
+    /// Commits one step that belongs to no payment run (a fixture, a hand-made row): its transaction,
+    /// order, callback and grant rows and its events, all in one SQLite transaction.
+    func apply(_ change: PaymentChange) throws {
         try writer.write { db in try PaymentRowWriter(db).write(change) }
     }
 
-    /// Commits several steps in one SQLite transaction (each still with its own events).
-    public func apply(_ changes: [PaymentChange]) throws {
+    /// Commits steps of `run` in one SQLite transaction (each still with its own events), so a crash at
+    /// any moment leaves either all of them or none. The same transaction renews the run's heartbeat and
+    /// is refused (`StoreError.runEnded`, nothing written) once another process took the run's work over.
+    public func apply(_ changes: [PaymentChange], run: PaymentRun) throws {
         guard !changes.isEmpty else { return }
-        try writer.write { db in
-            let rows = try PaymentRowWriter(db)
-            for change in changes { try rows.write(change) }
+        do {
+            try writer.write { db in
+                try PaymentRuns.beat(db, run, path: path)
+                let rows = try PaymentRowWriter(db, run: run.id)
+                for change in changes { try rows.write(change) }
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(error, path: path)
         }
     }
 
@@ -40,7 +40,8 @@ extension AppDatabase {
             PaymentCatalogue(
                 apps: try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id"),
                 products: try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id"),
-                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]))
+                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]),
+                storeKitTesting: try CatalogueRows(db: db).purchaseTesting())
         }
     }
 

@@ -1,22 +1,7 @@
 import GRDB
 import StoreDeskCore
 
-/// Which part of the payment queue (the unfinished transactions) to list.
-public struct QueueQuery: Sendable, Hashable {
-    public var state: TransactionState?
-    public var userId: String?
-    /// A product id, or a part of one.
-    public var product: String?
-    /// Matched anywhere in the transaction id, user id or product id.
-    public var text: String?
-
-    public init(state: TransactionState? = nil, userId: String? = nil, product: String? = nil, text: String? = nil) {
-        self.state = state
-        self.userId = userId
-        self.product = product
-        self.text = text
-    }
-
+extension QueueQuery {
     var whereClause: (sql: String, arguments: StatementArguments) {
         var terms = ["finished = 0"]
         var arguments: StatementArguments = []
@@ -46,34 +31,7 @@ public struct QueueQuery: Sendable, Hashable {
     }
 }
 
-/// Everything the queue screen's detail pane shows about one transaction.
-public struct QueueDetail: Sendable, Hashable {
-    public var transaction: StoreTransaction
-    public var events: [PaymentEvent]
-    public var order: PaymentOrder?
-    public var callbacks: [CallbackAttempt]
-    public var grant: Grant?
-}
-
-/// What happened in the store since a given event: for the queue's counters and throughput.
-public struct EventTally: Sendable, Hashable {
-    /// The newest event id seen.
-    public var lastEventId: Int64
-    public var kinds: [PaymentEvent.Kind: Int]
-}
-
 extension AppDatabase {
-    /// A window of the queue, newest first.
-    public func queueWindow(_ query: QueueQuery, offset: Int, limit: Int) throws -> [StoreTransaction] {
-        let (filter, arguments) = query.whereClause
-        return try reader.read { db in
-            try StoreTransaction.fetchAll(
-                db,
-                sql: "SELECT * FROM store_transaction WHERE \(filter) ORDER BY purchase_date DESC, id DESC LIMIT ? OFFSET ?",
-                arguments: arguments + [limit, offset])
-        }
-    }
-
     /// How many transactions wait in the queue, per state (all of them, whatever the filter).
     public func queueCounts() throws -> [TransactionState: Int] {
         try reader.read { db in
@@ -125,38 +83,19 @@ extension AppDatabase {
         }
     }
 
-    /// The work an earlier simulation left in flight (it was killed, or the console quit): unfinished
-    /// transactions the simulator wrote, with their order and how many callbacks the server has had.
-    /// Dropped orders (the client crashed) and transactions with a restore prompt are left to the restore desk.
-    public func paymentsInFlight() throws -> [PaymentSimulation.InFlight] {
-        try reader.read { db in
-            let transactions = try StoreTransaction.fetchAll(
-                db,
-                sql: """
-                    SELECT t.* FROM store_transaction t
-                    WHERE t.finished = 0
-                      AND EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
-                      AND NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed')
-                      AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id)
-                    ORDER BY t.purchase_date, t.id
-                    """)
-            return try transactions.map { t in
-                let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [t.id])
-                let callbacks = try order.map {
-                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM server_callback WHERE order_id = ?", arguments: [$0.id]) ?? 0
-                } ?? 0
-                return PaymentSimulation.InFlight(transaction: t, order: order, callbacks: callbacks)
-            }
-        }
-    }
-
     /// `finishTransaction` on one transaction of the store, as the client would call it: refused while
-    /// it is purchasing or deferred, or paid but not yet granted. The transaction and its event are
-    /// written together.
-    public func finishTransaction(id: String, at: Instant, by actor: String) throws -> Result<StoreTransaction, TransactionRefusal> {
-        try writer.write { db in
+    /// it is purchasing or deferred, or paid but not yet granted, and while another process's payment
+    /// run has it in flight (that run moves it on). The transaction and its event are written together.
+    public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
+        if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
+        return try writer.write { db in
             guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", id), !transaction.finished else {
                 return .failure(.notInQueue(transactionId: id))
+            }
+            if let owner = try Int64.fetchOne(db, sql: "SELECT run_id FROM store_transaction WHERE id = ?", arguments: [id]),
+                !(try PaymentRuns.isGone(db, owner, store: path, now: at))
+            {
+                return .failure(.inFlightElsewhere(transactionId: id, run: owner))
             }
             if transaction.state == .purchased {
                 let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [id])
@@ -168,7 +107,7 @@ extension AppDatabase {
             case .success(let finished):
                 let event = PaymentEvent(
                     at: at, transactionId: id, kind: .finished,
-                    detail: "finishTransaction by \(actor): removed from the queue (\(finished.state.rawValue))")
+                    detail: "finishTransaction by \(staff.name): removed from the queue (\(finished.state.rawValue))")
                 try PaymentRowWriter(db).write(PaymentChange(transaction: finished, events: [event]))
                 return .success(finished)
             }

@@ -3,14 +3,15 @@ import StoreDeskCore
 
 extension AppDatabase {
     /// The benchmark's baseline: the rows of `changes` written with the raw prepared statements of
-    /// `PaymentRowWriter`, `batch` changes per transaction, as `simulate` commits them.
-    public func insertRaw(_ changes: [PaymentChange], batch: Int = 64) throws {
+    /// `PaymentRowWriter`, `batch` changes per transaction, as `simulate` commits them (tagged with
+    /// `run`, without its heartbeat).
+    public func insertRaw(_ changes: [PaymentChange], run: PaymentRun, batch: Int = 64) throws {
         var index = 0
         while index < changes.count {
             let slice = changes[index..<min(changes.count, index + batch)]
             index += batch
             try writer.write { db in
-                let rows = try PaymentRowWriter(db)
+                let rows = try PaymentRowWriter(db, run: run.id)
                 for change in slice { try rows.write(change) }
             }
         }
@@ -22,8 +23,10 @@ extension AppDatabase {
 /// place (its state, finished flag, status), never deleted and re-inserted: the update runs first, and
 /// only a row it did not find is inserted. Most steps change a row the queue already holds, and an
 /// update binds the few columns that change where an upsert binds and builds the whole row.
+/// A transaction it inserts belongs to `run` (nil: to no run, as the restore desk's finished ones).
 struct PaymentRowWriter {
     let db: Database
+    let run: Int64?
     let transaction: BulkInsert
     let transactionUpdate: BulkInsert
     let order: BulkInsert
@@ -32,15 +35,16 @@ struct PaymentRowWriter {
     let grant: BulkInsert
     let event: BulkInsert
 
-    init(_ db: Database) throws {
+    init(_ db: Database, run: Int64? = nil) throws {
         self.db = db
+        self.run = run
         transaction = try BulkInsert(
             db,
             cachedSQL: """
                 INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id,
                   quantity, state, failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date,
-                  expires_date, revocation_date, revocation_reason, finished)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  expires_date, revocation_date, revocation_reason, finished, run_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         transactionUpdate = try BulkInsert(
             db,
@@ -81,7 +85,7 @@ struct PaymentRowWriter {
                 row.text(t.productId); row.int(t.quantity); row.text(t.state.rawValue); row.text(t.failureReason?.rawValue)
                 row.text(t.environment.rawValue); row.text(t.sid); row.text(t.roleId); row.text(t.appOrderId); row.text(t.ext)
                 row.int(t.purchaseDate.millis); row.int(t.expiresDate?.millis); row.int(t.revocationDate?.millis)
-                row.text(t.revocationReason); row.bool(t.finished)
+                row.text(t.revocationReason); row.bool(t.finished); row.int(run)
             }
         }
         if let o = change.order, try orderUpdate.run({ row in row.text(o.status.rawValue); row.text(o.id) }) == 0 {

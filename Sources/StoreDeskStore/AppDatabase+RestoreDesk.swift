@@ -60,15 +60,17 @@ extension AppDatabase {
                 throw RestoreRefusal.unknownTransaction(transactionId)
             }
             let prompt = try RestoreDesk.prompt(db, request)
-            let orderId = RestoreRules.orderId(transactionId: transactionId)
-            let granted = try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM item_grant WHERE order_id = ?)", arguments: [orderId]) ?? false
+            var numbers = try PaymentRuns.restoreDesk(db, needing: 1, now: now, path: path)
+            guard let orderId = numbers.next() else {
+                throw StoreError.database(path: path, message: "the restore desk's block of order numbers is used up")
+            }
             let result = RestoreRules.confirm(
                 prompt, onto: target, by: staff, products: try RestoreDesk.products(db, appId: prompt.app.id),
-                grantedOrders: granted ? [orderId] : [], at: now)
+                orderId: orderId, at: now)
             switch result {
             case .success(let decision):
                 try RestoreDesk.commit(decision, db)
+                try PaymentRuns.save(numbers, db)
                 return try RestoreDesk.prompt(db, decision.request)
             case .failure(.notOnAppleID(let account, _, _)) where !(try User.exists(db, matching: "id", account)):
                 throw RestoreRefusal.unknownAccount(account)
@@ -122,18 +124,15 @@ extension AppDatabase {
                 throw StoreError.invalidArgument("game account \(account.id ?? 0) names app \(account.appId), which does not exist")
             }
             let purchases = try RestoreDesk.pastPurchases(db, appleId: account.appleId, app: app)
-            let orderIds = purchases.map { RestoreRules.orderId(transactionId: $0.restoredTransactionId) }
-            let granted = try Set(
-                String.fetchAll(
-                    db, sql: "SELECT order_id FROM item_grant WHERE order_id IN (\(databaseQuestionMarks(count: orderIds.count)))",
-                    arguments: StatementArguments(orderIds)))
+            let numbers = try PaymentRuns.restoreDesk(db, needing: purchases.count, now: now, path: path)
             let result = RestorePurchases.plan(
                 for: RestoreAccount(account), app: app, purchases: purchases,
-                products: try RestoreDesk.products(db, appId: app.id), grantedOrders: granted, by: staff, at: now)
+                products: try RestoreDesk.products(db, appId: app.id), orderNumbers: numbers, by: staff, at: now)
             switch result {
             case .success(let plan):
                 let rows = try PaymentRowWriter(db)
                 for item in plan.items { if let change = item.change { try rows.write(change) } }
+                try PaymentRuns.save(plan.orderNumbers, db)
                 var audit = plan.audit
                 try audit.insert(db)
                 return plan
@@ -182,18 +181,9 @@ extension AppDatabase {
     }
 }
 
-/// A line of the desk's list: the prompt and the app of its transaction (whose ownership rule applies).
-public struct RestoreRow: Hashable, Sendable {
-    public var request: RestoreRequest
-    public var appId: String
-
-    public var cursor: KeysetCursor { KeysetCursor(time: request.createdAt, id: request.id ?? 0) }
-}
-
 extension RestoreRow: FetchableRecord {
     public init(row: GRDB.Row) throws {
-        request = try RestoreRequest(row: row)
-        appId = try row.decode(forColumn: "sd_app_id")
+        self.init(request: try RestoreRequest(row: row), appId: try row.decode(forColumn: "sd_app_id"))
     }
 }
 

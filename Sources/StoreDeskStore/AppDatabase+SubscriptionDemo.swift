@@ -2,29 +2,6 @@ import Foundation
 import GRDB
 import StoreDeskCore
 
-/// What a live subscription demo needs from the store before it starts: the player, their game account's
-/// `appAccountToken` (so the simulated notifications land on them as Apple's would), their app's
-/// subscription catalogue, and transaction ids no stored subscription uses.
-public struct SubscriptionDemoSetup: Sendable, Hashable {
-    public var userId: String
-    public var userName: String
-    public var app: App
-    /// The app's auto-renewable products, by id.
-    public var catalogue: [Product]
-    /// The product the demo subscribes to.
-    public var product: Product
-    public var appAccountToken: String?
-    /// Above every numeric original transaction id in the store, so the demo's never collide.
-    public var firstTransactionId: UInt64
-
-    /// The demo's simulation, started at `start`, its first purchase not yet made.
-    public func simulation(start: Instant, rate: TimeRate) -> SubscriptionSimulation {
-        SubscriptionSimulation(
-            app: app, products: catalogue, start: start, rate: rate, firstTransactionId: firstTransactionId,
-            seed: firstTransactionId)
-    }
-}
-
 extension AppDatabase {
     /// Looks up what a demo subscription of `userId` needs. `productId` nil picks the app's monthly
     /// subscription (what a time rate is stated in), else its shortest period. The player must have no

@@ -2,18 +2,6 @@ import Foundation
 import GRDB
 import StoreDeskCore
 
-/// Everything the console and `storedesk user show` tell about one player.
-public struct UserProfile: Sendable, Hashable {
-    public var user: User
-    public var gameAccounts: [GameAccount]
-    public var subscriptions: [Subscription]
-    /// The notifications of those subscriptions, for their timelines and their state at any instant.
-    public var subscriptionEvents: [SubscriptionEvent]
-    public var recentTransactions: [StoreTransaction]
-    public var transactionCount: Int
-    public var openRestoreRequests: Int
-}
-
 extension AppDatabase {
     public func user(id: String) throws -> User? {
         try reader.read { try User.fetchOne($0, matching: "id", id) }
@@ -43,62 +31,19 @@ extension AppDatabase {
     /// Users matching `text` in id, name, friendly name or the last four digits of the phone, in list
     /// order, at most `limit`.
     public func searchUsers(_ text: String, limit: Int) throws -> [User] {
-        try reader.read { db in try UserSearch(text: text).page(db, from: .start, limit: limit).map(\.user) }
+        try reader.read { db in try UserSearch(text: text).page(db, from: .first, limit: limit).map(\.user) }
     }
 }
 
-/// A user with its place in the list (the table's rowid: creation order, and the keyset cursor).
-public struct UserRow: Hashable, Sendable {
-    public var rowid: Int64
-    public var user: User
-}
-
-/// A user filter as the console's `/` and `storedesk user search` apply it, with keyset pagination.
-///
-/// Three characters or more go through the trigram full-text index, so a substring is found without
-/// scanning the table; shorter text is matched with LIKE in list order. The last four phone digits
-/// match exactly, so a masked number never leaks more than it shows.
-public struct UserSearch: Sendable, Hashable {
-    public var text: String
-
-    public init(text: String) { self.text = text.trimmingCharacters(in: .whitespaces) }
-
-    /// Where a page starts.
-    public enum Anchor: Sendable, Hashable {
-        case start
-        case end
-        /// Rows strictly after this rowid, ascending.
-        case after(Int64)
-        /// Rows from this rowid on, ascending.
-        case from(Int64)
-        /// Rows strictly before this rowid (the page still comes back in ascending order).
-        case before(Int64)
-    }
-
-    var likePattern: String {
-        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-    }
-
-    var isPhoneSuffix: Bool { text.count == 4 && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
-
-    var usesFullTextIndex: Bool { text.unicodeScalars.count >= 3 }
-
-    /// An FTS5 string literal: the whole text as one phrase.
-    var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-
-    /// Whether this filter scans the table (short text) rather than using an index; such a scan is
-    /// run in slices by the console so a keystroke never waits for the whole table.
-    public var scansTable: Bool { !text.isEmpty && !usesFullTextIndex }
-
+extension UserSearch {
     /// One page of matches. `below` limits a table scan to rowids under it (a slice of the table).
     public func page(_ db: Database, from anchor: Anchor, limit: Int, below: Int64? = nil) throws -> [UserRow] {
         var bound = ""
         var boundArgs: StatementArguments = []
         var descending = false
         switch anchor {
-        case .start: break
-        case .end: descending = true
+        case .first: break
+        case .last: descending = true
         case .after(let rowid): bound = "rowid > ?"; boundArgs = [rowid]
         case .from(let rowid): bound = "rowid >= ?"; boundArgs = [rowid]
         case .before(let rowid): bound = "rowid < ?"; boundArgs = [rowid]; descending = true
@@ -147,6 +92,16 @@ extension AppDatabase {
 
     public func apps() throws -> [App] {
         try reader.read { try App.fetchAll($0, sql: "SELECT * FROM app ORDER BY id") }
+    }
+
+    /// A support member saw a user's phone number in the clear: the audit line that says so. Refused for
+    /// any other role.
+    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
+        if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
+        try recordAudit(
+            AuditEntry(
+                at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
+                detail: "phone revealed on \(surface)"))
     }
 
     /// Writes one audit line in its own transaction.

@@ -21,12 +21,13 @@ public struct AppDatabase: Sendable {
         case readWriteConcurrent
     }
 
-    /// The connection or pool; reads go through it too.
-    public let writer: any DatabaseWriter
+    /// The connection or pool; reads go through it too. Private to the store: everything else reads and
+    /// writes through the named methods, each keeping its invariants in one transaction.
+    let writer: any DatabaseWriter
     public let path: String
     public let isReadOnly: Bool
 
-    public var reader: any DatabaseReader { writer }
+    var reader: any DatabaseReader { writer }
 
     init(writer: any DatabaseWriter, path: String, isReadOnly: Bool) {
         self.writer = writer
@@ -45,7 +46,7 @@ public struct AppDatabase: Sendable {
         var config = Configuration()
         config.readonly = readOnly
         config.foreignKeysEnabled = true
-        config.busyMode = .timeout(2)
+        config.busyMode = .callback(waitForLock)
         config.label = "storedesk"
         if !readOnly {
             // In WAL mode NORMAL is the documented setting: a commit survives a crash of the process
@@ -70,16 +71,30 @@ public struct AppDatabase: Sendable {
         return config
     }
 
+    /// How long a connection waits for another process's lock before it gives up (`StoreError.locked`).
+    static let lockWaitMilliseconds = 60_000
+
+    /// SQLite's busy handler: try again every millisecond for up to `lockWaitMilliseconds`. Many
+    /// processes write one store (simulations, consoles, the restore desk); a writer that finds the
+    /// lock taken waits its turn instead of failing. SQLite's own timeout sleeps up to 100 ms between
+    /// tries, and a payment pipeline that commits back to back leaves the lock free for microseconds
+    /// at a time, so a waiter that looks rarely can starve; one that looks every millisecond gets in.
+    @Sendable static func waitForLock(_ tries: Int) -> Bool {
+        guard tries < lockWaitMilliseconds else { return false }
+        usleep(1000)
+        return true
+    }
+
     /// Opens an existing store, checking that it is one this binary understands before touching it.
     ///
-    /// Nothing that could block or write comes first: `StoreFile` refuses a fifo or a device by its kind
+    /// Nothing that could block or write comes first: `StorePath` refuses a fifo or a device by its kind
     /// and reads the header without blocking; a write is refused before SQLite opens the file when the
     /// file or its folder cannot be written, so a refused write leaves no `-wal` or `-shm` beside it.
     ///
     /// - Parameter migrate: apply pending migrations (only with an explicit `--migrate`, or for the
     ///   default store that StoreDesk itself owns).
     public static func open(path: String, access: Access, migrate: Bool = false) throws -> AppDatabase {
-        let file = try StoreFile(path: path)
+        let file = try StorePath(path: path)
         if access == .readOnly { return try openReadOnly(file) }
         if let reason = file.whyNotWritable { throw StoreError.notWritable(path: path, reason: reason) }
         // Inspect the schema through a read-only connection: this never changes the file.
@@ -104,11 +119,11 @@ public struct AppDatabase: Sendable {
 
     /// Whether `path` is a store file this process may write (the console opens one it may not
     /// read-only instead of refusing it). Nil when it may; else why not.
-    public static func whyNotWritable(path: String) throws -> String? { try StoreFile(path: path).whyNotWritable }
+    public static func whyNotWritable(path: String) throws -> String? { try StorePath(path: path).whyNotWritable }
 
     /// A read-only open that never writes the file or its folder: `immutable` where no one may write
-    /// (see `StoreFile.readsImmutable`), SQLite's read-only flag elsewhere.
-    private static func openReadOnly(_ file: StoreFile) throws -> AppDatabase {
+    /// (see `StorePath.readsImmutable`), SQLite's read-only flag elsewhere.
+    private static func openReadOnly(_ file: StorePath) throws -> AppDatabase {
         do {
             let queue = try DatabaseQueue(
                 path: file.readsImmutable ? file.immutableURI : file.sqlitePath, configuration: configuration(readOnly: true))
@@ -145,7 +160,7 @@ public struct AppDatabase: Sendable {
 
     /// Returns the migrations this binary knows that the file lacks; throws when the file is not a
     /// store or is newer than this binary.
-    static func inspect(_ file: StoreFile) throws -> [String] {
+    static func inspect(_ file: StorePath) throws -> [String] {
         do {
             let queue = try DatabaseQueue(path: file.sqlitePath, configuration: configuration(readOnly: true))
             defer { try? queue.close() }

@@ -1,29 +1,6 @@
 import GRDB
 import StoreDeskCore
 
-/// Where a row stands in a list ordered by a time, then an id: the cursor of keyset paging.
-public struct KeysetCursor: Sendable, Hashable {
-    public var time: Instant
-    public var id: Int64
-
-    public init(time: Instant, id: Int64) {
-        self.time = time
-        self.id = id
-    }
-}
-
-/// Which page of such a list to fetch, in the list's own order. No OFFSET: every page is one seek.
-public enum KeysetAnchor: Sendable, Hashable {
-    case first
-    case last
-    /// The rows after this one.
-    case after(KeysetCursor)
-    /// This row and those after it (a refresh that keeps its place).
-    case from(KeysetCursor)
-    /// The rows before this one (the page still comes back in list order).
-    case before(KeysetCursor)
-}
-
 /// The SQL of keyset paging over `(time, id)` columns, ascending or descending.
 struct Keyset {
     var time: String
@@ -33,12 +10,14 @@ struct Keyset {
 
     /// The condition (if any) with its arguments, the ORDER BY, and whether the fetched rows must be
     /// reversed to come back in list order.
-    func clause(_ anchor: KeysetAnchor) -> (condition: String?, arguments: StatementArguments, order: String, reversed: Bool) {
+    func clause<Cursor>(_ anchor: PageAnchor<Cursor>, _ values: (Cursor) -> StatementArguments)
+        -> (condition: String?, arguments: StatementArguments, order: String, reversed: Bool)
+    {
         let forward = descending ? "DESC" : "ASC", backward = descending ? "ASC" : "DESC"
         let later = descending ? "<" : ">", earlier = descending ? ">" : "<"
         func order(_ direction: String) -> String { "\(time) \(direction), \(id) \(direction)" }
-        func beyond(_ op: String, _ cursor: KeysetCursor) -> (String, StatementArguments) {
-            ("(\(time), \(id)) \(op) (?, ?)", [cursor.time.millis, cursor.id])
+        func beyond(_ op: String, _ cursor: Cursor) -> (String, StatementArguments) {
+            ("(\(time), \(id)) \(op) (?, ?)", values(cursor))
         }
         switch anchor {
         case .first: return (nil, [], order(forward), false)
@@ -56,10 +35,11 @@ struct Keyset {
     }
 
     /// One page of `select` (everything up to WHERE) filtered by `conditions` and the anchor.
-    func page<Record: FetchableRecord>(
-        _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: KeysetAnchor, limit: Int
+    func page<Record: FetchableRecord, Cursor>(
+        _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: PageAnchor<Cursor>, limit: Int,
+        values: (Cursor) -> StatementArguments
     ) throws -> [Record] {
-        let (condition, keyArguments, order, reversed) = clause(anchor)
+        let (condition, keyArguments, order, reversed) = clause(anchor, values)
         var parts = conditions
         if let condition { parts.append((condition, keyArguments)) }
         var arguments: StatementArguments = []
@@ -68,5 +48,14 @@ struct Keyset {
         let filter = parts.isEmpty ? "" : " WHERE " + parts.map { "(" + $0.0 + ")" }.joined(separator: " AND ")
         let rows = try Record.fetchAll(db, sql: select + filter + " ORDER BY \(order) LIMIT ?", arguments: arguments)
         return reversed ? rows.reversed() : rows
+    }
+}
+
+extension Keyset {
+    /// One page of a list keyed by `KeysetCursor` (time, then a number).
+    func page<Record: FetchableRecord>(
+        _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: KeysetAnchor, limit: Int
+    ) throws -> [Record] {
+        try page(db, select: select, conditions: conditions, anchor: anchor, limit: limit) { [$0.time.millis, $0.id] }
     }
 }

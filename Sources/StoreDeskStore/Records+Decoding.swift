@@ -32,7 +32,9 @@ extension App {
             bundleId: try row.value(CodingKeys.bundleId), appKey: try row.value(CodingKeys.appKey),
             currencyPerYuan: try row.value(CodingKeys.currencyPerYuan),
             restoreOwnership: try row.value(CodingKeys.restoreOwnership),
-            gracePeriodDays: try row.value(CodingKeys.gracePeriodDays))
+            gracePeriodDays: try row.value(CodingKeys.gracePeriodDays),
+            appleAppId: try row.value(CodingKeys.appleAppId), environments: try row.value(CodingKeys.environments),
+            callbackURL: try row.value(CodingKeys.callbackURL))
     }
 }
 

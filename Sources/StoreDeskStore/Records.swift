@@ -23,6 +23,7 @@ extension GrantKind: DatabaseValueConvertible {}
 extension GrantSource: DatabaseValueConvertible {}
 extension SubscriptionState: DatabaseValueConvertible {}
 extension RestoreStatus: DatabaseValueConvertible {}
+extension AppEnvironments: DatabaseValueConvertible {}
 
 extension App: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "app"
@@ -91,5 +92,13 @@ extension FetchableRecord where Self: TableRecord {
     /// Whether a row's `column` holds `value` (see `fetchOne(_:matching:_:)` for why not `exists(db, key:)`).
     static func exists(_ db: Database, matching column: String, _ value: some DatabaseValueConvertible) throws -> Bool {
         try !filter(Column(column) == value).isEmpty(db)
+    }
+}
+
+extension Row {
+    /// A column's value, thrown as an error when it does not convert: GRDB's `row["column"]` traps
+    /// instead (`try!`), and a store edited by hand can hold text where a number belongs.
+    func column<Value: DatabaseValueConvertible>(_ name: String) throws -> Value {
+        try decode(forColumn: name)
     }
 }

@@ -58,6 +58,21 @@ public enum StoreCheck {
                 FROM item_grant g LEFT JOIN payment_order o ON o.order_id = g.order_id WHERE o.order_id IS NULL
                 """),
         Invariant(
+            kind: "order_pending_with_grant",
+            sql: """
+                SELECT o.order_id, 'order ' || o.order_id || ' (transaction ' || o.transaction_id
+                  || ') is pending but holds grant ' || g.id
+                FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id WHERE o.status = 'pending'
+                """),
+        Invariant(
+            kind: "order_without_payment",
+            sql: """
+                SELECT o.order_id, 'order ' || o.order_id || ' is for transaction ' || o.transaction_id || ', which is '
+                  || t.state || ', not paid'
+                FROM payment_order o JOIN store_transaction t ON t.id = o.transaction_id
+                WHERE t.state NOT IN ('purchased', 'restored')
+                """),
+        Invariant(
             kind: "finished_purchase_not_delivered",
             sql: """
                 SELECT t.id, 'transaction ' || t.id || ' (user ' || t.user_id || ', ' || t.product_id

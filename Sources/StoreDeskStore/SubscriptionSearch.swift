@@ -1,37 +1,7 @@
 import GRDB
 import StoreDeskCore
 
-/// A subscription in the Subscriptions list: its row and the name of its player.
-public struct SubscriptionListRow: Hashable, Sendable {
-    public var subscription: Subscription
-    public var userName: String
-
-    /// Where the row sits in the list.
-    public func cursor(at instant: Instant) -> SubscriptionSearch.Cursor {
-        SubscriptionSearch.Cursor(
-            state: subscription.info(at: instant)?.state ?? .expired, expires: subscription.expiresDate, id: subscription.id)
-    }
-}
-
-/// The Subscriptions screen's query: the subscriptions in one state (or all, grouped by state) at an
-/// instant, matching a text, in pages by keyset, never by OFFSET.
-///
-/// A row's state at the instant is its row played forward (`Subscription.info(at:)`), written here as one
-/// SQL condition per state so each can use an index: active is `expires_date > now`, grace and retry
-/// come from `state, expires_date`, revoked from `state`. `SubscriptionSearchTests` holds the two to the
-/// same answer for every row at many instants.
-public struct SubscriptionSearch: Sendable, Hashable {
-    public var text: String
-    /// Only this state, or every state grouped in `SubscriptionSearch.order`.
-    public var state: SubscriptionState?
-    public var instant: Instant
-
-    public init(text: String = "", state: SubscriptionState? = nil, instant: Instant) {
-        self.text = text.trimmingCharacters(in: .whitespaces)
-        self.state = state
-        self.instant = instant
-    }
-
+extension SubscriptionSearch {
     /// How long a row's billing retry lasts, as SQL over its columns (named with `prefix`, such as `s.`):
     /// 60 days of its demo's `TimeRate` (a month of `time_rate_month_ms` is 30 days, as in
     /// `TimeRate.days`), 60 real days when it has none.
@@ -41,26 +11,6 @@ public struct SubscriptionSearch: Sendable, Hashable {
 
     /// Billing retry in real time, the longest any row's lasts.
     static let realRetry = TimeRate.realTime.billingRetryLimit.millis
-
-    /// The groups of the list, in the order an operator acts on them.
-    public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
-
-    /// A place in the list: a state group, then expiry, then the original transaction id.
-    public struct Cursor: Hashable, Sendable {
-        public var state: SubscriptionState
-        public var expires: Instant
-        public var id: String
-    }
-
-    public enum Anchor: Hashable, Sendable {
-        case start, end
-        /// Rows strictly after the cursor.
-        case after(Cursor)
-        /// Rows from the cursor on.
-        case from(Cursor)
-        /// Rows strictly before the cursor (the page still comes back in list order).
-        case before(Cursor)
-    }
 
     /// The SQL condition for "in this state at the instant" over `subscription s`.
     func condition(_ state: SubscriptionState) -> String {
@@ -99,8 +49,8 @@ public struct SubscriptionSearch: Sendable, Hashable {
         let cursor: Cursor?
         var inclusive = false
         switch anchor {
-        case .start: (backward, cursor) = (false, nil)
-        case .end: (backward, cursor) = (true, nil)
+        case .first: (backward, cursor) = (false, nil)
+        case .last: (backward, cursor) = (true, nil)
         case .after(let c): (backward, cursor) = (false, c)
         case .from(let c): (backward, cursor, inclusive) = (false, c, true)
         case .before(let c): (backward, cursor) = (true, c)

@@ -144,6 +144,9 @@ public final class CursesTerminal: ConsoleDevice {
         if style.dim { attributes |= sd_a_dim() }
         if style.italic { attributes |= sd_a_italic() }
         let pair = depth == .mono ? 0 : pairNumber(style)
+        // A canvas cell holds one spacing character and its combining marks (`TextWidth.cells(of:)`), as a
+        // cchar_t does: setcchar stops at a second spacing character, which once left a dangling ZWJ that
+        // joined the next cell on screen. At most CCHARW_MAX (5) characters with the terminating zero.
         var wide = Array(cell.character.unicodeScalars.map { wchar_t(bitPattern: $0.value) }.prefix(4))
         wide.append(0)
         _ = sd_put_wide(screen, Int32(y), Int32(x), wide, attributes, pair)

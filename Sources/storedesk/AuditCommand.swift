@@ -36,7 +36,9 @@ struct AuditCommand: ParsableCommand {
         }
         let zone = TimeZone.local
         for entry in entries {
+            // One line per entry whatever its text holds: a reason with a line break cannot fake an entry.
             print([entry.at.shortText(in: zone), "\(entry.actor) (\(entry.role))", entry.action, entry.subject, entry.detail]
+                .map(\.controlsEscaped)
                 .joined(separator: "  "))
         }
         if entries.isEmpty { FileHandle.standardError.write(Data("no audit entries match\n".utf8)) }

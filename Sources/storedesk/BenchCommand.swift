@@ -26,10 +26,13 @@ struct BenchCommand: ParsableCommand {
             let database = try reporting { try store.open(.readOnly) }
             guard let terminalSize = Size(size) else { throw fail("--size must look like 120x40, got '\(size)'") }
             let catalog = ThemeCatalog()
-            let state = AppState(
+            let wall = Instant(Date())
+            let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
+            var state = AppState(
                 size: terminalSize, session: Session(role: .operator, actor: "bench", readOnly: true),
-                storePath: database.path, clock: Instant(Date()), timeZone: .local, themeName: "dark",
+                storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
                 themeNames: catalog.names)
+            state.clockSource = clock.source
             let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: catalog)
             runtime.settle()
             var samples: [Double] = [], slices: [Double] = [], complete: [Double] = []
@@ -98,12 +101,15 @@ struct BenchCommand: ParsableCommand {
                 }
                 let pipelineStore = try scratch("pipeline.sqlite")
                 let rawStore = try scratch("raw.sqlite")
+                // A run of each store's own (both fresh, so both are run 1 and number the same order ids).
+                let pipelineRun = try pipelineStore.startRun(.bench, takingOver: false).run
+                let rawRun = try rawStore.startRun(.bench, takingOver: false).run
                 let catalogue = try pipelineStore.paymentCatalogue()
                 let rate = 1000.0
                 let configuration = PaymentSimulation.Configuration(
                     seconds: max(1, Int((Double(transactions) / rate).rounded(.up))), rate: rate, seed: seed,
                     start: Instant(millis: 1_800_000_000_000), userIds: catalogue.userIds, apps: catalogue.apps,
-                    products: catalogue.products, idPrefix: "bench-")
+                    products: catalogue.products, run: pipelineRun.id, idPrefix: "bench")
 
                 // The engine alone: requests, states, receipts, signing, verifying, grant decisions.
                 var engineOnly = PaymentSimulation(configuration)
@@ -115,12 +121,12 @@ struct BenchCommand: ParsableCommand {
                 // The engine on this thread, the SQLite writer on the other core.
                 var simulation = PaymentSimulation(configuration)
                 start = DispatchTime.now()
-                try PaymentPipeline.run(into: pipelineStore, batch: batch) { emit in try simulation.run(emit) }
+                try PaymentPipeline.run(into: pipelineStore, run: pipelineRun, batch: batch) { emit in try simulation.run(emit) }
                 let pipelineMs = BenchCommand.since(start)
 
                 // The baseline: the same rows, raw prepared inserts, the same steps per transaction.
                 start = DispatchTime.now()
-                try rawStore.insertRaw(changes, batch: batch)
+                try rawStore.insertRaw(changes, run: rawRun, batch: batch)
                 let rawMs = BenchCommand.since(start)
 
                 let attempts = simulation.summary.attempts

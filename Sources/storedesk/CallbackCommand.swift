@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
+import StoreDeskStore
 
 /// `storedesk callback sign|verify`: the platform's signed server callback, from a shell.
 struct CallbackCommand: ParsableCommand {
@@ -10,15 +11,43 @@ struct CallbackCommand: ParsableCommand {
         subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self])
 }
 
-/// The AppKey option shared by both subcommands; the key itself is never printed in the clear.
+/// Where the AppKey comes from, shared by both subcommands; the key itself is never printed in the clear.
+/// `--app APP` takes the key the store keeps for that app, `--app-key-file FILE` (or `-`) reads it from a
+/// file, and `--app-key K` stays for throwaway test keys (a real key on the command line is visible to
+/// other users in the process list).
 struct AppKeyOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The app's AppKey (never printed in the clear).", valueName: "key"))
-    var appKey: String
+    @Option(name: .long, help: ArgumentHelp("A throwaway test AppKey (visible in the process list: use --app or --app-key-file for a real one).", valueName: "key"))
+    var appKey: String?
+    @Option(name: .long, help: ArgumentHelp("Use the AppKey the store keeps for this app.", valueName: "id"))
+    var app: String?
+    @Option(name: .customLong("app-key-file"), help: ArgumentHelp("Read the AppKey from a file (one line).", valueName: "file"))
+    var appKeyFile: String?
+    @OptionGroup var store: StoreOptions
 
-    /// The key, or a one-line error when it is empty.
+    /// The key, from exactly one of the three sources, or a one-line error.
     func checked() throws -> String {
-        guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
-        return appKey
+        let given = [appKey != nil, app != nil, appKeyFile != nil].filter { $0 }.count
+        guard given == 1 else {
+            throw fail(given == 0 ? "give the AppKey with --app APP, --app-key-file FILE or --app-key K" : "give only one of --app, --app-key-file and --app-key")
+        }
+        if let appKey {
+            guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
+            return appKey
+        }
+        if let appKeyFile {
+            // Standard input carries the callback, so the key must come from a real file.
+            guard appKeyFile != "-" else { throw fail("--app-key-file -: standard input carries the callback here; give a file") }
+            return try reporting { try AppKeyFile.read(appKeyFile) }
+        }
+        let id = app ?? ""
+        return try reporting {
+            let database = try store.open(.readOnly)
+            guard let found = try database.app(id: id) else {
+                let known = (try? database.apps().map(\.id)) ?? []
+                throw StoreError.invalidArgument("no app with id '\(id)' (known: \(known.joined(separator: ", ")))")
+            }
+            return found.appKey
+        }
     }
 }
 

@@ -34,9 +34,12 @@ struct ConsoleCommand: ParsableCommand {
             let database = try store.open(session.readOnly ? .readOnly : .readWriteConcurrent)
             return (database, session, theme, warnings, catalog)
         }
+        let wall = Instant(Date())
+        let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
         var state = AppState(
-            size: Size(width: 80, height: 24), session: session, storePath: database.path, clock: Instant(Date()),
+            size: Size(width: 80, height: 24), session: session, storePath: database.path, clock: clock.now(wall: wall),
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)
+        state.clockSource = clock.source
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
         let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
         let terminal = CursesTerminal(noColor: console.monochrome)
@@ -51,8 +54,7 @@ struct ConsoleCommand: ParsableCommand {
         }
         terminal.start()
         defer { terminal.stop() }
-        runtime.run(
-            device: terminal, refreshInterval: refresh, now: { Instant(Date()) }, shouldStop: { receivedSignal != 0 })
+        runtime.run(device: terminal, refreshInterval: refresh, clock: clock, shouldStop: { receivedSignal != 0 })
         terminal.stop()
         if receivedSignal != 0 { throw ExitCode(128 + receivedSignal) }
     }

@@ -24,7 +24,8 @@ extension EventsCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The player's user id.") var user: String
         @Option(help: "The auto-renewable product (default: the app's monthly subscription).") var product: String?
-        @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real.") var rate = "30s"
+        @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real (default: the app's StoreKit configuration's, else 30s).")
+        var rate: String?
         @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
         @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
         var steps: [String] = []
@@ -49,27 +50,38 @@ extension EventsCommand {
 
         func run() throws {
             let (result, refusals) = try reporting { () throws -> (SimulateJSON, [String]) in
-                guard let rate = Self.rates[rate] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(rate)'") }
-                let longest = rate.longestRealRun.millis / 1000
-                guard (1...longest).contains(Int64(seconds)) else {
-                    throw StoreError.invalidArgument(
-                        "--for must be from 1 to \(longest) seconds at --rate \(self.rate) (ten years of subscription time), got \(seconds)")
+                let chosenRate = try rate.map { text in
+                    guard let rate = Self.rates[text] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(text)'") }
+                    return rate
                 }
+                // Ten years of subscription time at the rate (real time's is the longest; checked again
+                // below once the rate is known).
+                func checkSpan(_ rate: TimeRate, named name: String) throws {
+                    let longest = rate.longestRealRun.millis / 1000
+                    guard (1...longest).contains(Int64(seconds)) else {
+                        throw StoreError.invalidArgument(
+                            "--for must be from 1 to \(longest) seconds at --rate \(name) (ten years of subscription time), got \(seconds)")
+                    }
+                }
+                try checkSpan(chosenRate ?? .realTime, named: rate ?? "real (the slowest)")
                 let steps = try parsedSteps()
                 guard !staff.readonly else {
                     throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
                 }
-                guard try staff.consoleRole == .developer else {
+                guard try staff.consoleRole.may(.driveSubscriptionDemo) else {
                     throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
                 }
                 let database = try store.open(.readWrite)
                 let start = try database.clock() ?? Instant(Date())
+                let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
+                // Without --rate, the app's StoreKit configuration decides, as Xcode's test session would.
+                let rate = try chosenRate ?? database.storeKitTimeRate(appId: setup.app.id)?.timeRate ?? .monthEvery30Seconds
+                if chosenRate == nil { try checkSpan(rate, named: "\(rate.name) (the app's StoreKit configuration)") }
                 let end = start.adding(.seconds(Int64(seconds)))
                 guard end.isSupported else {
                     throw StoreError.invalidArgument(
                         "--for \(seconds) s from the store's clock \(start.iso8601) ends after 9999-12-31, the last date a store keeps")
                 }
-                let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 var simulation = setup.simulation(start: start, rate: rate)
                 let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
                 for step in steps {

@@ -75,16 +75,19 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
 }
 
 /// Text output: every item with its control characters escaped (`ControlCharacters`), so stored text
-/// (a decline reason, an imported id, a player's name) can neither send escape sequences to the
-/// terminal nor add lines. It shadows the standard `print` in this module: every text report goes
-/// through it. A report prints one line per call; columns are joined with `printColumns`.
+/// (a decline reason, an imported id, a player's name) cannot send escape sequences to the terminal. It
+/// shadows the standard `print` in this module: every text report goes through it. A report's own line
+/// breaks are kept (several commands build a report of many lines); a value that may hold a line break
+/// of its own is escaped where it is interpolated (`controlsEscaped`), and columns go through
+/// `printColumns`.
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     var line = ""
     for (index, item) in items.enumerated() {
         if index > 0 { line += separator }
-        line += ControlCharacters.escaped(String(describing: item))
+        line += String(describing: item)
     }
-    Swift.print(line, terminator: terminator)
+    let shown = line.split(separator: "\n", omittingEmptySubsequences: false).map(ControlCharacters.escaped).joined(separator: "\n")
+    Swift.print(shown, terminator: terminator)
 }
 
 /// One line of tab-separated columns, each escaped (a tab inside a value cannot shift the columns).

@@ -111,7 +111,7 @@ struct RestoreCommand: ParsableCommand {
                 try printJSON(RestorePromptJSON(prompt))
                 return
             }
-            print("declined transaction \(prompt.transaction.id): \(prompt.request.reason ?? reason)")
+            print("declined transaction \(prompt.transaction.id): \((prompt.request.reason ?? reason).controlsEscaped)")
         }
     }
 

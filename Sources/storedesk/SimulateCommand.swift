@@ -13,9 +13,9 @@ struct SimulateCommand: ParsableCommand {
             Faults (KIND[:ARG], repeatable): clientCrash, networkDrop, duplicateCallback, tamperedSign, \
             tamperedField, askToBuy, failedPayment take a probability (default 0.2); serverDown takes seconds \
             (default 10, from a quarter of the run). Every step is committed with its event, so a kill at any \
-            moment leaves a store that `storedesk check` finds clean, and the next run first picks up what was \
-            left in flight (purchases still settling or deferred, orders not yet called back, grants not yet \
-            finished).
+            moment leaves a store that `storedesk check` finds clean. What a run has in flight is its own while \
+            it lives; a new run first takes over what runs that are gone left in flight (purchases still \
+            settling or deferred, orders not yet called back, grants not yet finished), never a live run's work.
             """)
 
     @Option(help: "Simulated seconds during which purchases arrive.") var seconds: Int = 60
@@ -46,18 +46,29 @@ struct SimulateCommand: ParsableCommand {
             guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
                 throw StoreError.invalidArgument("\(database.path) has no users or no products to simulate purchases with")
             }
+            // This run's number and lock first, and the work of runs that are gone (killed, or ended with
+            // purchases still in flight) with it; a live run's work stays with that run.
+            let began = try database.startRun(.simulate, takingOver: true)
+            let run = began.run
             let start = Instant(Date())
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
-                    apps: catalogue.apps, products: catalogue.products,
-                    idPrefix: "sim" + String(start.millis, radix: 36) + "-"))
-            // Work an earlier run left in flight (killed, or stopped) is picked up first.
-            simulation.resume(try database.paymentsInFlight())
+                    apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim",
+                    storeKitTesting: catalogue.storeKitTesting))
+            simulation.resume(began.inFlight)
             var pending: [PaymentChange] = []
+            var lastCommit = Date()
             let flush = {
-                try database.apply(pending)
-                pending.removeAll(keepingCapacity: true)
+                if pending.isEmpty {
+                    // An idle run still says it is alive, for processes that cannot see its lock.
+                    guard Date().timeIntervalSince(lastCommit) >= Double(PaymentRun.heartbeatInterval.millis) / 1000 else { return }
+                    try database.heartbeat(run)
+                } else {
+                    try database.apply(pending, run: run)
+                    pending.removeAll(keepingCapacity: true)
+                }
+                lastCommit = Date()
             }
             let collect: (PaymentChange) throws -> Void = { change in
                 pending.append(change)
@@ -65,7 +76,7 @@ struct SimulateCommand: ParsableCommand {
             }
             if speed == 0 {
                 // As fast as possible: the engine here, the SQLite writer on the other core.
-                try PaymentPipeline.run(into: database, batch: 64) { emit in try simulation.run(emit) }
+                try PaymentPipeline.run(into: database, run: run, batch: 64) { emit in try simulation.run(emit) }
             } else {
                 let wallStart = Date()
                 while simulation.now < simulation.end {
@@ -77,22 +88,45 @@ struct SimulateCommand: ParsableCommand {
                 }
             }
             try flush()
-            try report(simulation.summary, path: database.path, faults: parsed)
+            // What is still due after the window stays in flight, free for the next run at once.
+            try database.endRun(run)
+            try report(
+                simulation.summary, run: run.id, tookOver: began.tookOverFrom, path: database.path, faults: parsed,
+                storeKit: catalogue.storeKitTesting)
         }
     }
 
-    private func report(_ summary: PaymentSimulation.Summary, path: String, faults: [PaymentFault]) throws {
+    private func report(
+        _ summary: PaymentSimulation.Summary, run: Int64, tookOver: [Int64], path: String, faults: [PaymentFault],
+        storeKit: [String: StoreKitPurchaseTesting]
+    ) throws {
+        // Apps whose StoreKit configuration turns Ask to Buy or failing transactions on, for all their purchases.
+        let storeKitApps = storeKit.keys.sorted().map { id -> (String, [String]) in
+            let testing = storeKit[id]
+            return (id, (testing?.askToBuy == true ? ["askToBuy"] : []) + (testing?.failTransactions == true ? ["failTransactions"] : []))
+        }
         if json {
             struct Output: Encodable {
                 var path: String
+                var run: Int64
+                var tookOverFrom: [Int64]
                 var seconds: Int
                 var rate: Double
                 var seed: UInt64
                 var faults: [String]
+                var storekitSettings: [String: [String]]
                 var summary: PaymentSimulation.Summary
+
+                enum CodingKeys: String, CodingKey {
+                    case path, run, seconds, rate, seed, faults, summary
+                    case tookOverFrom = "took_over_from", storekitSettings = "storekit_settings"
+                }
             }
             try printJSON(
-                Output(path: path, seconds: seconds, rate: rate, seed: seed, faults: faults.map(\.description), summary: summary))
+                Output(
+                    path: path, run: run, tookOverFrom: tookOver, seconds: seconds, rate: rate, seed: seed,
+                    faults: faults.map(\.description), storekitSettings: Dictionary(uniqueKeysWithValues: storeKitApps),
+                    summary: summary))
             return
         }
         let states = TransactionState.allCases.compactMap { state in
@@ -110,7 +144,7 @@ struct SimulateCommand: ParsableCommand {
         ]
         let dropped: String =
             "\(summary.droppedOrders.formattedWithSeparators) (paid, client crashed before finishing: restore prompt at next login)"
-        let lines: [(String, String)] = [
+        var lines: [(String, String)] = [
             ("simulated", simulated),
             ("attempts", attempts),
             ("states", states.isEmpty ? "none" : states.joined(separator: ", ")),
@@ -120,10 +154,26 @@ struct SimulateCommand: ParsableCommand {
             ("dropped orders", dropped),
             ("awaiting", "\(summary.awaitingCallback.formattedWithSeparators) paid, not yet finished when the run ended"),
             ("events", summary.events.formattedWithSeparators),
-            ("resumed", "\(summary.resumed.formattedWithSeparators) left in flight by an earlier run, picked up"),
+            ("resumed", resumed(summary.resumed, from: tookOver)),
+            ("run", "\(run): its order ids count up from \(firstOrderId(run))"),
         ]
+        if !storeKitApps.isEmpty {
+            let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
+            lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)
+        }
         for (label, value) in lines {
             print(label.padding(toLength: 16, withPad: " ", startingAt: 0) + value)
         }
+    }
+
+    private func firstOrderId(_ run: Int64) -> String {
+        var numbers = OrderNumbers(run: run)
+        return numbers?.next() ?? "?"
+    }
+
+    /// `3 left in flight by runs that are gone (4, 7), taken over`.
+    private func resumed(_ count: Int, from runs: [Int64]) -> String {
+        let whose = runs.isEmpty ? "an earlier run" : "runs that are gone (" + runs.map(String.init).joined(separator: ", ") + ")"
+        return "\(count.formattedWithSeparators) left in flight by \(whose), taken over"
     }
 }

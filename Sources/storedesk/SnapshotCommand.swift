@@ -120,10 +120,12 @@ struct SnapshotRequest: Equatable {
             let opened = try store.open(.readOnly)
             database = opened
             trace.mark("open store")
-            let clock = try opened.clock() ?? Instant(Date())
+            let wall = Instant(Date())
+            let clock = ConsoleClock(storeClock: try opened.clock(), wall: wall)
             var state = AppState(
-                size: terminalSize, session: try staff.session(), storePath: opened.path, clock: clock,
+                size: terminalSize, session: try staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
                 timeZone: .local, themeName: theme.name, themeNames: [])
+            state.clockSource = clock.source
             state.screen = screenID
             let canvas = try Snapshot.render(state: state, theme: theme, database: opened, catalog: catalog, select: select, filter: filter)
             trace.mark("render")

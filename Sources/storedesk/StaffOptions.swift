@@ -15,10 +15,13 @@ struct StaffOptions: ParsableArguments {
 
     /// The options as a plain value.
     var staff: Staff { Staff(readonly: readonly, role: role, actor: actor) }
-    var consoleRole: ConsoleRole { get throws { try staff.consoleRole } }
+    var consoleRole: StaffRole { get throws { try staff.consoleRole } }
     func session() throws -> Session { try staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        try staff.member(command, may: permission)
+    }
 }
 
 /// `--readonly`, `--role` and `--as` as a plain value, so a command can be run without ArgumentParser's
@@ -28,9 +31,9 @@ struct Staff: Equatable {
     var role = "operator"
     var actor: String?
 
-    var consoleRole: ConsoleRole {
+    var consoleRole: StaffRole {
         get throws {
-            guard let role = ConsoleRole(rawValue: role.lowercased()) else {
+            guard let role = StaffRole(rawValue: role.lowercased()) else {
                 throw StoreError.invalidArgument("--role must be operator, support or developer, got '\(role)'")
             }
             return role
@@ -60,8 +63,16 @@ struct Staff: Equatable {
         return staff
     }
 
+    /// The person a write that needs `permission` acts as (an app's settings, its catalogue), checked
+    /// before the store is opened: `--readonly` refuses, and so does a role without the permission.
+    func member(_ command: String, may permission: Permission) throws -> StaffMember {
+        let staff = try member(writing: command)
+        if let refusal = staff.refusal(permission) { throw StoreError.invalidArgument(refusal) }
+        return staff
+    }
+
     private func member(writing command: String) throws -> StaffMember {
-        let staff = StaffMember(name: actorName, role: try consoleRole.rawValue)
+        let staff = StaffMember(name: actorName, role: try consoleRole)
         guard !readonly else {
             throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
         }

@@ -54,6 +54,13 @@ import Testing
         #expect(screen.contains("StoreDesk"))
         #expect(screen.contains("support · e2e"))
         #expect(screen.contains("张伟"))
+        // One clock: the demo store's, running on from it, as `subs` and `snapshot` answer.
+        #expect(screen.contains("store clock 2026-11-20 08:0"), "\(screen)")
+        // Every row keeps its border in the last column: 婷妈👩‍👧‍👦 is drawn as 👩👧👦, no joiner is
+        // left to swallow the next column.
+        let rows = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(screen.contains("婷妈👩👧👦") && !screen.unicodeScalars.contains("\u{200D}"))
+        for row in rows[3..<37] { #expect(row.hasSuffix("│"), "\(row)") }
 
         // Move down twice: the profile follows the selection.
         try tmux.keys("j", "j")

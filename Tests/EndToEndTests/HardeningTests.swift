@@ -116,8 +116,8 @@ import Testing
         try tmux.keys("C-u")
         try tmux.literal("10000004")
         try tmux.keys("Enter")
-        let screen = try tmux.waitFor("is damaged")
-        #expect(screen.contains("foreign key mismatch"))
+        let screen = try tmux.waitFor("foreign key mismatch")
+        #expect(screen.contains("demo notification refused: the store refused it: foreign key mismatch"))
         try tmux.keys("q")
         let after = Self.afterExit(marker)
         #expect(after.hasPrefix("EXIT=0\n"), "\(after)")
@@ -303,6 +303,15 @@ import Testing
         let frame = try Binary.run(["snapshot", "--screen", "audit", "--db", store], home: home)
         #expect(!frame.stdout.contains("\u{1B}"))
         #expect(frame.stdout.contains("\\e]0;PWNED"))
+        // A line break in stored text cannot add a line (a fake audit entry).
+        let forged = "refund\n2026-11-20 08:00  boss (developer)  restore.confirm  transaction 1  ok"
+        #expect(
+            try Binary.run(
+                ["restore", "decline", "2000000100000095", "--reason", forged, "--role", "support", "--db", store], home: home,
+                environment: ["USER": "tester"]
+            ).status == 0)
+        let lines = try Binary.run(["audit", "--limit", "1", "--db", store], home: home).stdout.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasSuffix("refund\\n2026-11-20 08:00  boss (developer)  restore.confirm  transaction 1  ok") == true, "\(lines)")
 
         let line = try Self.notification(uuid: 7, chain: "\u{1B}[2J\u{1B}[HCLEARED") { _ in }
         try (line + "\n").write(toFile: home.path("esc.jsonl"), atomically: true, encoding: .utf8)
@@ -314,6 +323,14 @@ import Testing
         #expect(search.stdout.contains("ot-\\e[2J\\e[HCLEARED\t\\e[2J\\e[HCLEARED\t"))
         let none = try Binary.run(["user", "search", "\u{1B}[2Jzz", "--db", store], home: home)
         #expect(!none.stderr.contains("\u{1B}"))
+        // A C1 control (U+009B is a CSI on some terminals) in JSON: written as \u009b, still the same text.
+        let c1 = try Self.notification(uuid: 8, chain: "\u{9B}31mC1") { _ in }
+        try (c1 + "\n").write(toFile: home.path("c1.jsonl"), atomically: true, encoding: .utf8)
+        #expect(try Binary.run(["events", "import", home.path("c1.jsonl"), "--db", store], home: home).status == 0)
+        let found = try Binary.run(["user", "search", "31mC1", "--json", "--db", store], home: home)
+        #expect(!found.stdout.unicodeScalars.contains("\u{9B}") && found.stdout.contains("\\u009b31mC1"), "\(found.stdout)")
+        let users = try JSONSerialization.jsonObject(with: Data(found.stdout.utf8)) as? [[String: Any]]
+        #expect(users?.first?["name"] as? String == "\u{9B}31mC1")
     }
 
     // MARK: - Item 6: callback sign
@@ -436,6 +453,10 @@ import Testing
         let fifo = home.path("fifo.sqlite")
         #expect(mkfifo(fifo, 0o644) == 0)
         stores["fifo"] = fifo
+        // "unable to open database file": the WAL's -wal path is a folder.
+        let walFolder = try Self.demoStore(home, "walfolder.sqlite")
+        try FileManager.default.createDirectory(atPath: walFolder + "-wal", withIntermediateDirectories: true)
+        stores["walfolder"] = walFolder
         let readOnly = try Self.demoStore(home, "readonly.sqlite")
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: readOnly)
         stores["readonly"] = readOnly

@@ -36,7 +36,12 @@ import Testing
         let screen = try tmux.waitFor("restored 2000000100000093 onto 10000024 s1/r10000024-1")
         #expect(screen.contains("callback   attempt 1 accepted · reply success"))
         let grants = try RestoreCommandTests.sql(
-            store, "SELECT COUNT(*) FROM item_grant WHERE order_id IN ('RS-2000000100000093', 'RS-2000000100000095')")
+            store,
+            """
+            SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
+            WHERE o.transaction_id IN ('2000000100000093', '2000000100000095') AND g.source = 'restore'
+              AND CAST(o.order_id AS INTEGER) >= 10000000000
+            """)
         #expect(grants == "2")
         let audit = try RestoreCommandTests.sql(
             store, "SELECT group_concat(actor || ' ' || role, ', ') FROM (SELECT actor, role FROM audit_log WHERE action = 'restore.confirm' AND at > 1795000000000 ORDER BY id)")

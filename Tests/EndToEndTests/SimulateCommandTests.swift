@@ -31,7 +31,7 @@ import Testing
         #expect((summary["callbacks_duplicate"] as? Int ?? 0) > 0)
         #expect((summary["dropped_orders"] as? Int ?? 0) > 0)
         #expect((summary["states"] as? [String: Int])?["failed"] ?? 0 > 0)
-        let sql = "SELECT COUNT(*) FROM item_grant WHERE order_id LIKE 'sim%'"
+        let sql = "SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'"
         #expect(try shell("sqlite3 \(path) \"\(sql)\"").output == "\(grants)\n")
         let check = try Binary.run(["check", "--db", path], home: home)
         #expect(check.status == 0, "\(check.stdout)")
@@ -49,7 +49,7 @@ import Testing
             (["--fault", "meteor"], "storedesk: --fault 'meteor': unknown fault kind"),
             (["--fault", "networkDrop:1.5"], "storedesk: --fault 'networkDrop:1.5': networkDrop takes a probability"),
             (["--fault", "serverDown:soon"], "storedesk: --fault 'serverDown:soon': serverDown takes"),
-            (["--seconds", "0"], "storedesk: --seconds must be above 0, got 0"),
+            (["--seconds", "0"], "storedesk: --seconds must be from 1 to 31536000 (a year), got 0"),
         ]
         for (arguments, prefix) in cases {
             let result = try Binary.run(["simulate", "--db", path] + arguments, home: home)
@@ -92,7 +92,7 @@ import Testing
             Int(try shell("sqlite3 \(path) \"\(sql)\"").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
         #expect(try count("SELECT COUNT(*) FROM transaction_event") > 100)
-        #expect(try count("SELECT COUNT(*) FROM item_grant WHERE order_id LIKE 'sim%'") > 10)
+        #expect(try count("SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'") > 10)
         // No paid order lost: every paid simulated transaction is granted, or still open in the queue.
         let lost = """
             SELECT COUNT(*) FROM store_transaction t WHERE t.id LIKE 'sim%' AND t.state = 'purchased' AND t.finished = 1
@@ -136,6 +136,6 @@ import Testing
         #expect(lines.contains { $0.contains("raw SQLite inserts, same rows") && $0.contains("pipeline/raw") })
         let bad = try Binary.run(["bench", "queue", "--transactions", "0"], home: home)
         #expect(bad.status == 1)
-        #expect(bad.stderr == "storedesk: --transactions must be above 0, got 0\n")
+        #expect(bad.stderr == "storedesk: --transactions must be from 1 to 2000000, got 0\n")
     }
 }

@@ -43,6 +43,41 @@ import Testing
         #expect(first != Self.run(&c).changes)
     }
 
+    @Test func aRunNumbersItsOrdersInItsOwnBlockAndTagsItsTransactionsWithItsNumber() {
+        func changes(run: Int64) -> [PaymentChange] {
+            var simulation = PaymentSimulation(
+                PaymentSimulation.Configuration(
+                    seconds: 30, rate: 5, seed: 7, start: Self.start, userIds: (1...40).map { "u\($0)" }, apps: [Self.app],
+                    products: Self.products, run: run, idPrefix: "sim", malformedShare: 0))
+            return simulation.runCollecting()
+        }
+        let third = changes(run: 3), fourth = changes(run: 4)
+        // Orders count up from run × 10^10 + 1 in the order the run creates them: numbers, as the callback's
+        // field table has them.
+        var created: [String] = []
+        for order in third.compactMap(\.order) where !created.contains(order.id) { created.append(order.id) }
+        #expect(created.count > 100)
+        #expect(created == (1...created.count).map { String(30_000_000_000 + $0) })
+        #expect(third.compactMap(\.transaction).allSatisfy { $0.id.hasPrefix("sim3-T") })
+        // The same seed in another run: the same purchases under ids that never meet the first run's.
+        #expect(third.count == fourth.count)
+        let ids = { (changes: [PaymentChange]) in
+            Set(changes.compactMap(\.order?.id) + changes.compactMap(\.transaction?.id))
+        }
+        #expect(ids(third).isDisjoint(with: ids(fourth)))
+        // Callbacks carry the number: order_id=30000000001 is in the signed body.
+        #expect(third.compactMap(\.callback).first?.body.hasPrefix("order_id=300000000") == true)
+    }
+
+    @Test func orderNumbersStayInsideTheirBlock() {
+        #expect(OrderNumbers(run: 0) == nil)
+        #expect(OrderNumbers(run: OrderNumbers.maxRun + 1) == nil)
+        #expect(OrderNumbers(run: 1, issued: OrderNumbers.blockSize) == nil)
+        var last = OrderNumbers(run: OrderNumbers.maxRun, issued: OrderNumbers.blockSize - 2)
+        #expect(last?.next() == String(Int64.max / OrderNumbers.blockSize * OrderNumbers.blockSize - 1))
+        #expect(last?.next() == nil, "the next number would be the next block's")
+    }
+
     @Test func withoutFaultsEveryPurchaseIsPaidGrantedOnceAndFinished() {
         var simulation = Self.simulation(seconds: 120)
         let (changes, events) = Self.run(&simulation)
@@ -292,7 +327,7 @@ import Testing
         var second = PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: 1, rate: 0.000_001, seed: 9, faults: [], start: Self.start.adding(.seconds(20)),
-                userIds: ["u1"], apps: [Self.app], products: Self.products, idPrefix: "again-"))
+                userIds: ["u1"], apps: [Self.app], products: Self.products, run: 2, idPrefix: "again"))
         second.resume(inFlight.map { t in
             PaymentSimulation.InFlight(transaction: t, order: orders[t.id], callbacks: orders[t.id].map { callbacks[$0.id] ?? 0 } ?? 0)
         })

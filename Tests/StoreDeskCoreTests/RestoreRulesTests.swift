@@ -5,7 +5,7 @@ import Testing
 /// One Apple ID (`apple.fam`) with two players in the app and a role in another app, one outsider.
 enum RestoreFixtures {
     static let now = Instant(millis: 1_800_000_000_000)
-    static let support = StaffMember(name: "li.support", role: "support")
+    static let support = StaffMember(name: "li.support", role: .support)
 
     static func app(_ ownership: RestoreOwnership) -> App {
         App(
@@ -48,7 +48,7 @@ enum RestoreFixtures {
     static func confirm(
         _ ownership: RestoreOwnership, onto account: RestoreAccount, by staff: StaffMember = support
     ) -> Result<RestoreDecision, RestoreRefusal> {
-        RestoreRules.confirm(prompt(ownership), onto: account, by: staff, products: products, at: now)
+        RestoreRules.confirm(prompt(ownership), onto: account, by: staff, products: products, orderId: "30000000001", at: now)
     }
 }
 
@@ -98,7 +98,7 @@ enum RestoreFixtures {
         let decision = try RestoreFixtures.confirm(.keep, onto: RestoreAccount(userId: "u1", sid: "s1", roleId: "r1")).get()
         let change = decision.change
         let order = try #require(change.order)
-        #expect(order.id == "RS-T1" && order.userId == "u1" && order.sid == "s1" && order.status == .granted)
+        #expect(order.id == "30000000001" && order.userId == "u1" && order.sid == "s1" && order.status == .granted)
         #expect(order.payment == "appstore" && order.amountCents == 600)
         let callback = try #require(change.callback)
         #expect(callback.verdict == "accepted" && callback.reply == "success")
@@ -143,7 +143,7 @@ enum RestoreFixtures {
     }
 
     @Test func anOperatorMayOnlyLook() {
-        for role in ["operator", "viewer"] {
+        for role in [StaffRole.operator] {
             let staff = StaffMember(name: "chen.ops", role: role)
             let result = RestoreFixtures.confirm(.share, onto: RestoreAccount(userId: "u1", sid: "s1", roleId: "r1"), by: staff)
             #expect(result == .failure(.roleMayNotAct(staff)))
@@ -162,8 +162,8 @@ enum RestoreFixtures {
         prompt.request = first.request
         let second = RestoreRules.confirm(
             prompt, onto: RestoreAccount(userId: "u2", sid: "s1", roleId: "r2"),
-            by: StaffMember(name: "wang.dev", role: "developer"), products: RestoreFixtures.products,
-            at: RestoreFixtures.now.adding(.seconds(5)))
+            by: StaffMember(name: "wang.dev", role: .developer), products: RestoreFixtures.products,
+            orderId: "30000000002", at: RestoreFixtures.now.adding(.seconds(5)))
         guard case .failure(let refusal) = second else {
             Issue.record("a second confirm must be refused")
             return
@@ -221,13 +221,15 @@ enum RestoreFixtures {
     static let mum = RestoreAccount(userId: "u1", sid: "s1", roleId: "r1")
     static let alt = RestoreAccount(userId: "u1", sid: "s7", roleId: "r1b")
     static let kid = RestoreAccount(userId: "u2", sid: "s1", roleId: "r2")
+    /// The restore desk's block, 4 numbers used already.
+    static func desk() throws -> OrderNumbers { try #require(OrderNumbers(run: 7, issued: 4)) }
 
     static func plan(_ ownership: RestoreOwnership, for account: RestoreAccount, _ purchases: [RestorePurchases.PastPurchase])
         throws -> RestorePurchases.Plan
     {
         try RestorePurchases.plan(
             for: account, app: RestoreFixtures.app(ownership), purchases: purchases, products: RestoreFixtures.products,
-            by: RestoreFixtures.support, at: RestoreFixtures.now
+            orderNumbers: try Self.desk(), by: RestoreFixtures.support, at: RestoreFixtures.now
         ).get()
     }
 
@@ -239,6 +241,7 @@ enum RestoreFixtures {
             return
         }
         #expect(delivery.order.amountCents == 0 && delivery.order.userId == "u1" && delivery.order.sid == "s7")
+        #expect(delivery.order.id == "70000000005" && plan.orderNumbers.issued == 5)
         #expect(delivery.grant?.source == .restore && delivery.grant?.productId == "noads")
         let transaction = try #require(item.change?.transaction)
         #expect(transaction.id == "P-noads-R3" && transaction.state == .restored && transaction.finished)
@@ -283,10 +286,11 @@ enum RestoreFixtures {
         #expect(plan.items.map(\.outcome) == [.refused(TransactionRefusal.notRestorable(.consumable).message)])
     }
 
-    @Test func anOperatorCannotRunIt() {
-        let staff = StaffMember(name: "chen.ops", role: "operator")
+    @Test func anOperatorCannotRunIt() throws {
+        let staff = StaffMember(name: "chen.ops", role: .operator)
         let result = RestorePurchases.plan(
-            for: Self.kid, app: RestoreFixtures.app(.share), purchases: [], products: [], by: staff, at: RestoreFixtures.now)
+            for: Self.kid, app: RestoreFixtures.app(.share), purchases: [], products: [], orderNumbers: try Self.desk(), by: staff,
+            at: RestoreFixtures.now)
         #expect(result == .failure(.roleMayNotAct(staff)))
     }
 }

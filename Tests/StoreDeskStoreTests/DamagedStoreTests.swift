@@ -60,7 +60,7 @@ import Testing
         saysInOneLine(path) {
             _ = try store.restorePurchases(
                 for: RestoreAccount(userId: "10000001", sid: "s1", roleId: "r10000001-1", roleName: "", appleId: nil),
-                by: StaffMember(name: "t", role: "support"), at: now)
+                by: StaffMember(name: "t", role: .support), at: now)
         }
         saysInOneLine(path) { _ = try store.subscriptionDemoSetup(userId: "10000004", productId: nil, at: now) }
         saysInOneLine(path) { _ = try store.profile(userId: "10000001") }

@@ -7,7 +7,7 @@ import Testing
 /// Saving login entries (with history and audit) and the one-click simulator's kept state, on real
 /// SQLite files with the real migrations.
 @Suite struct LoginEntriesStoreTests {
-    static let developer = StaffMember(name: "zhao.dev", role: "developer")
+    static let developer = StaffMember(name: "zhao.dev", role: .developer)
     static let now = Instant(millis: 1_800_000_000_000)
 
     @Test func theDemoHasAnUnconfiguredAValidAndAViolatingApp() throws {
@@ -50,8 +50,8 @@ import Testing
         #expect(try store.loginEntrySetup(appId: "9").history.count == 2)
     }
 
-    @Test(arguments: ["operator", "support"])
-    func onlyADeveloperMayEditAndARefusalLeavesTheFileAsItWas(role: String) throws {
+    @Test(arguments: [StaffRole.operator, .support])
+    func onlyADeveloperMayEditAndARefusalLeavesTheFileAsItWas(role: StaffRole) throws {
         let folder = TemporaryFolder()
         let path = folder.path("demo.sqlite")
         _ = try Fixtures.demoStore(at: path)
@@ -103,7 +103,7 @@ import Testing
     @Test func theOneTapSimulatorIsForDevelopers() throws {
         let store = try AppDatabase.inMemory()
         #expect(throws: StoreError.self) {
-            try store.oneTap(by: StaffMember(name: "li", role: "operator"), wall: Self.now) { login, _ in login.advance(seconds: 1) }
+            try store.oneTap(by: StaffMember(name: "li", role: .operator), wall: Self.now) { login, _ in login.advance(seconds: 1) }
         }
         #expect(try store.oneTapLogin().clockOffsetMillis == 0)
     }

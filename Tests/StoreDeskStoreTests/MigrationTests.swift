@@ -91,3 +91,45 @@ import Testing
         #expect(demo.restoreRequests.contains { $0.status == .open })
     }
 }
+
+@Suite struct AppCallbackMigrationTests {
+    /// A store written before v12 keeps its apps, with no callback URL until a developer sets one.
+    @Test func anOlderStoresAppsUpgradeWithTheirDataAndNoCallbackURL() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("v11.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try AppDatabase.migrator.migrate(queue, upTo: "v11-app-apple-identity")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days,
+                  apple_app_id, environment)
+                VALUES ('2001', '旧游戏', 'com.example.old', '0123456789abcdef', 10, 'keep', 3, 6741000999, 'sandbox')
+                """)
+        }
+        try queue.close()
+        let store = try AppDatabase.open(path: path, access: .readWrite, migrate: true)
+        let app = try #require(try store.reader.read { try App.fetchOne($0, key: "2001") })
+        #expect(app == App(
+            id: "2001", name: "旧游戏", bundleId: "com.example.old", appKey: "0123456789abcdef", currencyPerYuan: 10,
+            restoreOwnership: .keep, gracePeriodDays: 3, appleAppId: 6_741_000_999, environments: .sandbox, callbackURL: nil))
+        #expect(try store.check().isEmpty)
+    }
+
+    /// Saving an app writes every column: a cleared Apple app id or callback URL is stored as cleared.
+    @Test func anAppsSettingsRoundTripAndClear() throws {
+        let store = try AppDatabase.inMemory()
+        var app = App(
+            id: "9", name: "g", bundleId: "com.example.g", appKey: "k", currencyPerYuan: 1, restoreOwnership: .keep,
+            gracePeriodDays: 0, appleAppId: 6_741_000_999, environments: .sandbox, callbackURL: "https://game.example/pay")
+        try store.writer.write { try app.insert($0) }
+        #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
+        app.appleAppId = nil
+        app.callbackURL = nil
+        app.environments = .production
+        try store.writer.write { try app.update($0) }
+        #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
+        #expect(throws: DatabaseError.self) {
+            try store.writer.write { try $0.execute(sql: "UPDATE app SET callback_url = 'ftp://x' WHERE id = '9'") }
+        }
+    }
+}

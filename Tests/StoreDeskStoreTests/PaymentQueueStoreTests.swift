@@ -26,8 +26,11 @@ import Testing
         return PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: 10, seed: 42, faults: faults, start: Instant(millis: 1_800_000_000_000),
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, idPrefix: "sim1-"))
+                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: 1, idPrefix: "sim"))
     }
+
+    /// The orders of the run-1 simulation's transactions (`sim1-T…`), for `order_id IN (…)`.
+    static let simulatedOrders = "(SELECT order_id FROM payment_order WHERE transaction_id LIKE 'sim1-%')"
 
     static func count(_ store: AppDatabase, _ from: String) throws -> Int {
         try store.reader.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM " + from) ?? -1 }
@@ -44,7 +47,7 @@ import Testing
         let summary = simulation.summary
         #expect(summary.grants > 100 && summary.callbacksRejected > 0 && summary.callbacksDuplicate > 0)
         #expect(summary.droppedOrders > 0)
-        #expect(try Self.count(store, "item_grant WHERE order_id LIKE 'sim1-%'") == summary.grants)
+        #expect(try Self.count(store, "item_grant WHERE order_id IN " + Self.simulatedOrders) == summary.grants)
         // The store adds one event for each restore prompt a player's login opened.
         #expect(try Self.count(store, "transaction_event WHERE kind != 'restore_prompted'") == summary.events)
         let demoOpen = try Fixtures.demo().restoreRequests.filter { $0.status == .open }.count
@@ -63,7 +66,7 @@ import Testing
         var simulation = try Self.simulation(store, seconds: 20)
         let changes = simulation.runCollecting()
         // When they are applied
-        try store.apply(changes)
+        for change in changes { try store.apply(change) }
         // Then each row reads back equal through the records
         var transactions: [String: StoreTransaction] = [:]
         var orders: [String: PaymentOrder] = [:]
@@ -76,11 +79,11 @@ import Testing
         }
         #expect(Dictionary(uniqueKeysWithValues: stored.map { ($0.id, $0) }) == transactions)
         let storedOrders = try store.reader.read { db in
-            try PaymentOrder.fetchAll(db, sql: "SELECT * FROM payment_order WHERE order_id LIKE 'sim1-%'")
+            try PaymentOrder.fetchAll(db, sql: "SELECT * FROM payment_order WHERE transaction_id LIKE 'sim1-%'")
         }
         #expect(Dictionary(uniqueKeysWithValues: storedOrders.map { ($0.id, $0) }) == orders)
         let grants = try store.reader.read { db in
-            try Grant.fetchAll(db, sql: "SELECT * FROM item_grant WHERE order_id LIKE 'sim1-%' ORDER BY id")
+            try Grant.fetchAll(db, sql: "SELECT * FROM item_grant WHERE order_id IN " + Self.simulatedOrders + " ORDER BY id")
         }
         #expect(grants.map { var g = $0; g.id = nil; return g } == changes.compactMap(\.grant))
         let callbacks = try store.reader.read { db in
@@ -122,12 +125,12 @@ import Testing
         #expect(try store.check() == [])
         // When a grant disappears, a granted order loses its callbacks, and a dropped order gains one
         try store.writer.write { db in
-            let first = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id LIKE 'sim1-%' ORDER BY id LIMIT 1")
-            let second = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id LIKE 'sim1-%' ORDER BY id LIMIT 1 OFFSET 1")
+            let first = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id IN " + Self.simulatedOrders + " ORDER BY id LIMIT 1")
+            let second = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id IN " + Self.simulatedOrders + " ORDER BY id LIMIT 1 OFFSET 1")
             try db.execute(sql: "DELETE FROM item_grant WHERE order_id = ?", arguments: [first])
             try db.execute(sql: "DELETE FROM server_callback WHERE order_id = ?", arguments: [second])
             let dropped = try String.fetchOne(db, sql: "SELECT transaction_id FROM transaction_event WHERE kind = 'client_crashed' LIMIT 1")
-            let template = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE order_id LIKE 'sim1-%' LIMIT 1")
+            let template = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id LIKE 'sim1-%' LIMIT 1")
             if let dropped, var order = template {
                 order.id = "forged-" + dropped
                 order.transactionId = dropped
@@ -147,7 +150,8 @@ import Testing
         let store = try Self.demoStore()
         var simulation = try Self.simulation(store)
         let before = try Self.count(store, "transaction_event")
-        try PaymentPipeline.run(into: store, batch: 7) { emit in try simulation.run(emit) }
+        let run = try store.startRun(.simulate, takingOver: false).run
+        try PaymentPipeline.run(into: store, run: run, batch: 7) { emit in try simulation.run(emit) }
         // Logins add one restore_prompted event per prompt they open.
         let prompted = try Self.count(store, "transaction_event WHERE kind = 'restore_prompted'")
         #expect(try Self.count(store, "transaction_event") - before - prompted == simulation.summary.events)
@@ -163,7 +167,7 @@ import Testing
             purchaseDate: Instant(millis: 0), finished: false)
         var emitted = 0
         #expect(throws: (any Error).self) {
-            try PaymentPipeline.run(into: store, batch: 1) { emit in
+            try PaymentPipeline.run(into: store, run: try store.startRun(.simulate, takingOver: false).run, batch: 1) { emit in
                 for _ in 0..<1000 {
                     try emit(PaymentChange(transaction: bad, events: [orphan]))
                     emitted += 1

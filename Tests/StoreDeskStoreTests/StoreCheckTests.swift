@@ -35,6 +35,24 @@ import Testing
         #expect(found.contains { $0.kind == "grant_without_order" && $0.message.contains("SD-NOPE") })
     }
 
+    /// What two simulations sharing one transaction left (issue 13): an order set back to pending
+    /// after it was granted. `check` did not see it.
+    @Test func findsAnOrderPendingWhileItHoldsAGrant() throws {
+        let found = try violations { db in
+            try db.execute(sql: "UPDATE payment_order SET status = 'pending' WHERE order_id = '2501050001'")
+        }
+        #expect(found.map(\.kind) == ["order_pending_with_grant"])
+        #expect(found.first?.message == "order 2501050001 (transaction 2000000100000001) is pending but holds grant 1")
+    }
+
+    @Test func findsAnOrderForATransactionThatWasNotPaid() throws {
+        let found = try violations { db in
+            try db.execute(sql: "UPDATE store_transaction SET state = 'failed' WHERE id = '2000000100000002'")
+        }
+        #expect(found.map(\.kind).contains("order_without_payment"))
+        #expect(found.contains { $0.message == "order 2502010001 is for transaction 2000000100000002, which is failed, not paid" })
+    }
+
     @Test func findsAFinishedPurchaseThatWasNeverDelivered() throws {
         let found = try violations { db in
             try db.execute(sql: "DELETE FROM item_grant WHERE id = (SELECT MIN(id) FROM item_grant)")

@@ -18,7 +18,7 @@ import Testing
             let search = SubscriptionSearch(instant: instant)
             let listed = try store.reader.read { db in
                 try SubscriptionSearch.order.flatMap { state in
-                    try SubscriptionSearch(state: state, instant: instant).page(db, from: .start, limit: 1000).map {
+                    try SubscriptionSearch(state: state, instant: instant).page(db, from: .first, limit: 1000).map {
                         ($0.subscription.id, state)
                     }
                 }
@@ -37,14 +37,14 @@ import Testing
         let (store, demo) = try SubscriptionImportTests.demoStore()
         let search = SubscriptionSearch(instant: demo.meta.clock)
         try store.reader.read { db in
-            let all = try search.page(db, from: .start, limit: 1000)
+            let all = try search.page(db, from: .first, limit: 1000)
             #expect(all.count > 15)
             // Grouped by state in the list's order, soonest expiry first inside a group.
             let states = all.map { $0.cursor(at: demo.meta.clock).state }
             let ranks = states.map { SubscriptionSearch.order.firstIndex(of: $0) ?? -1 }
             #expect(ranks == ranks.sorted())
             var forward: [SubscriptionListRow] = []
-            var anchor = SubscriptionSearch.Anchor.start
+            var anchor = SubscriptionSearch.Anchor.first
             while true {
                 let page = try search.page(db, from: anchor, limit: 4)
                 guard let last = page.last else { break }
@@ -53,7 +53,7 @@ import Testing
             }
             #expect(forward == all)
             var backward: [SubscriptionListRow] = []
-            anchor = .end
+            anchor = .last
             while true {
                 let page = try search.page(db, from: anchor, limit: 3)
                 guard let first = page.first else { break }
@@ -69,18 +69,18 @@ import Testing
     @Test func filtersByStateAndText() throws {
         let (store, demo) = try SubscriptionImportTests.demoStore()
         try store.reader.read { db in
-            let grace = try SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock).page(db, from: .start, limit: 50)
+            let grace = try SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock).page(db, from: .first, limit: 50)
             #expect(grace.map(\.subscription.userId).sorted() == ["10000013", "10000019"])
             #expect(grace.first?.userName == "Jay 黄")
             // A day later one grace period has run out: billing retry.
             let later = SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock.adding(.days(1)))
-            #expect(try later.page(db, from: .start, limit: 50).map(\.subscription.userId) == ["10000013"])
+            #expect(try later.page(db, from: .first, limit: 50).map(\.subscription.userId) == ["10000013"])
             let text = SubscriptionSearch(text: "pocketgarden", instant: demo.meta.clock)
             let counts = try text.counts(db)
-            #expect(try text.page(db, from: .start, limit: 50).allSatisfy { $0.subscription.productId.contains("pocketgarden") })
+            #expect(try text.page(db, from: .first, limit: 50).allSatisfy { $0.subscription.productId.contains("pocketgarden") })
             #expect(counts[.revoked] == 1)
-            #expect(try SubscriptionSearch(text: "10000008", instant: demo.meta.clock).page(db, from: .start, limit: 9).count == 1)
-            #expect(try SubscriptionSearch(text: "50%_", instant: demo.meta.clock).page(db, from: .start, limit: 9).isEmpty)
+            #expect(try SubscriptionSearch(text: "10000008", instant: demo.meta.clock).page(db, from: .first, limit: 9).count == 1)
+            #expect(try SubscriptionSearch(text: "50%_", instant: demo.meta.clock).page(db, from: .first, limit: 9).isEmpty)
         }
     }
 

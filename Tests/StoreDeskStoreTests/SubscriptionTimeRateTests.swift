@@ -62,9 +62,9 @@ import Testing
         #expect(row.info(at: at(retryEnd))?.state == .expired)
         // And the Subscriptions screen's query files it under retry, then expired, and knows when it moves
         let retrying = SubscriptionSearch(state: .billingRetry, instant: before)
-        #expect(try store.subscriptions(retrying, from: .start, limit: 50).map(\.subscription.id).contains(id))
+        #expect(try store.subscriptions(retrying, from: .first, limit: 50).map(\.subscription.id).contains(id))
         let expired = SubscriptionSearch(state: .expired, instant: at(retryEnd))
-        #expect(try store.subscriptions(expired, from: .start, limit: 50).map(\.subscription.id).contains(id))
+        #expect(try store.subscriptions(expired, from: .first, limit: 50).map(\.subscription.id).contains(id))
         let next = try store.reader.read { try SubscriptionSearch(instant: before).nextChange($0) }
         #expect(next == at(retryEnd))
         #expect(try store.check() == [])

@@ -24,6 +24,25 @@ import Testing
         try Golden.check(console.frame, named: "users-readonly-selected-120x40")
     }
 
+    /// Names with every kind of cluster: the border stays in the last column on every row.
+    @Test func usersScreenWithEmojiSequencesFlagsSkinTonesAndCombiningMarks() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        let names = [
+            "10000001": "张伟🇨🇳", "10000002": "芳芳👍🏽", "10000003": "Zoe\u{301} Ngu\u{31B}\u{303}yễn", "10000004": "爱❤️你",
+            "10000005": "彩虹🏳️‍🌈", "10000006": "一家👨‍👩‍👧‍👦", "10000007": "码农👩🏽‍💻", "10000008": "No 1️⃣ 한국어",
+        ]
+        try console.outside().write { db in
+            for (id, name) in names { try db.execute(sql: "UPDATE user SET friendly_name = ? WHERE id = ?", arguments: [name, id]) }
+        }
+        console.press(.ctrl("r"))
+        try Golden.check(console.frame, named: "users-clusters-120x40")
+        let lines = console.text.split(separator: "\n")
+        #expect(lines[2].columns == 120 && lines[37].columns == 120)
+        for line in lines[3..<37] {
+            #expect(line.columns == 120 && line.hasSuffix("│"), "\(line)")
+        }
+    }
+
     @Test func helpOverlay() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 24))
         console.press(.character("?"))

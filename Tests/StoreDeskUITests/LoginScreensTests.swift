@@ -101,8 +101,8 @@ import Testing
         #expect(console.text.contains("Preview · Android"))
     }
 
-    @Test(arguments: [ConsoleRole.operator, .support])
-    func onlyADeveloperEdits(role: ConsoleRole) throws {
+    @Test(arguments: [StaffRole.operator, .support])
+    func onlyADeveloperEdits(role: StaffRole) throws {
         let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: role)
         console.show("login")
         console.press(.character("x"))

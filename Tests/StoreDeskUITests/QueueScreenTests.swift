@@ -25,7 +25,7 @@ import Testing
     }
 
     func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
-        try console.database.reader.read { try Int.fetchOne($0, sql: sql) ?? -1 }
+        try console.outside().read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }
 
     @Test func theQueueListsEveryUnfinishedTransactionWithCountersPerState() throws {
@@ -81,7 +81,7 @@ import Testing
         let readOnly = try ConsoleHarness(size: size, role: .developer, readOnly: true)
         openQueue(readOnly)
         #expect(Keymap.binding(for: .character("r"), in: readOnly.state) == nil)
-        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.command == .screen("state"))
+        #expect(Keymap.binding(for: .character("s"), in: readOnly.state)?.help == "state")
     }
 
     @Test func aDeveloperRunsTheSimulationLiveWithFaultsAndClockControl() throws {
@@ -127,7 +127,32 @@ import Testing
         // Stopping leaves the store clean for `check`.
         console.press(.character("r"))
         #expect(console.state.screenState(QueueScreen.self).simulation == nil)
-        #expect(try console.database.reader.read { try StoreCheck.run($0) }.isEmpty)
+        #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
+    }
+
+    /// Another process took this console's run over (it judged it gone): the simulation stops and
+    /// says so, and the write it was refused leaves nothing behind, rather than running on ahead of the store.
+    @Test func aSimulationTakenOverByAnotherRunStopsAndSaysWhy() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("r"), .character("+"), .character("+"), .character("+"))
+        #expect(console.state.status?.text.hasPrefix("speed") == true)
+        tick(console, seconds: 1)
+        let run = try #require(console.state.screenState(QueueScreen.self).run?.id)
+        #expect(try count(console, "SELECT COUNT(*) FROM store_transaction WHERE run_id = \(run)") > 0)
+        // When another process marks the run taken over, as a takeover on a stale lease would
+        try console.outside().write { db in
+            try db.execute(sql: "INSERT INTO payment_run (kind, pid, started_at, heartbeat_at) VALUES ('simulate', 1, 0, 0)")
+            try db.execute(sql: "UPDATE payment_run SET ended_at = 0, taken_over_by = ? WHERE id = ?", arguments: [db.lastInsertedRowID, run])
+        }
+        let events = try count(console, "SELECT COUNT(*) FROM transaction_event")
+        tick(console, seconds: 1)
+        // Then the console's next write is refused whole and its simulation stops, saying why
+        #expect(console.state.screenState(QueueScreen.self).simulation == nil)
+        #expect(console.state.status?.text.contains("payment run \(run) was taken over by run \(run + 1)") == true)
+        #expect(console.state.status?.text.hasPrefix("simulation stopped: ") == true)
+        #expect(try count(console, "SELECT COUNT(*) FROM transaction_event") == events)
+        #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
     }
 
     @Test func finishingByHandIsRefusedWhileTheTransactionIsStillPurchasing() throws {
@@ -161,7 +186,7 @@ import Testing
         var found: String?
         for _ in 0..<40 where found == nil {
             tick(console, seconds: 0.5)
-            found = try console.database.reader.read {
+            found = try console.outside().read {
                 try String.fetchOne(
                     $0,
                     sql: """

@@ -13,10 +13,12 @@ import Testing
         let console = try ConsoleHarness(size: size, role: .support)
         for binding in Keymap.all {
             var state = console.state
-            state.screen = binding.screens?.first ?? .users
+            state.screen = binding.screen ?? .users
             for key in binding.keys {
                 let found = Keymap.binding(for: key, in: state)
-                #expect(found?.command == binding.command || (binding.command == .goToTab(0)), "\(key.label) → \(String(describing: found?.command))")
+                #expect(
+                    (found?.command == binding.command && found?.screen == binding.screen && found?.summary == binding.summary)
+                        || (binding.command == .goToTab(0)), "\(key.label) → \(found?.summary ?? "nothing")")
             }
         }
     }
@@ -213,10 +215,42 @@ import Testing
         #expect(console.state.quitting)
     }
 
+    /// One clock: the header says it is the store's, and when another process moves the store's clock on
+    /// (an import), every view follows it, never back.
+    @Test func theConsoleAnswersAtTheStoresClockAndFollowsItOn() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        let opened = console.state.clock
+        #expect(console.text.contains("store clock 2026-11-20 08:00:00"))
+        func setStoreClock(_ instant: Instant) throws {
+            try console.outside().write { db in
+                try db.execute(sql: "UPDATE store_meta SET value = ? WHERE key = 'clock'", arguments: [String(instant.millis)])
+            }
+            console.runtime.dispatch(.storeChanged)
+        }
+        try setStoreClock(opened.adding(.days(3)))
+        #expect(console.state.clock == opened.adding(.days(3)))
+        #expect(console.text.contains("store clock 2026-11-23 08:00:00"))
+        try setStoreClock(opened)
+        #expect(console.state.clock == opened.adding(.days(3)))
+    }
+
+    @Test func theConsoleClockRunsOnFromTheStoresAndCatchesUpNeverBack() {
+        let store = Instant(millis: 1_800_000_000_000), wall = Instant(millis: 1_900_000_000_000)
+        var clock = ConsoleClock(storeClock: store, wall: wall)
+        #expect(clock.source == .store && clock.now(wall: wall) == store)
+        #expect(clock.now(wall: wall.adding(.seconds(5))) == store.adding(.seconds(5)))
+        clock.catchUp(to: store.adding(.days(1)), wall: wall.adding(.seconds(5)))
+        #expect(clock.now(wall: wall.adding(.seconds(6))) == store.adding(.days(1)).adding(.seconds(1)))
+        clock.catchUp(to: store, wall: wall.adding(.seconds(7)))
+        #expect(clock.now(wall: wall.adding(.seconds(7))) == store.adding(.days(1)).adding(.seconds(2)))
+        let bare = ConsoleClock(storeClock: nil, wall: wall)
+        #expect(bare.source == .wall && bare.now(wall: wall) == wall && bare.source.label == "wall clock")
+    }
+
     @Test func ctrlRRefetchesAndKeepsTheSelectionOnTheSameRow() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "UPDATE user SET friendly_name = '改名了' WHERE id = '10000003'")
         }
         console.press(.ctrl("r"))
@@ -227,7 +261,7 @@ import Testing
     @Test func aStoreChangeKeepsTheSelectionOnItsRowEvenWhenRowsAreAddedAbove() throws {
         let console = try ConsoleHarness(size: size)
         console.press(.character("j"), .character("j"), .character("j"))
-        try console.database.writer.write { db in
+        try console.outside().write { db in
             try db.execute(sql: "DELETE FROM user_search WHERE 0")
             try db.execute(sql: "UPDATE user SET name = '新名字' WHERE id = '10000002'")
         }
@@ -246,7 +280,7 @@ import Testing
         #expect(support.text.contains("138****0000"))
         support.press(.character("p"))
         #expect(support.text.contains("13800000000"))
-        let audit = try support.database.reader.read {
+        let audit = try support.outside().read {
             try AuditEntry.fetchOne($0, sql: "SELECT * FROM audit_log WHERE action = 'reveal.phone' ORDER BY id DESC")
         }
         #expect(audit?.subject == "10000001")

@@ -87,7 +87,7 @@ import Testing
         #expect(try stored(console).state == .billingRetry)
         console.press(.character("x"))
         #expect(screen(console).demo == nil)
-        let row = try #require(try console.database.reader.read { try Subscription.fetchOne($0, key: demo.originalTransactionId) })
+        let row = try #require(try console.outside().read { try Subscription.fetchOne($0, key: demo.originalTransactionId) })
         #expect(row.timeRate == .monthEvery30Seconds)
         // Stopped, it is read back from the store alone: retry ends at 08:01:30, not 60 real days later.
         tick(console, seconds: 39)

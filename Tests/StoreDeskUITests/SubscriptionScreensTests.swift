@@ -100,7 +100,7 @@ import Testing
         let console = try ConsoleHarness(size: Size(width: 80, height: 20))
         command(console, "subscriptions")
         let page = SubscriptionsScreen.listRows(console.state.context)
-        let all = try console.database.subscriptions(SubscriptionSearch(instant: console.state.clock), from: .start, limit: 100)
+        let all = try console.database.subscriptions(SubscriptionSearch(instant: console.state.clock), from: .first, limit: 100)
             .map(\.subscription.id)
         #expect(all.count > page)
         let ids = { subscriptions(console).rows.map(\.subscription.id) }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import StoreDeskCore
 import Testing
 @testable import StoreDeskStore
@@ -38,7 +39,7 @@ final class ConsoleHarness {
     let database: AppDatabase
     let runtime: ConsoleRuntime
 
-    init(size: Size, role: ConsoleRole = .operator, readOnly: Bool = false, configure: (inout AppState) -> Void = { _ in }) throws {
+    init(size: Size, role: StaffRole = .operator, readOnly: Bool = false, configure: (inout AppState) -> Void = { _ in }) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-ui-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("demo.sqlite").path
@@ -63,6 +64,10 @@ final class ConsoleHarness {
 
     func press(_ keys: Key...) { for key in keys { runtime.dispatch(.key(key)) } }
     func type(_ text: String) { for c in text { runtime.dispatch(.key(.character(c))) } }
+    /// A connection of its own to the console's store file, as another process (the sqlite3 CLI) would
+    /// have one: for rows the console has no named method for, and for changes made behind its back.
+    func outside() throws -> DatabaseQueue { try DatabaseQueue(path: database.path) }
+
     /// Goes to a screen by its name, as `:NAME` does (tab numbers change as screens are added); runs any
     /// other `:` command line the same way.
     func show(_ screen: String) {

@@ -134,7 +134,39 @@ import Testing
         #expect("小龙🐉".columns == 6)
         #expect("Zoë".columns == 3)
         #expect("e\u{301}".columns == 1)
-        #expect("👩‍👧‍👦".columns == 2)
+        #expect("한국".columns == 4)
+    }
+
+    /// A cluster is drawn in cells every terminal draws alike, and measured as those cells: tmux joins a
+    /// ZWJ sequence into two columns but xterm draws all its emoji, and curses cannot put two emoji in one
+    /// cell at all (it kept 👩 and a dangling joiner, which swallowed the next column on screen).
+    @Test func everyKindOfClusterMeasuresAsTheCellsItIsDrawnIn() {
+        func cells(_ text: Character) -> [String] { TextWidth.cells(of: text).map(\.text) }
+        #expect(cells("👩‍👧‍👦") == ["👩", "👧", "👦"])
+        #expect("婷妈👩‍👧‍👦".columns == 10)
+        #expect(cells("👨‍👩‍👧‍👦") == ["👨", "👩", "👧", "👦"])
+        #expect(cells("👩🏽‍💻") == ["👩", "💻"])
+        #expect(cells("🏳️‍🌈") == ["🏳", "🌈"] && "🏳️‍🌈".columns == 3)
+        #expect(cells("🇨🇳") == ["🇨", "🇳"] && "🇨🇳".columns == 2)
+        #expect(cells("👍🏽") == ["👍"] && "👍🏽".columns == 2)
+        #expect(cells("🏽") == ["🏽"] && "🏽".columns == 2)
+        #expect(cells("❤️") == ["❤"] && "❤️".columns == 1)
+        #expect(cells("1️⃣") == ["1\u{20E3}"] && "1️⃣".columns == 1)
+        #expect(cells("e\u{301}") == ["e\u{301}"])
+        #expect(cells("ก่") == ["ก่"] && "ก่".columns == 1)
+        #expect(cells("\u{200D}").isEmpty && "a\u{200B}b".columns == 2)
+    }
+
+    @Test func noCellEverHoldsAJoinerOrTwoSpacingCharacters() {
+        var canvas = Canvas(size: Size(width: 60, height: 1))
+        let written = canvas.write("婷妈👩‍👧‍👦 🇨🇳 👍🏽 Zoe\u{301} ❤️ 1️⃣ 🏳️‍🌈 👨‍👩‍👧‍👦 x", at: Point(x: 0, y: 0), role: .text)
+        #expect(written == "婷妈👩‍👧‍👦 🇨🇳 👍🏽 Zoe\u{301} ❤️ 1️⃣ 🏳️‍🌈 👨‍👩‍👧‍👦 x".columns)
+        for x in 0..<60 {
+            let scalars = canvas[x, 0].character.unicodeScalars
+            #expect(!scalars.contains { [0x200D, 0xFE0F].contains($0.value) }, "cell \(x)")
+            #expect(scalars.filter { TextWidth.columns(of: $0) > 0 }.count <= 1, "cell \(x): \(canvas[x, 0].character)")
+        }
+        #expect(canvas.plainText == "婷妈👩👧👦 🇨🇳 👍 Zoe\u{301} ❤ 1\u{20E3} 🏳🌈 👨👩👧👦 x\n")
     }
 
     @Test func textIsCutAndPaddedByColumns() {

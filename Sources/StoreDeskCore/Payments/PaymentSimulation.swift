@@ -8,7 +8,7 @@ import Foundation
 /// always yields the same changes. Time is simulated; the caller decides how fast to run it.
 ///
 ///     var simulation = PaymentSimulation(configuration)
-///     try simulation.run { change in try store.apply(change) }
+///     try simulation.run { change in try store.apply([change], run: run) }
 ///     simulation.summary.grants
 public struct PaymentSimulation: Sendable {
     public struct Configuration: Sendable {
@@ -23,14 +23,21 @@ public struct PaymentSimulation: Sendable {
         public var userIds: [String]
         public var apps: [App]
         public var products: [Product]
-        /// Prefix of every transaction and order id, so runs on one store never collide.
+        /// The run's number in the store (`payment_run`): its orders are numbered in this run's block
+        /// (`OrderNumbers`), and its transaction ids carry it, so runs on one store never collide.
+        public var run: Int64
+        /// The word before the run number in every transaction id: `sim` gives `sim3-T17`.
         public var idPrefix: String
         /// Share of requests the client sends malformed (refused before the queue).
         public var malformedShare: Double
+        /// The StoreKit test settings of apps whose catalogue came from a StoreKit configuration, by app
+        /// id: Ask to Buy defers every purchase of that app's products, failing transactions fails them.
+        public var storeKitTesting: [String: StoreKitPurchaseTesting]
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
-            userIds: [String], apps: [App], products: [Product], idPrefix: String = "sim-", malformedShare: Double = 0.02
+            userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
+            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
         ) {
             self.seconds = seconds
             self.rate = rate
@@ -40,8 +47,10 @@ public struct PaymentSimulation: Sendable {
             self.userIds = userIds
             self.apps = apps
             self.products = products
+            self.run = run
             self.idPrefix = idPrefix
             self.malformedShare = malformedShare
+            self.storeKitTesting = storeKitTesting
         }
 
         /// The longest arrival window a run takes: a year of simulated time.
@@ -155,6 +164,8 @@ public struct PaymentSimulation: Sendable {
     public private(set) var now: Instant
 
     private var random: SeededGenerator
+    /// This run's order ids, handed out as orders are created (nil: the run number has no block).
+    private var orderNumbers: OrderNumbers?
     private var agenda = Agenda()
     private var sequence = 0
     private var arrivals = 0
@@ -168,6 +179,9 @@ public struct PaymentSimulation: Sendable {
     private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
     private var granted: Set<String> = []
+    /// Resumed orders whose grant was in the store while their status said pending, set right when
+    /// their transaction is finished, by transaction id.
+    private var staleOrders: [String: PaymentOrder] = [:]
     /// Players logged in this run and not crashed since: their next purchase needs no new login.
     private var loggedIn: Set<String> = []
     private var apps: [String: App] = [:]
@@ -180,6 +194,7 @@ public struct PaymentSimulation: Sendable {
         self.now = configuration.start
         self.random = SeededGenerator(seed: configuration.seed)
         self.rate = configuration.rate
+        self.orderNumbers = OrderNumbers(run: configuration.run)
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
@@ -302,10 +317,13 @@ public struct PaymentSimulation: Sendable {
         public var order: PaymentOrder?
         /// Callbacks the server has already received for its order.
         public var callbacks: Int
-        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int) {
+        /// Whether the game server's grant for its order is in the store (whatever the order's status says).
+        public var granted: Bool
+        public init(transaction: StoreTransaction, order: PaymentOrder?, callbacks: Int, granted: Bool = false) {
             self.transaction = transaction
             self.order = order
             self.callbacks = callbacks
+            self.granted = granted
         }
     }
 
@@ -313,7 +331,9 @@ public struct PaymentSimulation: Sendable {
     /// back at launch: a purchasing one settles, a deferred one is decided, a paid one without an order
     /// sends its receipt, an order without an accepted callback is called back again, and a granted
     /// or failed one is finished. Dropped orders (the client crashed) are not here: they wait for a
-    /// restore prompt. Resumed purchases draw no new faults.
+    /// restore prompt. Resumed purchases draw no new faults. An order whose grant is in the store is
+    /// granted, whatever its status says (a store that an older StoreDesk left with a stale `pending`):
+    /// it is finished, its status set right with the finish, and never granted twice.
     public mutating func resume(_ work: [InFlight]) {
         let clean = Plan(
             failure: nil, askToBuy: false, approve: true, crash: false, drops: 0, duplicate: false, tamperSign: false,
@@ -336,8 +356,14 @@ public struct PaymentSimulation: Sendable {
                 }
                 orders[order.id] = order
                 orderOf[id] = order.id
-                if order.status == .granted {
+                if order.status == .granted || item.granted {
                     granted.insert(order.id)
+                    if order.status != .granted {
+                        var settled = order
+                        settled.status = .granted
+                        orders[order.id] = settled
+                        staleOrders[id] = settled
+                    }
                     schedule(.finish(id), at: at)
                 } else {
                     schedule(.deliver(orderId: order.id, attempt: item.callbacks + 1, received: item.callbacks), at: at)
@@ -366,12 +392,12 @@ public struct PaymentSimulation: Sendable {
         arrivals += 1
         summary.attempts += 1
         let number = arrivals
-        let id = configuration.idPrefix + "T" + String(number)
+        let id = configuration.idPrefix + String(configuration.run) + "-T" + String(number)
         let userId = configuration.userIds[random.below(configuration.userIds.count)]
         let login = logIn(userId)
         let product = sellable[random.below(sellable.count)]
         let sid = "s" + String(1 + random.below(3))
-        let plan = drawPlan()
+        let plan = drawPlan(configuration.storeKitTesting[product.appId])
         var input = PurchaseRequest.Input(
             productName: product.name, productId: product.id, productPrice: String(product.priceCents), sid: sid,
             roleId: "r" + userId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
@@ -462,8 +488,12 @@ public struct PaymentSimulation: Sendable {
             return changes
         }
         let price = sellable.first { $0.id == updated.productId && $0.appId == updated.appId }?.priceCents ?? 1
-        // `prefixT12` → `prefixO12`, whichever run's prefix the transaction carries (a resumed one keeps its own).
-        let orderId = id.range(of: "T", options: .backwards).map { id.replacingCharacters(in: $0, with: "O") } ?? "O-" + id
+        // The next number of this run's block, a resumed transaction's too (its own run is gone).
+        guard let orderId = orderNumbers?.next() else {
+            let detail = "\(checked); no order: run \(configuration.run) has no order number left, a new run takes it over"
+            changes.append(PaymentChange(events: [event(id, .receiptChecked, detail)]))
+            return changes
+        }
         let order = PaymentOrder(
             id: orderId, transactionId: id, appId: app.id, userId: updated.userId, productId: updated.productId,
             subPayment: updated.environment.rawValue, amountCents: price, sid: updated.sid, roleId: updated.roleId,
@@ -596,10 +626,12 @@ public struct PaymentSimulation: Sendable {
             } else {
                 forget(id)
             }
+            let stale = staleOrders.removeValue(forKey: id)
+            let note = stale.map { "; order \($0.id) was granted already (its grant is in the store): marked granted" } ?? ""
             return [
                 PaymentChange(
-                    transaction: finished,
-                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))")])
+                    transaction: finished, order: stale,
+                    events: [event(id, .finished, "finishTransaction: removed from the queue (\(finished.state.rawValue))" + note)])
             ]
         }
     }
@@ -630,12 +662,14 @@ public struct PaymentSimulation: Sendable {
         PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
     }
 
-    private mutating func drawPlan() -> Plan {
+    /// Draws a purchase's fate; an app's StoreKit test settings force Ask to Buy or a failure on top of
+    /// the draws (which stay the same, so other apps' purchases go as they would without them).
+    private mutating func drawPlan(_ testing: StoreKitPurchaseTesting?) -> Plan {
         func roll(_ name: String) -> Bool { random.chance(probabilities[name] ?? 0) }
         let failureReasons: [FailureReason] = [.cancelled, .paymentInvalid, .notAllowed, .productUnavailable, .networkError]
-        let failed = roll("fail")
+        let failed = roll("fail") || testing?.failTransactions == true
         let failure = failureReasons[random.below(failureReasons.count)]
-        let ask = roll("ask")
+        let ask = roll("ask") || testing?.askToBuy == true
         let approve = random.chance(0.7)
         let crash = roll("crash")
         let drop = roll("drop")

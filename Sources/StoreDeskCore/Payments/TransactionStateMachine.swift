@@ -43,6 +43,9 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
     case notDelivered(orderId: String?)
     /// The transaction is not in this queue.
     case notInQueue(transactionId: String)
+    /// Another process's payment run has it in flight, and that process is still running: it alone
+    /// moves the transaction on (finishing it here too would race its own next step).
+    case inFlightElsewhere(transactionId: String, run: Int64)
 
     /// A stable code for logs and JSON.
     public var code: String {
@@ -55,6 +58,7 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
         case .nothingToRestore: "nothing_to_restore"
         case .notDelivered: "not_delivered"
         case .notInQueue: "not_in_queue"
+        case .inFlightElsewhere: "in_flight_elsewhere"
         }
     }
 
@@ -78,6 +82,8 @@ public enum TransactionRefusal: Error, Hashable, Sendable {
             "no order yet (the receipt has not reached the server): finishing now would lose the purchase"
         case .notInQueue(let id):
             "\(id) is not in the queue"
+        case .inFlightElsewhere(let id, let run):
+            "\(id) is in flight in payment run \(run), which is still running: that run finishes it"
         }
     }
 }

@@ -10,7 +10,7 @@ import Foundation
 /// new; under `keep`, another account is refused.
 ///
 ///     let plan = RestorePurchases.plan(for: account, app: app, purchases: past, products: catalogue,
-///                                      by: staff, at: now)
+///                                      orderNumbers: desk, by: staff, at: now)
 ///     plan.items.map(\.outcome)   // [.restored(…), .alreadyUnlocked, .kept(owner: …)]
 public enum RestorePurchases {
     /// One past purchase as the store knows it.
@@ -83,18 +83,22 @@ public enum RestorePurchases {
         public var appId: String
         public var items: [Item]
         public var audit: AuditEntry
+        /// The order numbers as the plan left them (the store keeps the count of those it used).
+        public var orderNumbers: OrderNumbers
     }
 
-    /// What Restore Purchases does for `account`, given its Apple ID's past purchases in `app`.
+    /// What Restore Purchases does for `account`, given its Apple ID's past purchases in `app`. Each
+    /// purchase that comes back gets the next of `orderNumbers` as its platform order id.
     public static func plan(
         for account: RestoreAccount, app: App, purchases: [PastPurchase], products: [Product],
-        grantedOrders: Set<String> = [], by staff: StaffMember, at now: Instant
+        orderNumbers: OrderNumbers, by staff: StaffMember, at now: Instant
     ) -> Result<Plan, RestoreRefusal> {
         guard staff.mayResolveRestores else { return .failure(.roleMayNotAct(staff)) }
         var items: [Item] = []
+        var numbers = orderNumbers
         for purchase in purchases {
             let (outcome, change) = restore(
-                purchase, onto: account, app: app, products: products, grantedOrders: grantedOrders, at: now)
+                purchase, onto: account, app: app, products: products, orderNumbers: &numbers, at: now)
             items.append(
                 Item(
                     originalTransactionId: purchase.latest.originalTransactionId, productId: purchase.product.id,
@@ -104,15 +108,15 @@ public enum RestorePurchases {
         let summary = ["restored", "already_unlocked", "kept_with_owner", "expired", "refused"]
             .compactMap { code in counts[code].map { "\($0) \(code.replacingOccurrences(of: "_", with: " "))" } }
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.purchases",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.purchases",
             subject: "account \(account.label) in app \(app.id)",
             detail: summary.isEmpty ? "nothing to restore" : summary.joined(separator: ", "))
-        return .success(Plan(account: account, appId: app.id, items: items, audit: audit))
+        return .success(Plan(account: account, appId: app.id, items: items, audit: audit, orderNumbers: numbers))
     }
 
     private static func restore(
         _ purchase: PastPurchase, onto account: RestoreAccount, app: App, products: [Product],
-        grantedOrders: Set<String>, at now: Instant
+        orderNumbers: inout OrderNumbers, at now: Instant
     ) -> (Outcome, PaymentChange?) {
         let latest = purchase.latest
         if let revoked = latest.revocationDate {
@@ -134,10 +138,13 @@ public enum RestorePurchases {
         restored.userId = account.userId
         restored.sid = account.sid
         restored.roleId = account.roleId
-        let orderId = RestoreRules.orderId(transactionId: id)
+        // Numbered last of all checks, so a purchase that does not come back uses no number.
+        var numbers = orderNumbers
+        guard let orderId = numbers.next() else {
+            return (.refused("the restore desk's block of order numbers is used up"), nil)
+        }
         let callback = ServerCallback(transaction: restored, orderId: orderId, app: app, timestamp: now)
-        let decision = GrantRule.decide(
-            body: callback.body, app: app, products: products, alreadyGranted: grantedOrders, at: now)
+        let decision = GrantRule.decide(body: callback.body, app: app, products: products, alreadyGranted: [], at: now)
         guard case .grant(var grant) = decision.outcome else { return (.refused(decision.reason), nil) }
         grant.source = .restore
         guard case .success(let finished) = TransactionStateMachine.apply(.finish, to: restored) else {
@@ -166,6 +173,7 @@ public enum RestorePurchases {
             event(.finished, "finishTransaction: removed from the queue (restored)"),
         ]
         let change = PaymentChange(transaction: finished, order: order, callback: record, grant: grant, events: events)
+        orderNumbers = numbers
         return (.restored(RestoreDelivery(order: order, callback: record, grant: grant)), change)
     }
 }

@@ -44,7 +44,7 @@ public enum RestoreRefusal: Error, Hashable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .roleMayNotAct(let staff):
-            "restores need the support or developer role; \(staff.name) is \(staff.role), who may only look"
+            "restores need the support or developer role; \(staff.name) is \(staff.role.rawValue), who may only look"
         case .readOnly:
             "the store is open read-only: nothing was changed"
         case .unknownTransaction(let id):

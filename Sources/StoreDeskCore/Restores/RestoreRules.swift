@@ -13,14 +13,11 @@ import Foundation
 ///    payment queue exactly (`ServerCallback`, `GrantRule`), and the transaction is finished.
 /// 3. A decline needs a reason. Both are refused for an operator and for a prompt already resolved.
 ///
-///     switch RestoreRules.confirm(prompt, onto: account, by: staff, products: catalogue, at: now) {
+///     switch RestoreRules.confirm(prompt, onto: account, by: staff, products: catalogue, orderId: "10000000007", at: now) {
 ///     case .success(let decision): store.commit(decision)
 ///     case .failure(let refusal): print(refusal)   // "… was already restored by li.support (support) at …"
 ///     }
 public enum RestoreRules {
-    /// The platform order id of a restore: one per transaction, so a second one cannot be created.
-    public static func orderId(transactionId: String) -> String { "RS-" + transactionId }
-
     /// Whether a transaction comes back at its player's login as a dropped order.
     public static func comesBack(_ transaction: StoreTransaction, hasOrder: Bool) -> Bool {
         transaction.isDropped && !hasOrder
@@ -40,10 +37,11 @@ public enum RestoreRules {
 
     /// Support confirms: `restoreProduct` onto `target`, then order, callback, grant and finish.
     ///
-    /// - Parameter grantedOrders: order ids the game server has granted, for its de-duplication.
+    /// - Parameter orderId: the platform order number the store handed out for it (`OrderNumbers`); a
+    ///   transaction is confirmed once (its prompt, `restore_once`), so it never gets a second order.
     public static func confirm(
         _ prompt: RestorePrompt, onto target: RestoreAccount, by staff: StaffMember, products: [Product],
-        grantedOrders: Set<String> = [], at now: Instant
+        orderId: String, at now: Instant
     ) -> Result<RestoreDecision, RestoreRefusal> {
         if let refusal = mayResolve(prompt, staff) { return .failure(refusal) }
         let transaction = prompt.transaction
@@ -66,14 +64,13 @@ public enum RestoreRules {
             return .failure(.keptWithOwner(owner: owner, target: account, app: prompt.app.name))
         }
 
-        let orderId = orderId(transactionId: transaction.id)
         var delivered = transaction
         delivered.userId = account.userId
         delivered.sid = account.sid
         delivered.roleId = account.roleId
         let callback = ServerCallback(transaction: delivered, orderId: orderId, app: prompt.app, timestamp: now)
         let decision = GrantRule.decide(
-            body: callback.body, app: prompt.app, products: products, alreadyGranted: grantedOrders, at: now)
+            body: callback.body, app: prompt.app, products: products, alreadyGranted: [], at: now)
         guard case .grant(var grant) = decision.outcome else {
             return .failure(.callbackRejected(decision.reason))
         }
@@ -109,12 +106,12 @@ public enum RestoreRules {
         request.status = .confirmed
         request.resolvedAt = now
         request.resolvedBy = staff.name
-        request.resolvedRole = staff.role
+        request.resolvedRole = staff.role.rawValue
         request.targetUserId = account.userId
         request.targetSid = account.sid
         request.targetRoleId = account.roleId
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.confirm",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.confirm",
             subject: "transaction \(transaction.id)",
             detail: "delivered \(what) to \(account.label), order \(orderId) (\(ownership))")
         return .success(
@@ -135,13 +132,13 @@ public enum RestoreRules {
         request.status = .declined
         request.resolvedAt = now
         request.resolvedBy = staff.name
-        request.resolvedRole = staff.role
+        request.resolvedRole = staff.role.rawValue
         request.reason = reason
         let event = PaymentEvent(
             at: now, transactionId: prompt.transaction.id, kind: .restoreDeclined,
             detail: "\(staff.signature) declined the restore: \(reason)")
         let audit = AuditEntry(
-            at: now, actor: staff.name, role: staff.role, action: "restore.decline",
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "restore.decline",
             subject: "transaction \(prompt.transaction.id)", detail: reason)
         return .success(RestoreDecision(request: request, change: PaymentChange(events: [event]), audit: audit))
     }

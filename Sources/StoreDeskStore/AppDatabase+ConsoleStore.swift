@@ -1,0 +1,117 @@
+import GRDB
+import StoreDeskCore
+
+/// `AppDatabase` is the console's store: the named reads and writes of `ConsoleStore` are its own
+/// methods; the lists are pagers over its keyset queries.
+extension AppDatabase: ConsoleStore {
+    public func commitWatcher() throws -> any CommitWatcher { try DataVersionWatcher(path: path) }
+
+    public func storeError(for error: any Error) -> StoreError? { StoreError(failure: error, path: path) }
+
+    public func users(matching search: UserSearch) -> any ListPager<UserRow> { UserPager(database: self, search: search) }
+
+    public func users(matching search: UserSearch, scanning rows: Range<Int64>, limit: Int) throws -> [UserRow] {
+        try reader.read { try search.page($0, from: .after(rows.lowerBound - 1), limit: limit, below: rows.upperBound) }
+    }
+
+    public func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction> { QueuePager(database: self, query: query) }
+
+    public func restores(status: RestoreStatus?, text: String) -> any ListPager<RestoreRow> {
+        RestorePager(database: self, status: status, text: text)
+    }
+
+    public func audit(_ query: AuditQuery) -> any ListPager<AuditEntry> { AuditPager(database: self, query: query) }
+
+    public func subscriptions(_ search: SubscriptionSearch) -> any ListPager<SubscriptionListRow> {
+        SubscriptionPager(database: self, search: search)
+    }
+}
+
+extension DataVersionWatcher: CommitWatcher {}
+
+/// The user list by rowid (creation order), filtered by a `UserSearch`.
+struct UserPager: ListPager {
+    let database: AppDatabase
+    let search: UserSearch
+
+    func cursor(of row: UserRow) -> Int64 { row.rowid }
+
+    func page(_ anchor: PageAnchor<Int64>, limit: Int) throws -> [UserRow] {
+        try database.reader.read { try search.page($0, from: anchor, limit: limit) }
+    }
+
+    func cursor(id: String) throws -> Int64? { try database.userRowid(id: id) }
+}
+
+/// The payment queue, newest first by purchase date, then id.
+struct QueuePager: ListPager {
+    let database: AppDatabase
+    let query: QueueQuery
+
+    func cursor(of row: StoreTransaction) -> QueueCursor { QueueCursor(purchaseDate: row.purchaseDate, id: row.id) }
+
+    func page(_ anchor: PageAnchor<QueueCursor>, limit: Int) throws -> [StoreTransaction] {
+        let filter = query.whereClause
+        return try database.reader.read { db in
+            try Keyset(time: "purchase_date", id: "id", descending: true).page(
+                db, select: "SELECT * FROM store_transaction", conditions: [filter], anchor: anchor, limit: limit
+            ) { [$0.purchaseDate.millis, $0.id] }
+        }
+    }
+
+    func cursor(id: String) throws -> QueueCursor? {
+        try database.reader.read { try StoreTransaction.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+    }
+}
+
+/// The restore desk's prompts, oldest first.
+struct RestorePager: ListPager {
+    let database: AppDatabase
+    let status: RestoreStatus?
+    let text: String
+
+    func cursor(of row: RestoreRow) -> KeysetCursor { row.cursor }
+
+    func page(_ anchor: KeysetAnchor, limit: Int) throws -> [RestoreRow] {
+        try database.restoreRows(status: status, text: text, anchor: anchor, limit: limit)
+    }
+
+    func cursor(id: Int64?) throws -> KeysetCursor? {
+        guard let id else { return nil }
+        return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }.map { KeysetCursor(time: $0.createdAt, id: id) }
+    }
+}
+
+/// The audit log, newest first.
+struct AuditPager: ListPager {
+    let database: AppDatabase
+    let query: AuditQuery
+
+    func cursor(of row: AuditEntry) -> KeysetCursor { KeysetCursor(time: row.at, id: row.id ?? 0) }
+
+    func page(_ anchor: KeysetAnchor, limit: Int) throws -> [AuditEntry] {
+        try database.auditEntries(action: query.action, actor: query.actor, text: query.text, anchor: anchor, limit: limit)
+    }
+
+    func cursor(id: Int64?) throws -> KeysetCursor? {
+        guard let id else { return nil }
+        return try database.reader.read { try AuditEntry.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+    }
+}
+
+/// The subscriptions grouped by their state at the search's instant.
+struct SubscriptionPager: ListPager {
+    let database: AppDatabase
+    let search: SubscriptionSearch
+
+    func cursor(of row: SubscriptionListRow) -> SubscriptionSearch.Cursor { search.cursor(of: row) }
+
+    func page(_ anchor: SubscriptionSearch.Anchor, limit: Int) throws -> [SubscriptionListRow] {
+        try database.subscriptions(search, from: anchor, limit: limit)
+    }
+
+    func cursor(id: String) throws -> SubscriptionSearch.Cursor? {
+        try database.reader.read { try Subscription.fetchOne($0, matching: "original_transaction_id", id) }
+            .map { search.cursor(of: SubscriptionListRow(subscription: $0, userName: "")) }
+    }
+}

@@ -1,0 +1,92 @@
+import StoreDeskCore
+
+/// A subscription in the Subscriptions list: its row and the name of its player.
+public struct SubscriptionListRow: Hashable, Sendable, Identifiable {
+    public var subscription: Subscription
+    public var userName: String
+
+    public init(subscription: Subscription, userName: String) {
+        self.subscription = subscription
+        self.userName = userName
+    }
+
+    /// The original transaction id.
+    public var id: String { subscription.id }
+
+    /// Where the row sits in the list.
+    public func cursor(at instant: Instant) -> SubscriptionSearch.Cursor {
+        SubscriptionSearch.Cursor(
+            state: subscription.info(at: instant)?.state ?? .expired, expires: subscription.expiresDate, id: subscription.id)
+    }
+}
+
+/// The Subscriptions screen's query: the subscriptions in one state (or all, grouped by state) at an
+/// instant, matching a text, in pages by keyset, never by OFFSET.
+///
+/// A row's state at the instant is its row played forward (`Subscription.info(at:)`), written here as one
+/// SQL condition per state so each can use an index: active is `expires_date > now`, grace and retry
+/// come from `state, expires_date`, revoked from `state`. `SubscriptionSearchTests` holds the two to the
+/// same answer for every row at many instants.
+public struct SubscriptionSearch: Sendable, Hashable {
+    public var text: String
+    /// Only this state, or every state grouped in `SubscriptionSearch.order`.
+    public var state: SubscriptionState?
+    public var instant: Instant
+
+    public init(text: String = "", state: SubscriptionState? = nil, instant: Instant) {
+        self.text = text.trimmingCharacters(in: .whitespaces)
+        self.state = state
+        self.instant = instant
+    }
+
+    /// The groups of the list, in the order an operator acts on them.
+    public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
+
+    /// A place in the list: a state group, then expiry, then the original transaction id.
+    public struct Cursor: Hashable, Sendable {
+        public var state: SubscriptionState
+        public var expires: Instant
+        public var id: String
+    }
+
+    public typealias Anchor = PageAnchor<Cursor>
+
+    /// Where a row sits in the list at this search's instant.
+    public func cursor(of row: SubscriptionListRow) -> Cursor { row.cursor(at: instant) }
+}
+
+/// What a live subscription demo needs from the store before it starts: the player, their game account's
+/// `appAccountToken` (so the simulated notifications land on them as Apple's would), their app's
+/// subscription catalogue, and transaction ids no stored subscription uses.
+public struct SubscriptionDemoSetup: Sendable, Hashable {
+    public var userId: String
+    public var userName: String
+    public var app: App
+    /// The app's auto-renewable products, by id.
+    public var catalogue: [Product]
+    /// The product the demo subscribes to.
+    public var product: Product
+    public var appAccountToken: String?
+    /// Above every numeric original transaction id in the store, so the demo's never collide.
+    public var firstTransactionId: UInt64
+
+    public init(
+        userId: String, userName: String, app: App, catalogue: [Product], product: Product, appAccountToken: String?,
+        firstTransactionId: UInt64
+    ) {
+        self.userId = userId
+        self.userName = userName
+        self.app = app
+        self.catalogue = catalogue
+        self.product = product
+        self.appAccountToken = appAccountToken
+        self.firstTransactionId = firstTransactionId
+    }
+
+    /// The demo's simulation, started at `start`, its first purchase not yet made.
+    public func simulation(start: Instant, rate: TimeRate) -> SubscriptionSimulation {
+        SubscriptionSimulation(
+            app: app, products: catalogue, start: start, rate: rate, firstTransactionId: firstTransactionId,
+            seed: firstTransactionId)
+    }
+}

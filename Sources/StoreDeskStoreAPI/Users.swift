@@ -1,0 +1,71 @@
+import Foundation
+import StoreDeskCore
+
+/// Everything the console and `storedesk user show` tell about one player.
+public struct UserProfile: Sendable, Hashable {
+    public var user: User
+    public var gameAccounts: [GameAccount]
+    public var subscriptions: [Subscription]
+    /// The notifications of those subscriptions, for their timelines and their state at any instant.
+    public var subscriptionEvents: [SubscriptionEvent]
+    public var recentTransactions: [StoreTransaction]
+    public var transactionCount: Int
+    public var openRestoreRequests: Int
+
+    public init(
+        user: User, gameAccounts: [GameAccount], subscriptions: [Subscription], subscriptionEvents: [SubscriptionEvent],
+        recentTransactions: [StoreTransaction], transactionCount: Int, openRestoreRequests: Int
+    ) {
+        self.user = user
+        self.gameAccounts = gameAccounts
+        self.subscriptions = subscriptions
+        self.subscriptionEvents = subscriptionEvents
+        self.recentTransactions = recentTransactions
+        self.transactionCount = transactionCount
+        self.openRestoreRequests = openRestoreRequests
+    }
+}
+
+/// A user with its place in the list (the table's rowid: creation order, and the keyset cursor).
+public struct UserRow: Hashable, Sendable, Identifiable {
+    public var rowid: Int64
+    public var user: User
+
+    public init(rowid: Int64, user: User) {
+        self.rowid = rowid
+        self.user = user
+    }
+
+    /// The user's id: a selection stays on the same user when the page moves.
+    public var id: String { user.id }
+}
+
+/// A user filter as the console's `/` and `storedesk user search` apply it, with keyset pagination.
+///
+/// Three characters or more go through the trigram full-text index, so a substring is found without
+/// scanning the table; shorter text is matched with LIKE in list order. The last four phone digits
+/// match exactly, so a masked number never leaks more than it shows.
+public struct UserSearch: Sendable, Hashable {
+    public var text: String
+
+    public init(text: String) { self.text = text.trimmingCharacters(in: .whitespaces) }
+
+    /// Where a page starts: by rowid, the list's order.
+    public typealias Anchor = PageAnchor<Int64>
+
+    package var likePattern: String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    package var isPhoneSuffix: Bool { text.count == 4 && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
+
+    package var usesFullTextIndex: Bool { text.unicodeScalars.count >= 3 }
+
+    /// An FTS5 string literal: the whole text as one phrase.
+    package var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// Whether this filter scans the table (short text) rather than using an index; such a scan is
+    /// run in slices by the console so a keystroke never waits for the whole table.
+    public var scansTable: Bool { !text.isEmpty && !usesFullTextIndex }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import StoreDeskCore
+
+extension AppState {
+    /// The console's update function: applies one action, returns the effects it asks for.
+    public mutating func reduce(_ message: Message) -> [Effect] {
+        switch message {
+        case .key(let key):
+            return handle(key)
+        case .resize(let newSize):
+            let oldRows = layout.listRows
+            size = newSize
+            if layout.listRows != oldRows && !layout.isTooSmall { return withCurrent { $0.refresh(&$1) } }
+            return []
+        case .tick(let now):
+            clock = now
+            return withCurrent { $0.tick(&$1) }
+        case .storeChanged:
+            let clock: Effect = .read { store in .storeClock(try store.clock()) }
+            return [clock] + withCurrent { $0.refresh(&$1) }
+        case .storeClock(let storeClock):
+            // Another process moved the store's clock on (an import): every view follows it, never back.
+            guard clockSource == .store, let storeClock, storeClock > clock else { return [] }
+            clock = storeClock
+            return withCurrent { $0.tick(&$1) }
+        case .appsLoaded(let apps):
+            self.apps = apps
+            return []
+        case .screen(let message):
+            return message.deliver(&self)
+        case .themeApplied(let name, let warnings):
+            themeName = name
+            status = warnings.isEmpty
+                ? StatusMessage("theme \(name)", .success)
+                : StatusMessage("theme \(name): \(warnings[0])" + (warnings.count > 1 ? " (+\(warnings.count - 1) more)" : ""), .warning)
+            return []
+        case .failed(let message):
+            status = StatusMessage(message, .error)
+            return []
+        }
+    }
+
+    mutating func handle(_ key: Key) -> [Effect] {
+        // Ctrl-C always quits, whatever is being typed.
+        if key == .ctrl("c") { return quit() }
+        if layout.isTooSmall {
+            return key == .character("q") ? quit() : []
+        }
+        switch mode {
+        case .filter(let previous): return handleFilter(key, previous: previous)
+        case .command(let text): return handleCommandLine(key, text: text)
+        case .help(let scroll): return handleHelp(key, scroll: scroll)
+        case .prompt(let prompt): return handlePrompt(key, prompt)
+        case .normal: break
+        }
+        if let effects = withCurrent({ $0.intercept(key, &$1) }) { return effects }
+        guard let binding = Keymap.binding(for: key, in: self) else { return [] }
+        if let reason = binding.unavailableReason(in: self) {
+            status = StatusMessage("\(binding.help): \(reason)", .warning)
+            return []
+        }
+        return binding.run(&self, key)
+    }
+
+    mutating func quit() -> [Effect] {
+        quitting = true
+        return [.quit]
+    }
+
+    mutating func perform(_ command: Command) -> [Effect] {
+        switch command {
+        case .quit: return quit()
+        case .help:
+            mode = .help(scroll: 0)
+            return []
+        case .commandLine:
+            mode = .command(text: "")
+            return []
+        case .filter:
+            guard let filter = current.filterText else {
+                status = StatusMessage("\(screen.title) has no filter", .info)
+                return []
+            }
+            mode = .filter(previous: filter)
+            focus = .list
+            return []
+        case .back:
+            if focus == .detail { focus = .list }
+            status = nil
+            return withCurrent { $0.perform(.back, &$1) }
+        case .nextPane, .previousPane:
+            focus = focus == .list ? .detail : .list
+            return []
+        case .nextTab, .previousTab, .goToTab:
+            let screens = ScreenID.allCases
+            guard let index = screens.firstIndex(of: screen) else { return [] }
+            switch command {
+            case .nextTab: return show(screens[(index + 1) % screens.count])
+            case .previousTab: return show(screens[(index + screens.count - 1) % screens.count])
+            case .goToTab(let n):
+                guard screens.indices.contains(n - 1) else {
+                    status = StatusMessage("no screen \(n): there \(screens.count == 1 ? "is 1 screen" : "are \(screens.count) screens")", .warning)
+                    return []
+                }
+                return show(screens[n - 1])
+            default: return []
+            }
+        case .refresh:
+            status = StatusMessage("refreshed")
+            return withCurrent { $0.refresh(&$1) }
+        case .up, .down, .top, .bottom, .pageUp, .pageDown, .open:
+            return withCurrent { $0.perform(command, &$1) }
+        }
+    }
+
+    /// Typing a line a screen asked for: `enter` hands it to the screen, `esc` drops it.
+    mutating func handlePrompt(_ key: Key, _ prompt: Prompt) -> [Effect] {
+        var prompt = prompt
+        switch key {
+        case .escape:
+            mode = .normal
+            status = StatusMessage("\(prompt.label): cancelled")
+            return []
+        case .enter:
+            mode = .normal
+            return reduce(prompt.answer(prompt.text))
+        case .backspace: prompt.text = String(prompt.text.dropLast())
+        case .ctrl("u"): prompt.text = ""
+        case .character(let c): prompt.text += String(c)
+        default: break
+        }
+        mode = .prompt(prompt)
+        return []
+    }
+
+    /// The shown screen's filter, set by one keystroke.
+    mutating func setFilter(_ text: String) -> [Effect] {
+        withCurrent { $0.setFilter(text, &$1) }
+    }
+
+    mutating func handleFilter(_ key: Key, previous: String) -> [Effect] {
+        let filter = current.filterText ?? ""
+        switch key {
+        case .enter:
+            mode = .normal
+            return []
+        case .escape:
+            mode = .normal
+            return setFilter(previous == filter ? "" : previous)
+        case .backspace:
+            return setFilter(String(filter.dropLast()))
+        case .ctrl("u"):
+            return setFilter("")
+        case .character(let c):
+            return setFilter(filter + String(c))
+        case .down, .up:
+            mode = .normal
+            return withCurrent { $0.perform(key == .down ? .down : .up, &$1) }
+        default:
+            return []
+        }
+    }
+
+    mutating func handleHelp(_ key: Key, scroll: Int) -> [Effect] {
+        switch key {
+        case .escape, .character("?"), .character("q"): mode = .normal
+        case .character("j"), .down: mode = .help(scroll: scroll + 1)
+        case .character("k"), .up: mode = .help(scroll: max(0, scroll - 1))
+        case .pageDown, .character(" "): mode = .help(scroll: scroll + 10)
+        case .pageUp: mode = .help(scroll: max(0, scroll - 10))
+        case .character("g"), .home: mode = .help(scroll: 0)
+        default: break
+        }
+        return []
+    }
+}

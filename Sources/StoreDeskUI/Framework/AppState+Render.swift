@@ -1,0 +1,180 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension AppState {
+    /// The console's view: draws the whole frame into a canvas. Reads only the state.
+    public func render() -> Canvas {
+        var canvas = Canvas(size: size)
+        let layout = self.layout
+        guard !layout.isTooSmall else {
+            renderTooSmall(into: &canvas)
+            return canvas
+        }
+        renderHeader(into: &canvas, rect: layout[.header])
+        renderTabs(into: &canvas, rect: layout[.tabs])
+        current.render(into: &canvas, layout: layout, context: context)
+        renderFooter(into: &canvas, rect: layout[.footer])
+        renderStatus(into: &canvas, rect: layout[.status])
+        if case .help(let scroll) = mode { renderHelp(into: &canvas, scroll: scroll) }
+        return canvas
+    }
+
+    func renderTooSmall(into canvas: inout Canvas) {
+        let need = Layout.minimum
+        let message = "terminal too small: need \(need.width)x\(need.height), have \(size.width)x\(size.height)"
+        var lines = wrap(message, width: size.width)
+        let firstHint = lines.count
+        lines += wrap("enlarge the window, or press q to quit", width: size.width)
+        for (i, line) in lines.enumerated() where i < size.height {
+            canvas.write(line, at: Point(x: 0, y: i), role: i < firstHint ? .statusWarning : .muted, maxWidth: size.width)
+        }
+    }
+
+    /// Breaks text at spaces so that no line is wider than `width` columns.
+    func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            let candidate = line.isEmpty ? String(word) : line + " " + word
+            if candidate.columns <= width || line.isEmpty {
+                line = candidate
+            } else {
+                lines.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
+    }
+
+    func renderHeader(into canvas: inout Canvas, rect: Rect) {
+        canvas.fill(rect, role: .header)
+        var x = rect.x
+        x += canvas.write(" StoreDesk ", at: Point(x: x, y: rect.y), role: .headerBadge)
+        let badge = session.readOnly ? " RO " : ""
+        let available = max(0, rect.width - (x - rect.x) - badge.columns - 1)
+        canvas.write(headerText(width: available), at: Point(x: x, y: rect.y), role: .header, maxWidth: available)
+        if session.readOnly {
+            canvas.write(badge, at: Point(x: rect.x + rect.width - badge.columns, y: rect.y), role: .readOnlyBadge)
+        }
+    }
+
+    /// The header's facts, dropping the least useful ones first when the terminal is narrow.
+    func headerText(width: Int) -> String {
+        let file = (storePath as NSString).lastPathComponent
+        let role = session.role.rawValue
+        let actor = session.actor.isEmpty ? "" : " · " + session.actor
+        let appText = app.map { "\($0.name) (\($0.id))" }
+        let appShort = app.map(\.name)
+        // The clock always says whose it is: `store clock …` or `wall clock …`, `store …` when narrow.
+        let seconds = clock.secondsText(in: timeZone)
+        let time = clockSource.label + " " + seconds
+        let shortTime = clockSource.rawValue + " " + String(seconds.suffix(8))
+        let candidates: [[String?]] = [
+            [appText, environment.rawValue, file, time, role + actor],
+            [appText, environment.rawValue, file, time, role],
+            [appShort, environment.rawValue, file, time, role],
+            [appShort, environment.rawValue, time, role],
+            [appShort, environment.rawValue, shortTime, role],
+            [appShort, shortTime, role],
+        ]
+        for candidate in candidates {
+            let text = " " + candidate.compactMap { $0 }.joined(separator: " │ ")
+            if text.columns <= width { return text }
+        }
+        return " " + [appShort, shortTime, role].compactMap { $0 }.joined(separator: " │ ")
+    }
+
+    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between, so every
+    /// screen's number stays visible on an 80-column terminal.
+    func renderTabs(into canvas: inout Canvas, rect: Rect) {
+        let titles = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.title)" }
+        let roomy = titles.reduce(1) { $0 + $1.columns + 3 } <= rect.width
+        var x = rect.x + 1
+        for (id, title) in zip(ScreenID.allCases, titles) {
+            x += canvas.write(roomy ? " \(title) " : title, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab)
+            x += 1
+        }
+    }
+
+    func renderFooter(into canvas: inout Canvas, rect: Rect) {
+        var x = rect.x + 1
+        for binding in Keymap.footer(for: screen) {
+            if binding.writes && session.readOnly { continue }
+            let disabled = binding.unavailableReason(in: self) != nil
+            let key = binding.command == .down ? "j/k" : binding.keys[0].label
+            let width = key.columns + 1 + binding.help.columns
+            guard x + width <= rect.x + rect.width else { break }
+            x += canvas.write(key, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerKey)
+            x += 1
+            x += canvas.write(binding.help, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerText)
+            x += 2
+        }
+    }
+
+    func renderStatus(into canvas: inout Canvas, rect: Rect) {
+        switch mode {
+        case .filter:
+            let text = "/" + (current.filterText ?? "")
+            let x = canvas.write(text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            let hint = "enter keep · esc clear"
+            if x + hint.columns + 4 < rect.width {
+                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
+            }
+        case .command(let text):
+            let x = canvas.write(":" + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            if let status, x + status.text.columns + 4 < rect.width {
+                canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
+            }
+        case .prompt(let prompt):
+            let x = canvas.write(prompt.label + ": " + prompt.text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
+            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
+            let hint = "enter send · esc cancel"
+            if x + hint.columns + 4 < rect.width {
+                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
+            }
+        case .normal, .help:
+            if let status {
+                let role: Role = switch status.kind {
+                case .info: .statusInfo
+                case .success: .statusSuccess
+                case .warning: .statusWarning
+                case .error: .statusError
+                }
+                canvas.write(status.text, at: Point(x: rect.x, y: rect.y), role: role, maxWidth: rect.width)
+            } else {
+                canvas.write("? help · : command · / filter · q quit", at: Point(x: rect.x, y: rect.y), role: .muted, maxWidth: rect.width)
+            }
+        }
+    }
+
+    /// The `?` overlay: every action for this screen, unavailable ones dimmed with the reason.
+    func renderHelp(into canvas: inout Canvas, scroll: Int) {
+        let width = min(size.width - 2, 100), height = size.height - 4
+        let box = Rect(x: (size.width - width) / 2, y: 2, width: width, height: height)
+        canvas.fill(box, role: .text)
+        canvas.frame(box, title: "Help: \(screen.title) · esc closes · j/k scroll", role: .borderFocused)
+        let inner = box.inset
+        // One line a binding; an unavailable one is dimmed and says why on the line below.
+        var lines: [(keys: String, text: String, role: Role, keyRole: Role)] = []
+        for binding in Keymap.helpEntries(for: self) {
+            let keys = binding.keys.count > 4 ? "1…9" : binding.keyLabel
+            if let reason = binding.unavailableReason(in: self) {
+                lines.append((keys, binding.summary, .helpDisabled, .helpDisabled))
+                lines.append(("", "unavailable: " + reason, .helpDisabled, .helpDisabled))
+            } else {
+                lines.append((keys, binding.summary, .helpText, .helpKey))
+            }
+        }
+        let keyWidth = min(16, lines.map { $0.keys.columns }.max() ?? 8) + 2
+        let visible = lines.dropFirst(min(scroll, max(0, lines.count - inner.height))).prefix(inner.height)
+        for (row, line) in visible.enumerated() {
+            let y = inner.y + row
+            canvas.write(line.keys.padded(to: keyWidth), at: Point(x: inner.x + 1, y: y), role: line.keyRole)
+            canvas.write(line.text, at: Point(x: inner.x + 1 + keyWidth, y: y), role: line.role, maxWidth: inner.width - keyWidth - 2)
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// A terminal the runtime can draw on and read from. The curses layer implements it; tests and
+/// `storedesk snapshot` run the runtime without one.
+public protocol ConsoleDevice: AnyObject {
+    var size: Size { get }
+    /// Shows a frame; implementations write only the cells that changed.
+    func present(_ canvas: Canvas, theme: Theme)
+    /// The next key or resize, waiting at most this long.
+    func nextEvent(timeoutMilliseconds: Int) -> DeviceEvent?
+}
+
+public enum DeviceEvent: Sendable, Equatable {
+    case key(Key)
+    case resize(Size)
+}
+
+/// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
+/// back as messages, frames drawn at a capped rate.
+public final class ConsoleRuntime {
+    public private(set) var state: AppState
+    public private(set) var theme: Theme
+    let database: any ConsoleStore
+    let catalog: ThemeCatalog
+    /// Set once something changed on screen since the last frame.
+    var dirty = true
+    /// Effects put off until input is handled (`Effect.later`).
+    var deferred: [Effect] = []
+
+    public init(state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog) {
+        self.state = state
+        self.theme = theme
+        self.database = database
+        self.catalog = catalog
+    }
+
+    /// Applies a message and every message its effects produce. With `settle`, deferred work is done
+    /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
+    public func dispatch(_ message: Message, settle: Bool = true) {
+        apply(message)
+        if settle { while performDeferred() {} }
+    }
+
+    /// Performs the next deferred effect; false when there is none.
+    @discardableResult
+    public func performDeferred() -> Bool {
+        guard !deferred.isEmpty else { return false }
+        apply(perform(deferred.removeFirst()))
+        return true
+    }
+
+    func apply(_ message: Message?) {
+        guard let message else { return }
+        var pending: [Message] = [message]
+        var index = 0
+        while index < pending.count {
+            let effects = state.reduce(pending[index])
+            index += 1
+            dirty = true
+            for effect in effects {
+                if let next = perform(effect) { pending.append(next) }
+            }
+        }
+    }
+
+    func perform(_ effect: Effect) -> Message? {
+        do {
+            switch effect {
+            case .read(let body): return try body(database)
+            case .write(let body):
+                guard !state.session.readOnly else { return .failed("the store is open read-only") }
+                return try body(database)
+            case .loadTheme(let name):
+                let (loaded, warnings) = try catalog.load(name)
+                theme = loaded
+                return .themeApplied(name: loaded.name, warnings: warnings)
+            case .quit:
+                return nil
+            case .later(let effect):
+                deferred.append(effect)
+                return nil
+            }
+        } catch let error as ThemeError {
+            return .failed(error.description)
+        } catch {
+            // A SQLite error or an unreadable value says what is wrong with which file, in one line, without
+            // the SQL or the row (which may hold a phone number).
+            let text = database.storeError(for: error)?.description ?? "\(error)"
+            return .failed(text.split(whereSeparator: \.isNewline).joined(separator: "; "))
+        }
+    }
+
+    /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal).
+    public func run(
+        device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
+    ) {
+        var consoleClock = consoleClock
+        let watcher = try? database.commitWatcher()
+        let ownCommits = CommitFlag()
+        let observation = database.observeCommits { ownCommits.raise() }
+        defer { _ = observation }
+
+        if device.size != state.size { dispatch(.resize(device.size)) }
+        for effect in state.start() { apply(perform(effect)) }
+        var lastTick = Date.distantPast, lastPoll = Date(), lastFrame = Date.distantPast
+        let frameInterval = 1.0 / 30
+
+        while !state.quitting && !shouldStop() {
+            // Everything already waiting is applied before the next frame: a burst of keys costs one redraw.
+            var timeout = dirty || !deferred.isEmpty ? 0 : 30
+            while let event = device.nextEvent(timeoutMilliseconds: timeout) {
+                switch event {
+                case .key(let key): dispatch(.key(key), settle: false)
+                case .resize(let size): dispatch(.resize(size), settle: false)
+                }
+                timeout = 0
+                if state.quitting { return }
+            }
+            // One slice of deferred work a turn, so the next key is never far away.
+            performDeferred()
+            let clock = Date()
+            if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
+            if clock.timeIntervalSince(lastPoll) >= refreshInterval {
+                lastPoll = clock
+                if (try? watcher?.changed()) == true { dispatch(.storeChanged, settle: false) }
+            }
+            if clock.timeIntervalSince(lastTick) >= state.current.tickInterval ?? 1 {
+                lastTick = clock
+                let wall = Instant(clock)
+                // The store's clock may have moved the console's on (`Message.storeClock`).
+                consoleClock.catchUp(to: state.clock, wall: wall)
+                dispatch(.tick(consoleClock.now(wall: wall)), settle: false)
+            }
+            if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
+                device.present(state.render(), theme: theme)
+                lastFrame = clock
+                dirty = false
+            }
+        }
+    }
+
+    /// Loads the first data without a terminal, as the console does before its first frame:
+    /// `storedesk snapshot`, the benchmarks and the UI tests.
+    public func settle() {
+        for effect in state.start() { apply(perform(effect)) }
+        while performDeferred() {}
+    }
+}
+
+/// A flag raised from the database's observation queue and lowered by the loop.
+final class CommitFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var raised = false
+
+    func raise() { lock.withLock { raised = true } }
+
+    /// Returns whether it was raised, and lowers it.
+    func lower() -> Bool {
+        lock.withLock {
+            defer { raised = false }
+            return raised
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// Work a reducer asks for; the runtime performs it and feeds the result back as a `Message`.
+/// Reducers stay pure: they describe reads and writes over the store's protocol, never perform them.
+public enum Effect: Sendable {
+    /// A read on the store; the closure's result is dispatched.
+    case read(@Sendable (any ConsoleStore) throws -> Message)
+    /// A write on the store (never performed when the session is read-only).
+    case write(@Sendable (any ConsoleStore) throws -> Message)
+    /// Load a theme by name and apply it.
+    case loadTheme(String)
+    /// Leave the console.
+    case quit
+    /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
+    indirect case later(Effect)
+}
+
+/// Everything that can change the console's state: keys, time, size, and the results of effects.
+public enum Message: Sendable {
+    case key(Key)
+    case resize(Size)
+    case tick(Instant)
+    /// The store changed (this process or another): visible data is fetched again.
+    case storeChanged
+    case appsLoaded([App])
+    /// The store's own clock, read when the store changed: the console's clock catches up with it.
+    case storeClock(Instant?)
+    /// An action or a result for one screen, typed by that screen (`ConsoleScreen.read`, `.prompt`).
+    case screen(ScreenMessage)
+    case themeApplied(name: String, warnings: [String])
+    case failed(String)
+}

@@ -1,0 +1,58 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Audit screen's update: its entry points, the reads they ask for, and what their results do.
+extension AuditScreen {
+    public var filterText: String? { filter }
+
+    var source: ListWindow<AuditEntry>.Source {
+        let query = Self.query(filter)
+        return { $0.audit(query) }
+    }
+
+    func show(_ read: @escaping ListWindow<AuditEntry>.Read) -> [Effect] {
+        [Self.read { store in Event.page(try read(store)) }]
+    }
+
+    public mutating func start(_ context: inout ScreenContext) -> [Effect] {
+        show(list.reload(pageSize: context.pageSize, source: source))
+    }
+
+    public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
+        show(list.refresh(pageSize: context.pageSize, source: source))
+    }
+
+    public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        guard text != filter else { return [] }
+        filter = text
+        return start(&context)
+    }
+
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        switch event {
+        case .page(let page):
+            if list.show(page) == true { detailScroll = 0 }
+            return []
+        }
+    }
+
+    public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+        switch command {
+        case .up, .down, .top, .bottom, .pageUp, .pageDown:
+            if context.scrollsDetail(command, &detailScroll) { return [] }
+            switch list.move(command, pageSize: context.pageSize, source: source) {
+            case .none: return []
+            case .stayed:
+                detailScroll = 0
+                return []
+            case .read(let read): return show(read)
+            }
+        case .open:
+            context.focus = .detail
+            return []
+        default:
+            return []
+        }
+    }
+}

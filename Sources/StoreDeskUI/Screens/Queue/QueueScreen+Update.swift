@@ -1,0 +1,243 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension ScreenID {
+    public static let queue = QueueScreen.id
+}
+
+/// The Queue screen in the console: its keys, its `:` verbs, and its reducer's entry points.
+extension QueueScreen: ConsoleScreen {
+    public static let id = ScreenID("queue")
+    public static let title = "Queue"
+
+    /// What this screen's keys, verbs and prompts ask for.
+    public enum Action: Sendable, Equatable {
+        /// Start the simulation in this console, or stop it.
+        case runOrStop
+        /// `:sim start|stop|pause|resume|step`.
+        case sim(SimulationStep)
+        case pause, step, faster, slower
+        /// Ask for a fault to inject.
+        case fault
+        /// Inject a fault (`KIND[:ARG]`), or `clear` them.
+        case inject(String)
+        case speed(Double)
+        case rate(Double)
+        /// finishTransaction on the selected transaction.
+        case finish
+        /// Show only the next state.
+        case nextState
+    }
+
+    /// What `:sim` asks for.
+    public enum SimulationStep: String, Sendable, CaseIterable {
+        case start, stop, pause, resume, step
+    }
+
+    /// Needs a simulation running in this console.
+    static let needsSimulation: @Sendable (QueueScreen) -> String? = {
+        $0.simulation == nil ? "no simulation runs in this console (r starts one)" : nil
+    }
+
+    public static let commands: [ScreenCommand<QueueScreen>] = [
+        .key(
+            .character("r"), action: .runOrStop, help: "run/stop",
+            summary: "Start the payment simulation in this console (taking over work that gone runs left in flight), or stop it.",
+            permission: .driveSimulation, writes: true,
+            verb: ScreenVerb("sim", argument: "start|stop|pause|resume|step", summary: "drive this console's payment simulation") {
+                guard let step = SimulationStep(rawValue: $0) else { return .failure(VerbProblem(":sim takes start, stop, pause, resume or step")) }
+                return .success(.sim(step))
+            }),
+        .key(
+            .character(" "), action: .pause, help: "pause", summary: "Pause or resume the simulation's clock.",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation),
+        .key(
+            .character("."), action: .step, help: "step", summary: "Single step: pause, then run the simulation to its next event.",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation),
+        .key(
+            .character("+"), .character("="), action: .faster, help: "faster",
+            summary: "Speed the simulated clock up (1×, 2×, 5× … 1000×).", permission: .driveSimulation, writes: true,
+            unavailable: needsSimulation),
+        .key(
+            .character("-"), action: .slower, help: "slower", summary: "Slow the simulated clock down.", permission: .driveSimulation,
+            writes: true, unavailable: needsSimulation),
+        .key(
+            .character("x"), action: .fault, help: "fault",
+            summary: "Inject a fault: KIND[:ARG] (clientCrash, networkDrop, duplicateCallback, tamperedSign, tamperedField, askToBuy, failedPayment, serverDown:SECONDS) or clear.",
+            permission: .driveSimulation, writes: true, unavailable: needsSimulation,
+            verb: ScreenVerb("fault", argument: "KIND[:ARG]|clear", summary: "inject a fault into this console's simulation") {
+                .success(.inject($0))
+            }),
+        .key(
+            .character("f"), action: .finish, help: "finish",
+            summary: "finishTransaction on the selected transaction (refused while purchasing, deferred or not yet granted, or in flight in another process's live run).",
+            permission: .driveSimulation, writes: true),
+        .key(
+            .character("s"), action: .nextState, help: "state",
+            summary: "Show only the next state: all, purchasing, purchased, deferred, failed, restored."),
+        .verb("speed", argument: "1-1000", summary: "simulated seconds per second", permission: .driveSimulation) { text in
+            guard let value = Double(text), value >= 1, value <= 1000 else {
+                return .failure(VerbProblem(":speed takes a number from 1 to 1000, got '\(text)'"))
+            }
+            return .success(.speed(value))
+        },
+        .verb("rate", argument: "PER_SECOND", summary: "purchase attempts per simulated second", permission: .driveSimulation) { text in
+            guard let value = Double(text), value > 0, value <= 100_000 else {
+                return .failure(VerbProblem(":rate takes purchases per second above 0 and at most 100000, got '\(text)'"))
+            }
+            return .success(.rate(value))
+        },
+    ]
+
+    public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
+
+    public var filterText: String? { filter }
+    public var tickInterval: TimeInterval? { simulation != nil && !paused ? 0.1 : nil }
+
+    static func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - 2) }
+
+    public mutating func start(_ context: inout ScreenContext) -> [Effect] {
+        reload(pageSize: Self.listRows(context), now: context.clock)
+    }
+
+    public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
+        refresh(pageSize: Self.listRows(context), now: context.clock)
+    }
+
+    public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
+        let advanced = advance(to: context.clock, pageSize: Self.listRows(context))
+        // Without a write, the counters and throughput still follow other processes.
+        return advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
+    }
+
+    public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        guard text != filter else { return [] }
+        filter = text
+        if let problem = Self.query(text).problem { context.status = StatusMessage(problem, .warning) }
+        return reload(pageSize: Self.listRows(context), now: context.clock)
+    }
+
+    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
+        filter = id
+        return show(list.reload(pageSize: Self.listRows(context), source: source, landing: .row(id)), now: context.clock)
+    }
+
+    mutating func inject(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        guard simulation != nil else {
+            context.status = StatusMessage("no simulation runs in this console (r starts one)", .warning)
+            return []
+        }
+        if text.trimmingCharacters(in: .whitespaces) == "clear" {
+            simulation?.clearFaults()
+            context.status = StatusMessage("faults cleared: purchases go through cleanly", .success)
+            return []
+        }
+        do throws(PaymentFault.ParseError) {
+            let fault = try PaymentFault.parse(text.trimmingCharacters(in: .whitespaces))
+            simulation?.inject(fault)
+            context.status = StatusMessage("fault \(fault) injected from now on", .success)
+        } catch {
+            context.status = StatusMessage(error.description.replacingOccurrences(of: "--fault", with: "fault"), .error)
+        }
+        return []
+    }
+
+    public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = Self.listRows(context)
+        switch command {
+        case .up, .down, .top, .bottom, .pageUp, .pageDown:
+            if context.scrollsDetail(command, &detailScroll, page: pageSize) { return [] }
+            return move(command, pageSize: pageSize, now: context.clock)
+        case .open:
+            context.focus = .detail
+            return detailEffect()
+        default:
+            return []
+        }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .runOrStop:
+            if simulation != nil {
+                simulation = nil
+                context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
+                guard let run else { return [] }
+                self.run = nil
+                return [Self.write { store in
+                    try store.endRun(run)
+                    return .runRecorded
+                }]
+            }
+            let seed = UInt64(truncatingIfNeeded: context.clock.millis)
+            return [Self.write { store in
+                let catalogue = try store.paymentCatalogue(userLimit: 1000)
+                guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else { return .started(catalogue, nil, seed: seed) }
+                return .started(catalogue, try store.startRun(.console, takingOver: true), seed: seed)
+            }]
+        case .sim(let step):
+            let action: Action? = switch step {
+            case .start: simulation == nil ? .runOrStop : nil
+            case .stop: simulation != nil ? .runOrStop : nil
+            case .pause: paused ? nil : .pause
+            case .resume: paused ? .pause : nil
+            case .step: .step
+            }
+            return action.map { perform($0, &context) } ?? []
+        case .pause:
+            paused.toggle()
+            lastAdvance = context.clock
+            context.status = StatusMessage(paused ? "paused: . steps, space resumes" : "resumed at \(Self.speedText(speed))", .info)
+            return []
+        case .step:
+            paused = true
+            let effects = step()
+            context.status = StatusMessage(
+                effects.isEmpty ? "nothing is due" : "stepped to " + (simulation?.now.secondsText(in: context.timeZone) ?? ""), .info)
+            return effects
+        case .faster, .slower:
+            let index = Self.speeds.lastIndex { $0 <= speed } ?? 0
+            let next = action == .faster ? min(Self.speeds.count - 1, index + 1) : max(0, index - 1)
+            speed = Self.speeds[next]
+            context.status = StatusMessage("speed \(Self.speedText(speed))", .info)
+            return []
+        case .speed(let value):
+            speed = value
+            context.status = StatusMessage("speed \(Self.speedText(speed))", .info)
+            return []
+        case .rate(let value):
+            rate = value
+            simulation?.setRate(value)
+            context.status = StatusMessage("\(Self.rateText(value)) purchases per simulated second", .info)
+            return []
+        case .fault:
+            Self.prompt("fault (KIND[:ARG] or clear)", &context) { .inject($0) }
+            return []
+        case .inject(let text):
+            return inject(text, &context)
+        case .nextState:
+            let states: [TransactionState?] = [nil] + TransactionState.allCases.map { $0 }
+            let (query, _) = Self.query(filter)
+            let index = states.firstIndex(of: query.state) ?? 0
+            let next = states[(index + 1) % states.count]
+            var words = filter.split(separator: " ").map(String.init).filter { !$0.lowercased().hasPrefix("state:") && !$0.lowercased().hasPrefix("s:") }
+            if let next { words.insert("state:" + next.rawValue, at: 0) }
+            return setFilter(words.joined(separator: " "), &context)
+        case .finish:
+            guard let transaction = selectedRow else { return [] }
+            if var simulation, let run, simulation.transactionsById[transaction.id] != nil {
+                let result = simulation.finishNow(transaction.id)
+                self.simulation = simulation
+                switch result {
+                case .success(let change):
+                    return [Self.commit([change], run: run) { .finished(.success(change.transaction ?? transaction)) }]
+                case .failure(let refusal):
+                    return apply(.finished(.failure(refusal)), &context)
+                }
+            }
+            let id = transaction.id, at = context.clock, staff = context.session.staff
+            return [Self.write { store in .finished(try store.finishTransaction(id: id, at: at, by: staff)) }]
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension QueueScreen {
+    public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
+        let list = layout[.list], detailRect = layout[.detail]
+        let stats = Rect(x: list.x, y: list.y, width: list.width + detailRect.width, height: 2)
+        renderStats(into: &canvas, rect: stats, context: context)
+        let below = { (r: Rect) in Rect(x: r.x, y: r.y + 2, width: r.width, height: r.height - 2) }
+        renderList(into: &canvas, rect: below(list), context: context)
+        renderDetail(into: &canvas, rect: below(detailRect), context: context)
+    }
+
+    /// The queue's header: counters per state and throughput, then this console's simulation.
+    func renderStats(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        var x = rect.x + 1, y = rect.y
+        let end = rect.x + rect.width - 1
+        func put(_ text: String, _ role: Role) {
+            guard x < end else { return }
+            x += canvas.write(text, at: Point(x: x, y: y), role: role, maxWidth: end - x)
+        }
+        put("\(counts.values.reduce(0, +).formattedWithSeparators) in queue:", .title)
+        for state in [TransactionState.purchasing, .purchased, .deferred, .failed, .restored] {
+            put(" \(state.rawValue) \((counts[state] ?? 0).formattedWithSeparators)", Role.of(state))
+        }
+        let (buys, done) = throughput
+        put(" │ ", .muted)
+        put(String(format: "%.1f", buys) + " buys/s " + String(format: "%.1f", done) + " done/s", .text)
+        x = rect.x + 1
+        y += 1
+        guard let simulation else {
+            put("no simulation in this console" + (context.session.role == .developer && !context.session.readOnly ? " (r starts one)" : ""), .muted)
+            return
+        }
+        put("simulation ", .text)
+        put((paused ? "⏸ " : "▶ ") + Self.speedText(speed), paused ? .statusWarning : .statusSuccess)
+        put(" at " + simulation.now.secondsText(in: context.timeZone) + " · \(Self.rateText(simulation.rate))/s", .text)
+        put(" · \(simulation.summary.attempts.formattedWithSeparators) attempts, \(simulation.summary.grants.formattedWithSeparators) grants", .muted)
+        let faults = simulation.activeFaults
+        put(faults.isEmpty ? " · no faults" : " · faults " + faults.map(\.description).joined(separator: " "), faults.isEmpty ? .muted : .statusWarning)
+    }
+
+    func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        let focused = context.focus == .list
+        var title = "Queue"
+        if !filter.isEmpty { title += " · filter “\(filter)”" }
+        canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
+        let inner = rect.inset
+        guard inner.height > 1 else { return }
+        // A narrow list drops the user column before the product becomes unreadable.
+        let stateWidth = 10, userWidth = inner.width < 46 ? 0 : 9
+        let productWidth = max(4, inner.width - 7 - stateWidth - userWidth - (userWidth > 0 ? 5 : 4))
+        func user(_ id: String) -> String { userWidth > 0 ? id.padded(to: userWidth) + " " : "" }
+        // Ages run from the later of the console's clock and the simulation's (which runs ahead when fast).
+        let now = max(context.clock, simulation?.now ?? context.clock)
+        canvas.writeLine(
+            " " + "AGE".padded(to: 7) + " " + "STATE".padded(to: stateWidth) + " " + user("USER")
+                + "PRODUCT".padded(to: productWidth), in: inner, row: 0, role: .listHeader)
+        if rows.isEmpty {
+            let message = filter.isEmpty
+                ? "the queue is empty" + (context.session.role == .developer && simulation == nil ? ": r starts a simulation" : "")
+                : "nothing in the queue matches “\(filter)”"
+            canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            return
+        }
+        for (i, t) in rows.enumerated() where i + 1 < inner.height {
+            let line = " " + Instant.Duration(millis: max(0, now.millis - t.purchaseDate.millis)).shortText.padded(to: 7) + " "
+                + t.state.rawValue.padded(to: stateWidth) + " " + user(t.userId)
+                + Self.shortProduct(t.productId).padded(to: productWidth)
+            let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : Role.of(t.state)
+            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+        }
+    }
+
+    /// `com.xd.star.gems.60` → `gems.60`: the part that tells products apart.
+    static func shortProduct(_ id: String) -> String { id.split(separator: ".").suffix(2).joined(separator: ".") }
+
+    func renderDetail(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        canvas.frame(rect, title: "Transaction", role: context.focus == .detail ? .borderFocused : .border)
+        let inner = rect.inset
+        guard let detail, detail.transaction.id == selectedRow?.id else {
+            if selectedRow != nil { canvas.write("loading…", at: Point(x: inner.x + 1, y: inner.y), role: .muted) }
+            return
+        }
+        canvas.draw(detailLines(detail, width: inner.width - 2, context: context), in: inner, scroll: detailScroll)
+    }
+
+    func detailLines(_ d: QueueDetail, width: Int, context: ScreenContext) -> [[Span]] {
+        let t = d.transaction, zone = context.timeZone
+        let app = context.apps.first { $0.id == t.appId }
+        var text = DetailText(labelWidth: 11)
+        text.line(Span(t.id, .title))
+        text.field("state", t.state.rawValue + (t.failureReason.map { " (\($0.sentence))" } ?? "") + (t.finished ? " · finished" : " · in the queue"), Role.of(t.state))
+        text.field("player", "\(t.userId) · sid \(t.sid) · role \(t.roleId)")
+        text.field("product", "\(t.productId) ×\(t.quantity)" + (app.map { " · \($0.name)" } ?? ""))
+        text.field("purchased", t.purchaseDate.secondsText(in: zone) + " · " + t.environment.rawValue)
+        text.wrapped("ext", t.ext.isEmpty ? "-" : t.ext, width: width)
+
+        guard let order = d.order else {
+            text.heading("Order")
+            text.line(Span(t.state == .purchased ? "none: the receipt never reached the server (a dropped order: restore desk)" : "none", .muted))
+            timeline(&text)
+            return text.lines
+        }
+        text.heading("Order \(order.id)")
+        text.field("status", order.status.rawValue, order.status == .granted ? .statusSuccess : .statusWarning)
+        text.field("payment", "\(order.payment) · \(order.subPayment) · \(ServerCallback.goldText(cents: order.amountCents)) yuan")
+        text.field("app order", order.appOrderId.isEmpty ? "-" : order.appOrderId)
+
+        text.heading("Callbacks (\(d.callbacks.count))")
+        for c in d.callbacks {
+            let accepted = c.verdict == CallbackAttempt.accepted
+            let role: Role = accepted ? .statusSuccess : c.verdict == CallbackAttempt.duplicate ? .statusInfo : .statusError
+            text.line(
+                Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role),
+                Span(" · reply \(c.reply) · " + String(c.receivedAt.secondsText(in: zone).suffix(8)), .muted))
+            text.wrapped("body", c.body, width: width)
+            if let app {
+                text.wrapped("hashed", CallbackSignature.verify(body: c.body, appKey: app.appKey).maskedHashedString, width: width, .masked)
+            }
+            text.field("expected", c.signExpected)
+            text.field("received", c.signReceived.isEmpty ? "(none)" : c.signReceived,
+                c.signReceived.caseInsensitiveCompare(c.signExpected) == .orderedSame ? .statusSuccess : .statusError)
+            text.wrapped("verdict", c.reason, width: width, role)
+        }
+
+        text.heading("Grant")
+        if let g = d.grant {
+            let what = g.kind == .product ? "\(g.productId) ×\(g.quantity)" : "\(g.currencyAmount.formattedWithSeparators) game currency"
+            text.field("granted", what, .statusSuccess)
+            text.field("to", "\(g.userId) · sid \(g.sid) · role \(g.roleId)")
+            text.field("at", g.grantedAt.secondsText(in: zone) + " · " + g.source.rawValue)
+        } else {
+            text.line(Span("none yet", .muted))
+        }
+        timeline(&text)
+        return text.lines
+
+        func timeline(_ text: inout DetailText) {
+            text.heading("Timeline (\(d.events.count))")
+            for e in d.events {
+                text.line(Span(String(e.at.secondsText(in: zone).suffix(8)) + " ", .muted), Span(e.kind.rawValue, Self.role(of: e.kind)))
+                text.wrapped("", e.detail, width: width, .text)
+            }
+        }
+    }
+
+    static func role(of kind: PaymentEvent.Kind) -> Role {
+        switch kind {
+        case .purchasing: .statePurchasing
+        case .purchased, .approved, .granted, .callbackAccepted: .statePurchased
+        case .failed, .declined, .callbackRejected, .clientCrashed, .callbackAbandoned, .requestRefused, .purchaseRefused: .stateFailed
+        case .deferred, .serverDown, .callbackDropped: .stateDeferred
+        case .callbackDuplicate: .statusInfo
+        case .receiptChecked, .orderCreated, .finished: .detailValue
+        case .restorePrompted, .restoreConfirmed, .restored: .stateRestored
+        case .restoreDeclined: .stateFailed
+        }
+    }
+}

@@ -1,0 +1,269 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Queue screen: the payment queue (every unfinished transaction) live, counters per state and
+/// throughput, filters by state, user and product, and the selected transaction's timeline and server
+/// callbacks. A developer can run the payment simulation right here, inject faults and drive its clock.
+public struct QueueScreen: Sendable {
+    /// The filter as typed: `state:purchased user:10000001 product:gems`, other words match ids.
+    public var filter = ""
+    /// The visible page of the filtered queue, newest first, and its selection.
+    public var list = ListWindow<StoreTransaction>()
+    public var counts: [TransactionState: Int] = [:]
+    public var detail: QueueDetail?
+    public var detailScroll = 0
+    /// Events seen since the screen opened, by kind (from the store, so other processes count too).
+    public var tally: [PaymentEvent.Kind: Int] = [:]
+    var lastEventId: Int64?
+    /// Recent (instant, purchases, finished) samples for the throughput figures.
+    var samples: [(at: Instant, purchases: Int, finished: Int)] = []
+
+    /// The simulation this console runs, if any.
+    public var simulation: PaymentSimulation?
+    /// Its payment run in the store: the work it has in flight is this console's while the run lives.
+    var run: PaymentRun?
+    /// When the run last wrote (or said it is alive).
+    var lastCommit: Instant?
+    public var paused = false
+    /// Simulated seconds per wall-clock second.
+    public var speed: Double = 1
+    /// The wall-clock instant the simulation was last advanced to.
+    var lastAdvance: Instant?
+    /// Purchases per simulated second when a simulation starts here.
+    public var rate: Double = 2
+
+    public init() {}
+
+    public var rows: [StoreTransaction] { list.rows }
+    public var selected: Int { list.selected }
+    public var selectedRow: StoreTransaction? { list.selectedRow }
+
+    /// The speeds `+` and `-` step through.
+    public static let speeds: [Double] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000]
+
+    /// Results of this screen's effects.
+    public enum Event: Sendable {
+        case page(ListWindow<StoreTransaction>.Page)
+        case counts([TransactionState: Int])
+        case tally(EventTally, at: Instant)
+        case detail(QueueDetail?)
+        /// The simulation may start: the store's catalogue, and the run started for it (nil when there
+        /// is nothing to simulate).
+        case started(PaymentCatalogue, PaymentRunStart?, seed: UInt64)
+        case applied(changes: Int)
+        /// A write of the simulation's steps was refused (nothing of it written): the simulation stops.
+        case simulationFailed(String)
+        /// The run's heartbeat or end was written: nothing to show.
+        case runRecorded
+        case finished(Result<StoreTransaction, TransactionRefusal>)
+    }
+
+    /// The filter as a query: `state:`, `user:`, `product:` words, the rest matched against ids.
+    public static func query(_ filter: String) -> (QueueQuery, problem: String?) {
+        var query = QueueQuery()
+        var words: [String] = []
+        var problem: String?
+        for word in filter.split(separator: " ").map(String.init) {
+            let parts = word.split(separator: ":", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[1].isEmpty else {
+                words.append(word)
+                continue
+            }
+            switch parts[0].lowercased() {
+            case "state", "s":
+                if let state = TransactionState.allCases.first(where: { $0.rawValue.hasPrefix(parts[1].lowercased()) }) {
+                    query.state = state
+                } else {
+                    problem = "no state '\(parts[1])' (have: \(TransactionState.allCases.map(\.rawValue).joined(separator: ", ")))"
+                }
+            case "user", "u": query.userId = parts[1]
+            case "product", "p": query.product = parts[1]
+            default: words.append(word)
+            }
+        }
+        if !words.isEmpty { query.text = words.joined(separator: " ") }
+        return (query, problem)
+    }
+
+    // MARK: - Effects
+
+    /// The queue as the store pages it, for the current filter.
+    var source: ListWindow<StoreTransaction>.Source {
+        let query = Self.query(filter).0
+        return { $0.queue(query) }
+    }
+
+    /// Shows what `read` reads, with the counters and the throughput.
+    func show(_ read: @escaping ListWindow<StoreTransaction>.Read, now: Instant) -> [Effect] {
+        let after = lastEventId
+        return [
+            Self.read { store in Event.page(try read(store)) },
+            Self.read { store in Event.counts(try store.queueCounts()) },
+            Self.read { store in Event.tally(try store.eventTally(after: after), at: now) },
+        ]
+    }
+
+    /// The first page of the filtered queue.
+    mutating func reload(pageSize: Int, now: Instant) -> [Effect] {
+        show(list.reload(pageSize: pageSize, source: source), now: now)
+    }
+
+    /// The visible page again from its first row, the selection kept on the same transaction.
+    mutating func refresh(pageSize: Int, now: Instant) -> [Effect] {
+        show(list.refresh(pageSize: pageSize, source: source), now: now)
+    }
+
+    func detailEffect() -> [Effect] {
+        guard let id = selectedRow?.id else { return [] }
+        return [Self.read { store in Event.detail(try store.queueDetail(transactionId: id)) }]
+    }
+
+    // MARK: - Reducer
+
+    mutating func move(_ command: Command, pageSize: Int, now: Instant) -> [Effect] {
+        switch list.move(command, pageSize: pageSize, source: source) {
+        case .none: return []
+        case .stayed: return detailEffect()
+        case .read(let read): return show(read, now: now)
+        }
+    }
+
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        switch event {
+        case .page(let page):
+            guard let moved = list.show(page) else { return [] }
+            if moved { detailScroll = 0 }
+            if selectedRow == nil { detail = nil }
+            return detailEffect()
+        case .counts(let counts):
+            self.counts = counts
+            return []
+        case .tally(let tally, let at):
+            if lastEventId != nil {
+                for (kind, n) in tally.kinds { self.tally[kind, default: 0] += n }
+            }
+            lastEventId = tally.lastEventId
+            samples.append((at, self.tally[.purchasing] ?? 0, self.tally[.finished] ?? 0))
+            samples.removeAll { at.millis - $0.at.millis > 5000 }
+            return []
+        case .detail(let detail):
+            if detail?.transaction.id == selectedRow?.id { self.detail = detail }
+            return []
+        case .started(let catalogue, let began, let seed):
+            guard let began, !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
+                context.status = StatusMessage("nothing to simulate: the store has no users or no products", .error)
+                return []
+            }
+            var simulation = PaymentSimulation(
+                PaymentSimulation.Configuration(
+                    seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
+                    userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
+                    idPrefix: "live", storeKitTesting: catalogue.storeKitTesting))
+            simulation.resume(began.inFlight)
+            self.simulation = simulation
+            run = began.run
+            paused = false
+            lastAdvance = context.clock
+            lastCommit = context.clock
+            let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
+            context.status = StatusMessage(
+                "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)",
+                .success)
+            return []
+        case .applied:
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
+        case .simulationFailed(let message):
+            // The refused write left nothing behind; the next run takes over what this one had in flight.
+            simulation = nil
+            run = nil
+            context.status = StatusMessage("simulation stopped: \(message)", .error)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
+        case .runRecorded:
+            return []
+        case .finished(.success(let transaction)):
+            context.status = StatusMessage("\(transaction.id) finished: removed from the queue (\(transaction.state.rawValue))", .success)
+            return refresh(pageSize: Self.listRows(context), now: context.clock)
+        case .finished(.failure(let refusal)):
+            context.status = StatusMessage("finish refused: \(refusal.message)", .warning)
+            return []
+        }
+    }
+
+    /// A live simulation's arrival window: a year, so it never runs dry while the console is open.
+    static let liveSeconds = 365 * 24 * 3600
+
+    /// Advances the simulation by the wall-clock time since the last advance times the speed, and
+    /// writes what happened (each step with its events) in one SQLite transaction.
+    mutating func advance(to wall: Instant, pageSize: Int) -> [Effect] {
+        guard var simulation else { return [] }
+        defer { lastAdvance = wall }
+        guard !paused, let last = lastAdvance, wall > last else { return heartbeat(at: wall) }
+        let simulated = Double(wall.millis - last.millis) * speed
+        let effects = run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
+        guard !effects.isEmpty else { return heartbeat(at: wall) }
+        lastCommit = wall
+        return effects
+    }
+
+    /// A paused or quiet simulation still says its run is alive, every `PaymentRun.heartbeatInterval`.
+    private mutating func heartbeat(at wall: Instant) -> [Effect] {
+        guard let run, let last = lastCommit, wall.duration(since: last) >= PaymentRun.heartbeatInterval else { return [] }
+        lastCommit = wall
+        return [Self.write { store in
+            do {
+                try store.heartbeat(run)
+                return .runRecorded
+            } catch {
+                return .simulationFailed(Self.describe(error))
+            }
+        }]
+    }
+
+    /// Runs to the next due step only (the clock is paused).
+    mutating func step() -> [Effect] {
+        guard var simulation, let due = simulation.nextDue else { return [] }
+        return run(&simulation, until: due)
+    }
+
+    private mutating func run(_ simulation: inout PaymentSimulation, until limit: Instant) -> [Effect] {
+        var changes: [PaymentChange] = []
+        simulation.run(until: limit) { changes.append($0) }
+        self.simulation = simulation
+        guard !changes.isEmpty, let run else { return [] }
+        let count = changes.count
+        return [Self.commit(changes, run: run) { .applied(changes: count) }]
+    }
+
+    /// Writes the simulation's steps as its run's; a refusal (another process took the run over, the
+    /// store stayed locked) stops the simulation instead of letting it run on ahead of the store.
+    static func commit(_ changes: [PaymentChange], run: PaymentRun, then result: @escaping @Sendable () -> Event) -> Effect {
+        Self.write { store in
+            do {
+                try store.apply(changes, run: run)
+                return result()
+            } catch {
+                return .simulationFailed(describe(error))
+            }
+        }
+    }
+
+    static func describe(_ error: any Error) -> String {
+        (error as? StoreError)?.description ?? "\(error)"
+    }
+
+    static func speedText(_ speed: Double) -> String {
+        speed == speed.rounded() ? "\(Int(speed))×" : String(format: "%.1f×", speed)
+    }
+
+    static func rateText(_ rate: Double) -> String {
+        rate == rate.rounded() ? "\(Int(rate))" : String(format: "%g", rate)
+    }
+
+    /// Purchases and finishes per wall-clock second over the last few seconds of samples.
+    public var throughput: (purchases: Double, finished: Double) {
+        guard let first = samples.first, let last = samples.last, last.at.millis - first.at.millis >= 500 else { return (0, 0) }
+        let seconds = Double(last.at.millis - first.at.millis) / 1000
+        return (Double(last.purchases - first.purchases) / seconds, Double(last.finished - first.finished) / seconds)
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension ScreenID {
+    public static let restores = RestoresScreen.id
+}
+
+/// The Restores screen in the console: its keys, its `:` verbs, and its reducer's entry points.
+extension RestoresScreen: ConsoleScreen {
+    public static let id = ScreenID("restores")
+    public static let title = "Restores"
+
+    /// What this screen's keys, verbs and prompts ask for.
+    public enum Action: Sendable, Equatable {
+        /// Confirm the selected prompt: choose the account, then its Sid and Role_Id.
+        case confirm
+        /// Decline the selected prompt with a reason.
+        case decline
+        /// List the next status: open, confirmed, declined, all.
+        case nextStatus
+        /// List the prompts with this status (nil: all).
+        case status(RestoreStatus?)
+        /// A player logs in at the desk.
+        case logIn(userId: String)
+        /// The answers to the confirm's and the decline's prompts.
+        case confirmSid(String), confirmRole(String), confirmGo(String), declineReason(String)
+    }
+
+    /// Operators look; support and developers act (the store checks again when it writes).
+    public static let commands: [ScreenCommand<RestoresScreen>] = [
+        .key(
+            .character("c"), action: .confirm, help: "confirm",
+            summary: "Confirm the selected prompt: choose the account, its Sid and Role_Id, then confirm (order, callback, grant; audited).",
+            permission: .resolveRestores, writes: true),
+        .key(
+            .character("d"), action: .decline, help: "decline",
+            summary: "Decline the selected prompt with a reason the player can be told (audited).", permission: .resolveRestores,
+            writes: true),
+        .key(
+            .character("s"), action: .nextStatus, help: "status", summary: "Show the next status: open, confirmed, declined, all.",
+            verb: ScreenVerb("status", argument: "open|confirmed|declined|all", summary: "which restore prompts to list") { text in
+                guard let status = RestoresScreen.statuses.first(where: { ($0?.rawValue ?? "all") == text }) else {
+                    return .failure(VerbProblem(":status takes open, confirmed, declined or all, got '\(text)'"))
+                }
+                return .success(.status(status))
+            }),
+        .verb(
+            "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts",
+            permission: .resolveRestores, writes: true
+        ) { user in user.isEmpty ? .failure(VerbProblem(":login needs a user id")) : .success(.logIn(userId: user)) },
+    ]
+
+    public static let footer: [Action] = [.confirm, .decline, .nextStatus]
+
+    public var filterText: String? { filter }
+
+    public mutating func start(_ context: inout ScreenContext) -> [Effect] { reload(pageSize: Self.listRows(context)) }
+
+    public mutating func refresh(_ context: inout ScreenContext) -> [Effect] { refresh(pageSize: Self.listRows(context)) }
+
+    public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        guard text != filter else { return [] }
+        filter = text
+        pinned = nil
+        return reload(pageSize: Self.listRows(context))
+    }
+
+    /// `:select TXID` (and `snapshot --select`): the prompt of that transaction, whatever its status.
+    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
+        status = nil
+        filter = id
+        pinned = nil
+        return reload(pageSize: Self.listRows(context))
+    }
+
+    public mutating func intercept(_ key: Key, _ context: inout ScreenContext) -> [Effect]? {
+        picking == nil ? nil : pick(key, &context)
+    }
+
+    public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = Self.listRows(context)
+        switch command {
+        case .up, .down, .top, .bottom, .pageUp, .pageDown:
+            if context.scrollsDetail(command, &detailScroll, page: pageSize) { return [] }
+            return move(command, pageSize: pageSize)
+        case .open:
+            context.focus = .detail
+            return detailEffect()
+        case .back:
+            picking = nil
+            draft = nil
+            return []
+        default:
+            return []
+        }
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = Self.listRows(context)
+        switch action {
+        case .nextStatus:
+            let index = Self.statuses.firstIndex(of: status) ?? 0
+            status = Self.statuses[(index + 1) % Self.statuses.count]
+            pinned = nil
+            context.status = StatusMessage("showing \(status?.rawValue ?? "all") restore prompts")
+            return reload(pageSize: pageSize)
+        case .status(let chosen):
+            status = chosen
+            pinned = nil
+            return reload(pageSize: pageSize)
+        case .confirm:
+            guard let prompt = openPrompt(&context) else { return [] }
+            picking = 0
+            detailScroll = 0
+            context.focus = .detail
+            context.status = StatusMessage(
+                "confirm \(prompt.transaction.id): choose the account (j/k, enter), esc cancels")
+            return []
+        case .decline:
+            guard let prompt = openPrompt(&context) else { return [] }
+            Self.prompt("reason to decline \(prompt.transaction.id)", &context) { .declineReason($0) }
+            return []
+        case .logIn(let userId):
+            return logIn(userId, &context)
+        case .confirmSid, .confirmRole, .confirmGo, .declineReason:
+            return answer(action, &context)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension RestoresScreen {
+    public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
+        renderList(into: &canvas, rect: layout[.list], context: context)
+        renderDetail(into: &canvas, rect: layout[.detail], context: context)
+    }
+
+    /// The theme role of a prompt's status.
+    static func role(of status: RestoreStatus) -> Role {
+        switch status {
+        case .open: .statePurchased
+        case .confirmed: .stateRestored
+        case .declined: .stateFailed
+        }
+    }
+
+    func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        let focused = context.focus == .list
+        var title = "Restores · " + (status?.rawValue ?? "all")
+        if let status { title += " \((counts[status] ?? 0).formattedWithSeparators)" }
+        if !filter.isEmpty { title += " · “\(filter)”" }
+        canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
+        let inner = rect.inset
+        guard inner.height > 1 else { return }
+        // A narrow list drops the transaction column before the product becomes unreadable; a list of
+        // every status shows the status where an open one shows the age.
+        let first = status == .open ? "AGE" : "STATUS", firstWidth = 9
+        let transactionWidth = inner.width < 50 ? 0 : 16
+        let productWidth = max(4, inner.width - 3 - firstWidth - 8 - (transactionWidth > 0 ? transactionWidth + 1 : 0))
+        func transaction(_ id: String) -> String { transactionWidth > 0 ? id.padded(to: transactionWidth) + " " : "" }
+        canvas.writeLine(
+            " " + first.padded(to: firstWidth) + " " + "PLAYER".padded(to: 8) + " " + transaction("TRANSACTION")
+                + "PRODUCT".padded(to: productWidth), in: inner, row: 0, role: .listHeader)
+        guard !list.rows.isEmpty else {
+            let what = status.map { "no \($0.rawValue) restore prompts" } ?? "no restore prompts"
+            let message = filter.isEmpty ? what + (status == .open ? ": a dropped order gets one when its player logs in" : "") : what + " match “\(filter)”"
+            canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            return
+        }
+        for (i, row) in list.rows.enumerated() where i + 1 < inner.height {
+            let r = row.request
+            // A prompt just resolved here stays on the open list, marked, until the selection moves on.
+            let mark = r.status == .confirmed ? "✓ " : r.status == .declined ? "✗ " : ""
+            let lead = status == .open
+                ? mark + Instant.Duration(millis: max(0, context.clock.millis - r.createdAt.millis)).shortText : r.status.rawValue
+            let product = QueueScreen.shortProduct(r.productId) + " ×\(r.quantity)"
+            let line = " " + lead.padded(to: firstWidth) + " " + r.userId.padded(to: 8) + " " + transaction(r.transactionId)
+                + product.padded(to: productWidth)
+            let role: Role = i == list.selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: r.status)
+            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+        }
+    }
+
+    func renderDetail(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        canvas.frame(rect, title: picking == nil ? "Restore prompt" : "Confirm: choose the account", role: context.focus == .detail ? .borderFocused : .border)
+        let inner = rect.inset
+        guard let detail, detail.request.transactionId == selectedRow?.request.transactionId else {
+            if selectedRow != nil { canvas.write("loading…", at: Point(x: inner.x + 1, y: inner.y), role: .muted) }
+            return
+        }
+        let lines = detailLines(detail, width: inner.width - 2, context: context)
+        var scroll = detailScroll
+        if let picking, let heading = lines.firstIndex(where: { $0.first?.text.hasPrefix("Candidate accounts") == true }) {
+            // Keep the account under the picker's cursor in view.
+            scroll = max(scroll, heading + 1 + picking + 1 - inner.height)
+        }
+        canvas.draw(lines, in: inner, scroll: scroll)
+    }
+
+    func detailLines(_ p: RestorePrompt, width: Int, context: ScreenContext) -> [[Span]] {
+        let r = p.request, t = p.transaction, zone = context.timeZone
+        var text = DetailText(labelWidth: 11)
+        text.line(Span(t.id, .title))
+        let waited = p.age(at: context.clock).shortText
+        switch r.status {
+        case .open: text.field("status", "open · waiting \(waited)", Self.role(of: r.status))
+        case .confirmed, .declined:
+            text.field("status", "\(r.status.rawValue) by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?")) after \(waited)", Self.role(of: r.status))
+        }
+        text.field("player", r.userId + (p.appleIds.isEmpty ? "" : " · Apple ID " + p.appleIds.joined(separator: ", ")))
+        text.wrapped("product", "\(p.product.id) ×\(r.quantity)", width: width)
+        text.field("", "\(p.product.name) · \(p.product.priceText) · \(p.product.type.name)")
+        text.field("app", "\(p.app.name) (\(p.app.id))")
+        text.field("purchased", t.purchaseDate.shortText(in: zone) + " · " + t.environment.rawValue + (t.appOrderId.isEmpty ? "" : " · " + t.appOrderId))
+        text.paragraph("owner", p.currentOwners.map { Self.accountText($0) }.joined(separator: " + "), width: width)
+        text.paragraph("rule", p.ownershipRule, width: width, .statusInfo)
+
+        text.heading("Candidate accounts (\(p.candidates.count))")
+        for (i, account) in p.candidates.enumerated() {
+            let marker = picking == i ? "▸ " : "  "
+            let paid = account.isSameRole(as: p.payingAccount)
+            let note = paid ? "paid" : Self.candidateNote(p.ownership)
+            let role: Role = picking == i ? .listSelected : (p.ownership == .keep && !paid ? .muted : .detailValue)
+            text.line(Span(marker + Self.accountText(account), role), Span(" · " + note, .muted))
+        }
+
+        switch r.status {
+        case .open:
+            if context.session.role == .operator {
+                text.line([])
+                text.paragraph("", "an operator may look; confirming and declining need the support or developer role", width: width, .muted)
+            }
+        case .declined:
+            text.heading("Outcome")
+            text.field("declined", (r.resolvedAt?.shortText(in: zone) ?? "") + " by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))", .stateFailed)
+            text.paragraph("reason", r.reason ?? "", width: width)
+        case .confirmed:
+            text.heading("Outcome")
+            let target = p.target
+            text.field("restored", (r.resolvedAt?.shortText(in: zone) ?? "") + " by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))", .stateRestored)
+            if let target {
+                text.field("onto", Self.accountText(target))
+                text.field("", RestoreRules.ownershipNote(p.ownership, owner: p.payingAccount, target: target))
+            }
+            guard let delivery = p.delivery else {
+                text.line(Span("no order found for this transaction", .statusError))
+                return text.lines
+            }
+            text.field("order", "\(delivery.order.id) · \(delivery.order.payment) · \(delivery.order.status.rawValue)")
+            if let c = delivery.callback {
+                text.field("callback", "attempt \(c.attempt) \(c.verdict) · reply \(c.reply)", c.verdict == CallbackAttempt.accepted ? .statusSuccess : .statusError)
+                text.wrapped("body", c.body, width: width)
+                text.paragraph("verdict", c.reason, width: width)
+            }
+            if let g = delivery.grant {
+                let what = g.kind == .product ? "\(g.productId) ×\(g.quantity)" : "\(g.currencyAmount.formattedWithSeparators) game currency"
+                text.field("grant", what, .statusSuccess)
+                text.field("to", "\(g.userId) · sid \(g.sid) · role \(g.roleId) · \(g.source.rawValue)")
+            } else {
+                text.field("grant", "none", .statusError)
+            }
+        }
+        return text.lines
+    }
+
+    /// What confirming onto an account other than the payer's would do.
+    static func candidateNote(_ ownership: RestoreOwnership) -> String {
+        switch ownership {
+        case .transfer: "transfer: moves here"
+        case .keep: "keep: refused"
+        case .share: "share: both hold it"
+        }
+    }
+
+    /// `10000024 s1/r10000024-1 涵涵的小花园`.
+    static func accountText(_ account: RestoreAccount) -> String {
+        account.label + (account.roleName.isEmpty ? "" : " " + account.roleName)
+    }
+}

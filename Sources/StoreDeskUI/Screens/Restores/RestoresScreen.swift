@@ -1,0 +1,235 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Restores screen: the restore desk. Open prompts oldest first (or confirmed, declined, all),
+/// the selected prompt's player, product, candidate accounts, owner and ownership rule in the detail
+/// pane; support confirms one onto an account (choose the account, its Sid and Role_Id, then confirm)
+/// or declines it with a reason, and the outcome, callback and grant then show in the detail pane.
+public struct RestoresScreen: Sendable {
+    /// Which prompts the list shows; `s` cycles open → confirmed → declined → all.
+    public var status: RestoreStatus? = .open
+    /// Text found in the transaction id, the player's id or the product id.
+    public var filter = ""
+    public var list = ListWindow<RestoreRow>()
+    public var counts: [RestoreStatus: Int] = [:]
+    public var detail: RestorePrompt?
+    public var detailScroll = 0
+    /// Choosing the account to confirm onto: the candidate under the cursor.
+    public var picking: Int?
+    /// A confirm being put together: the prompt, the account chosen, then its Sid and Role_Id.
+    var draft: Draft?
+    /// A prompt just resolved here: it stays on the list, its outcome in the detail pane, until the
+    /// selection moves on (even when the status filter no longer lists it).
+    var pinned: RestoreRow?
+
+    struct Draft: Sendable {
+        var transactionId: String
+        var account: RestoreAccount
+        var sid = ""
+        var roleId = ""
+    }
+
+    public init() {}
+
+    public var selectedRow: RestoreRow? { list.selectedRow }
+
+    /// The statuses `s` steps through (nil: all).
+    static let statuses: [RestoreStatus?] = [.open, .confirmed, .declined, nil]
+
+    public enum Event: Sendable {
+        case page(ListWindow<RestoreRow>.Page)
+        case counts([RestoreStatus: Int])
+        case detail(RestorePrompt?)
+        case resolved(Result<RestorePrompt, RestoreRefusal>)
+        case loggedIn(RestoreLogin)
+    }
+
+    // MARK: - Effects
+
+    var source: ListWindow<RestoreRow>.Source {
+        let status = status, text = filter
+        return { $0.restores(status: status, text: text) }
+    }
+
+    /// Shows what `read` reads, with the counts.
+    func show(_ read: @escaping ListWindow<RestoreRow>.Read) -> [Effect] {
+        [
+            Self.read { store in Event.page(try read(store)) },
+            Self.read { store in Event.counts(try store.restoreCounts()) },
+        ]
+    }
+
+    mutating func reload(pageSize: Int) -> [Effect] { show(list.reload(pageSize: pageSize, source: source)) }
+
+    func detailEffect() -> [Effect] {
+        guard let id = selectedRow?.request.transactionId else { return [] }
+        return [Self.read { store in Event.detail(try store.restorePrompt(transactionId: id)) }]
+    }
+
+    // MARK: - Reducer
+
+    mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
+        switch list.move(command, pageSize: pageSize, source: source) {
+        case .none: return []
+        case .stayed:
+            detailScroll = 0
+            pinned = nil
+            return detailEffect()
+        case .read(let read):
+            pinned = nil
+            return show(read)
+        }
+    }
+
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        switch event {
+        case .page(var page):
+            guard page.generation == list.generation else { return [] }
+            if let pinned, !page.rows.contains(where: { $0.request.id == pinned.request.id }) {
+                // Keep the prompt just resolved in view, in its place, until the selection moves on.
+                let index = page.rows.firstIndex { ($0.cursor.time, $0.cursor.id) > (pinned.cursor.time, pinned.cursor.id) } ?? page.rows.count
+                page.rows.insert(pinned, at: index)
+                if page.rows.count > Self.listRows(context) { page.rows.removeLast() }
+            }
+            if list.show(page) == true { detailScroll = 0 }
+            if selectedRow == nil { detail = nil }
+            return detailEffect()
+        case .counts(let counts):
+            self.counts = counts
+            return []
+        case .detail(let prompt):
+            if prompt?.request.transactionId == selectedRow?.request.transactionId { detail = prompt }
+            return []
+        case .resolved(.success(let prompt)):
+            detail = prompt
+            detailScroll = 0
+            context.focus = .list
+            if let row = selectedRow, row.request.transactionId == prompt.transaction.id {
+                var updated = row
+                updated.request = prompt.request
+                pinned = updated
+                list.replace(at: list.selected, with: updated)
+            }
+            context.status = StatusMessage(Self.outcomeText(prompt), .success)
+            return []
+        case .loggedIn(let login):
+            let players = login.players.map { "\($0.userId) (\($0.prompts.count))" }.joined(separator: ", ")
+            context.status = StatusMessage(
+                "\(login.userId) logged in: \(login.opened.count) restore prompt\(login.opened.count == 1 ? "" : "s") opened"
+                    + (players.isEmpty ? ", nothing dropped" : "; open per player: " + players), .success)
+            return refresh(pageSize: Self.listRows(context))
+        case .resolved(.failure(let refusal)):
+            context.status = StatusMessage(refusal.description, .warning)
+            // Another console may have resolved it: show the prompt as it is now.
+            return refresh(pageSize: Self.listRows(context))
+        }
+    }
+
+    mutating func refresh(pageSize: Int) -> [Effect] { show(list.refresh(pageSize: pageSize, source: source)) }
+
+    static func listRows(_ context: ScreenContext) -> Int { context.pageSize }
+
+    /// `restored 2000… onto 10000024 s1/r… (the paying account): order RS-…, granted …`.
+    static func outcomeText(_ prompt: RestorePrompt) -> String {
+        let id = prompt.transaction.id
+        guard prompt.request.status == .confirmed, let target = prompt.target else {
+            return "declined \(id): \(prompt.request.reason ?? "")"
+        }
+        let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
+        let granted = prompt.delivery?.grant.map { ", granted " + ($0.kind == .product ? $0.productId : "\($0.currencyAmount) currency") } ?? ""
+        return "restored \(id) onto \(target.label) (\(note)): order \(prompt.delivery?.order.id ?? "?")" + granted
+    }
+
+    /// `:login USER`: a player logs in from the console, as `storedesk login as` does.
+    mutating func logIn(_ userId: String, _ context: inout ScreenContext) -> [Effect] {
+        let at = context.clock
+        return [Self.write { store in .loggedIn(try store.recordLogin(userId: userId, at: at)) }]
+    }
+
+    // MARK: - Confirm and decline
+
+    /// The selected prompt, when it is open and loaded; otherwise says why not.
+    func openPrompt(_ context: inout ScreenContext) -> RestorePrompt? {
+        guard let prompt = detail, prompt.request.transactionId == selectedRow?.request.transactionId else {
+            context.status = StatusMessage("no restore prompt selected", .info)
+            return nil
+        }
+        guard prompt.request.status == .open else {
+            context.status = StatusMessage(RestoreRefusal.alreadyResolved(prompt.request).description, .warning)
+            return nil
+        }
+        return prompt
+    }
+
+    /// The account picker's keys: move, choose, or cancel. Every other key is swallowed while it is open.
+    mutating func pick(_ key: Key, _ context: inout ScreenContext) -> [Effect] {
+        guard let index = picking, let prompt = detail else {
+            picking = nil
+            return []
+        }
+        switch key {
+        case .character("j"), .down: picking = min(index + 1, prompt.candidates.count - 1)
+        case .character("k"), .up: picking = max(0, index - 1)
+        case .escape:
+            picking = nil
+            draft = nil
+            context.status = StatusMessage("confirm: cancelled")
+        case .enter:
+            picking = nil
+            let account = prompt.candidates[index]
+            draft = Draft(transactionId: prompt.transaction.id, account: account)
+            Self.prompt("Sid for \(account.label)", text: account.sid, &context) { .confirmSid($0) }
+        default:
+            break
+        }
+        return []
+    }
+
+    /// The answers to the confirm's and the decline's prompts.
+    mutating func answer(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .confirmSid(let text):
+            guard var draft else { return [] }
+            draft.sid = text
+            self.draft = draft
+            Self.prompt("Role_Id on \(text)", text: draft.account.roleId, &context) { .confirmRole($0) }
+        case .confirmRole(let text):
+            guard var draft, let prompt = detail, prompt.transaction.id == draft.transactionId else { return [] }
+            draft.roleId = text
+            self.draft = draft
+            let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
+            let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
+            Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", &context) { .confirmGo($0) }
+        case .confirmGo(let text):
+            guard let draft else { return [] }
+            self.draft = nil
+            guard ["y", "yes"].contains(text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                context.status = StatusMessage("confirm: cancelled, nothing was written")
+                return []
+            }
+            let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
+            let id = draft.transactionId, staff = context.session.staff, at = context.clock
+            return [Self.write { store in
+                do {
+                    return .resolved(.success(try store.confirmRestore(transactionId: id, onto: target, by: staff, at: at)))
+                } catch let refusal as RestoreRefusal {
+                    return .resolved(.failure(refusal))
+                }
+            }]
+        case .declineReason(let text):
+            guard let prompt = openPrompt(&context) else { return [] }
+            let id = prompt.transaction.id, staff = context.session.staff, at = context.clock
+            return [Self.write { store in
+                do {
+                    return .resolved(.success(try store.declineRestore(transactionId: id, reason: text, by: staff, at: at)))
+                } catch let refusal as RestoreRefusal {
+                    return .resolved(.failure(refusal))
+                }
+            }]
+        default:
+            break
+        }
+        return []
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension UsersScreen {
+    func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool) {
+        var title = "Users"
+        if let total { title += " · \(total.formattedWithSeparators)" }
+        if !filter.isEmpty { title += " · filter “\(filter)”" }
+        if let scanProgress { title += " · searching \(Int(scanProgress * 100))%" }
+        canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
+        let inner = rect.inset
+        guard inner.height > 1 else { return }
+        let idWidth = 9, siteWidth = 8
+        let nameWidth = max(4, inner.width - idWidth - siteWidth - 4)
+        let header = " " + "ID".padded(to: idWidth) + " " + "NAME".padded(to: nameWidth) + " " + "TYPE".padded(to: siteWidth)
+        canvas.writeLine(header, in: inner, row: 0, role: .listHeader)
+        if rows.isEmpty && scanProgress != nil {
+            canvas.write("searching…", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            return
+        }
+        if rows.isEmpty {
+            let message = filter.isEmpty ? "no users in this store" : "no user matches “\(filter)”"
+            canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            return
+        }
+        for (i, row) in rows.enumerated() where i + 1 < inner.height {
+            let u = row.user
+            let name = u.isGuest ? "(guest)" : u.displayName
+            let line = " " + u.id.padded(to: idWidth) + " " + name.padded(to: nameWidth) + " " + u.site.name.padded(to: siteWidth)
+            let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (u.isGuest ? .muted : .text)
+            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+        }
+    }
+
+    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant) {
+        canvas.frame(rect, title: "Profile", role: focused ? .borderFocused : .border)
+        let inner = rect.inset
+        guard let profile, profile.user.id == selectedRow?.user.id else {
+            if selectedRow != nil {
+                canvas.write("loading…", at: Point(x: inner.x + 1, y: inner.y), role: .muted)
+            }
+            return
+        }
+        canvas.draw(detailLines(profile, zone: zone, now: now), in: inner, scroll: detailScroll)
+    }
+
+    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant) -> [[Span]] {
+        let u = p.user
+        var text = DetailText()
+        func field(_ label: String, _ value: String, _ role: Role = .detailValue) { text.field(label, value, role) }
+        func heading(_ title: String) { text.heading(title) }
+        text.line([Span(u.displayName, .title)] + (u.isGuest ? [Span("  guest", .muted)] : []))
+        field("id", u.id)
+        field("name", u.name)
+        field("friendly name", u.friendlyName.isEmpty ? "-" : u.friendlyName)
+        field("account type", "\(u.site.name) (site \(u.site.rawValue))")
+        field("age band", u.adultType.name)
+        field("anti-addiction", u.fcm ? "applies" : "does not apply")
+        field("real name", u.isRealNameVerified ? "verified" : "not verified")
+        if u.phone.isEmpty {
+            field("phone", "-")
+        } else if revealed.contains(u.id) {
+            field("phone", u.phone + "  (revealed)", .statusWarning)
+        } else {
+            field("phone", u.maskedPhone, .masked)
+        }
+        field("ID card", u.idCard.isEmpty ? "-" : u.idCard, u.idCard.isEmpty ? .detailValue : .masked)
+        field("client", u.clientId)
+        field("created", u.createdAt.shortText(in: zone))
+
+        heading("Game accounts (\(p.gameAccounts.count))")
+        for a in p.gameAccounts {
+            text.line([
+                Span("\(a.appId) \(a.sid)/\(a.roleId) ", .detailValue), Span(a.roleName, .text),
+                Span("  \(a.appleId)", .muted),
+            ])
+        }
+        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone)
+        heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
+        for t in p.recentTransactions {
+            let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
+            text.line([
+                Span(t.purchaseDate.dayText(in: zone) + " ", .muted),
+                Span(t.state.rawValue.padded(to: 11), Role.of(t.state)),
+                Span(product + (t.finished ? "" : " (unfinished)"), .detailValue),
+            ])
+        }
+        return text.lines
+    }
+}

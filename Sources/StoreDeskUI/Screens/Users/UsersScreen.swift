@@ -1,0 +1,164 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Users screen: every user in a keyset-paged list that never holds more rows than it shows,
+/// a `/` filter, and the selected user's profile in the detail pane.
+public struct UsersScreen: ConsoleScreen {
+    public var filter = ""
+    /// The visible page of users and its selection.
+    public var list = ListWindow<UserRow>()
+    /// Users in the store (unfiltered), for the pane title.
+    public var total: Int?
+    public var profile: UserProfile?
+    public var detailScroll = 0
+    /// Users whose phone number was revealed in this session (support only, audited).
+    public var revealed: Set<String> = []
+    /// How far a sliced scan for a short filter has got (0...1), nil when none is running.
+    public var scanProgress: Double?
+
+    public init() {}
+
+    public var rows: [UserRow] { list.rows }
+    public var selected: Int { list.selected }
+    public var selectedRow: UserRow? { list.selectedRow }
+
+    /// Results of this screen's effects.
+    public enum Event: Sendable {
+        case page(ListWindow<UserRow>.Page)
+        case count(Int)
+        case profile(UserProfile)
+        case revealed(userId: String)
+        /// A table scan for a short filter has found these so far and goes on from `next`.
+        case scanning(rows: [UserRow], next: Int64, end: Int64, generation: Int)
+    }
+
+    // MARK: - Effects
+
+    /// The users as the store pages them, for the current filter.
+    var source: ListWindow<UserRow>.Source {
+        let search = UserSearch(text: filter)
+        return { $0.users(matching: search) }
+    }
+
+    func show(_ read: @escaping ListWindow<UserRow>.Read) -> Effect {
+        Self.read { store in .page(try read(store)) }
+    }
+
+    /// Rows a scan slice covers; about 5 ms of LIKE matching on this machine.
+    public var scanSlice: Int64 = 25_000
+    /// How long one turn of a scan may take before it yields to the keyboard.
+    public var scanBudget: TimeInterval = 0.012
+
+    /// Continues a short filter's table scan from `next`, slice by slice, until the window is full,
+    /// the table ends, or the turn's time is up (then it asks to be resumed after pending keys).
+    func scan(_ search: UserSearch, found: [UserRow], next: Int64, end: Int64, pageSize: Int, generation: Int) -> Effect {
+        let slice = scanSlice, budget = scanBudget
+        return Self.read { store in
+            try Self.scanTurn(store, search, found: found, next: next, end: end, pageSize: pageSize, generation: generation, slice: slice, budget: budget)
+        }
+    }
+
+    static func scanTurn(
+        _ store: any ConsoleStore, _ search: UserSearch, found: [UserRow], next: Int64, end: Int64, pageSize: Int, generation: Int,
+        slice scanSlice: Int64, budget scanBudget: TimeInterval
+    ) throws -> Event {
+        let started = Date()
+        var rows = found, cursor = next
+        while rows.count < pageSize && cursor < end {
+            let below = cursor + scanSlice
+            rows += try store.users(matching: search, scanning: cursor..<below, limit: pageSize - rows.count)
+            cursor = below
+            if Date().timeIntervalSince(started) > scanBudget { break }
+        }
+        if rows.count >= pageSize || cursor >= end {
+            return .page(.init(rows: rows, landing: .first, generation: generation))
+        }
+        return .scanning(rows: rows, next: cursor, end: end, generation: generation)
+    }
+
+    var countEffect: Effect { Self.read { store in .count(try store.userCount()) } }
+
+    /// Reload from the start with the current filter, plus the count.
+    mutating func reload(pageSize: Int) -> [Effect] {
+        let search = UserSearch(text: filter)
+        scanProgress = nil
+        if search.scansTable {
+            let generation = list.nextGeneration()
+            return [
+                Self.read { [scanSlice, scanBudget] store in
+                    // The first turn runs with the keystroke; the rest after pending keys.
+                    try Self.scanTurn(
+                        store, search, found: [], next: 1, end: try store.lastUserRowid() + 1, pageSize: pageSize,
+                        generation: generation, slice: scanSlice, budget: scanBudget)
+                },
+                countEffect,
+            ]
+        }
+        return [show(list.reload(pageSize: pageSize, source: source)), countEffect]
+    }
+
+    /// Fetch the visible window again from its first row, keeping the selection on the same user.
+    mutating func refresh(pageSize: Int) -> [Effect] {
+        [show(list.refresh(pageSize: pageSize, source: source)), countEffect]
+    }
+
+    func profileEffect() -> [Effect] {
+        guard let id = selectedRow?.user.id else { return [] }
+        return [Self.read { store in .profile(try store.profile(userId: id, recent: 10)) }]
+    }
+
+    // MARK: - Reducer
+
+    mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
+        switch list.move(command, pageSize: pageSize, source: source) {
+        case .none: return []
+        case .stayed: return profileEffect()
+        case .read(let read): return [show(read)]
+        }
+    }
+
+    /// Applies an effect's result.
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        let pageSize = context.pageSize
+        switch event {
+        case .scanning(let found, let next, let end, let gen):
+            guard gen == list.generation else { return [] }
+            let unchanged = !rows.isEmpty && rows == found
+            list.show(found, landing: .samePlace)
+            scanProgress = Double(next) / Double(max(end, 1))
+            let search = UserSearch(text: filter)
+            let continueScan = Effect.later(scan(search, found: found, next: next, end: end, pageSize: pageSize, generation: gen))
+            return (unchanged ? [] : profileEffect()) + [continueScan]
+        case .page(let page):
+            guard let moved = list.show(page) else { return [] }
+            scanProgress = nil
+            if moved { detailScroll = 0 }
+            if selectedRow == nil { profile = nil }
+            return profileEffect()
+        case .count(let n):
+            total = n
+            return []
+        case .profile(let p):
+            if p.user.id == selectedRow?.user.id { profile = p }
+            return []
+        case .revealed(let userId):
+            revealed.insert(userId)
+            return []
+        }
+    }
+
+    mutating func setFilter(_ text: String, pageSize: Int) -> [Effect] {
+        guard text != filter else { return [] }
+        filter = text
+        list.select(0)
+        return Array(reload(pageSize: pageSize).prefix(1))
+    }
+
+    /// Look a user up by id and put it in the window, selected, with as many rows above it as the end of
+    /// the list allows.
+    mutating func jump(to id: String, pageSize: Int) -> [Effect] {
+        filter = ""
+        return [show(list.jump(to: id, pageSize: pageSize, source: source) { StoreError.unknownUser(id: id) })]
+    }
+}

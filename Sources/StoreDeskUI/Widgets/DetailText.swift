@@ -1,0 +1,85 @@
+import StoreDeskCore
+
+/// A run of text in one style, for detail panes.
+public struct Span: Sendable, Hashable {
+    public var text: String
+    public var role: Role
+    public init(_ text: String, _ role: Role) {
+        self.text = text
+        self.role = role
+    }
+}
+
+/// The lines of a detail pane, built as labelled fields, headings and wrapped text, then drawn with
+/// `Canvas.draw(_:in:scroll:)`. Every screen's detail pane uses it, so they all read alike.
+public struct DetailText: Sendable {
+    public private(set) var lines: [[Span]] = []
+    public var labelWidth: Int
+
+    public init(labelWidth: Int = 15) { self.labelWidth = labelWidth }
+
+    public mutating func line(_ spans: Span...) { lines.append(spans) }
+    public mutating func line(_ spans: [Span]) { lines.append(spans) }
+
+    public mutating func field(_ label: String, _ value: String, _ role: Role = .detailValue) {
+        lines.append([Span(label.padded(to: labelWidth), .detailLabel), Span(value, role)])
+    }
+
+    /// A blank line, then the heading.
+    public mutating func heading(_ text: String) {
+        if !lines.isEmpty { lines.append([]) }
+        lines.append([Span(text, .title)])
+    }
+
+    /// A sentence broken at spaces into lines of at most `width` columns, the label on the first (a word
+    /// longer than a line is cut as `wrapped` cuts).
+    public mutating func paragraph(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
+        let room = max(8, width - labelWidth)
+        var chunks: [String] = []
+        var current = ""
+        for word in value.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
+            let candidate = current.isEmpty ? word : current + " " + word
+            if candidate.columns <= room || current.isEmpty {
+                current = candidate
+            } else {
+                chunks.append(current)
+                current = word
+            }
+        }
+        chunks.append(current)
+        for (i, chunk) in chunks.enumerated() { wrapped(i == 0 ? label : "", chunk, width: width, role) }
+    }
+
+    /// A long value cut into lines of at most `width` columns, the label on the first.
+    public mutating func wrapped(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
+        let room = max(8, width - labelWidth)
+        var chunks: [String] = []
+        var current = ""
+        for character in value {
+            // A line break or any other control shows as its escape (`\n`), as every text command prints it.
+            let piece = ControlCharacters.escaped(String(character))
+            if (current + piece).columns > room {
+                chunks.append(current)
+                current = ""
+            }
+            current += piece
+        }
+        if !current.isEmpty || chunks.isEmpty { chunks.append(current) }
+        for (i, chunk) in chunks.enumerated() {
+            lines.append([Span((i == 0 ? label : "").padded(to: labelWidth), .detailLabel), Span(chunk, role)])
+        }
+    }
+}
+
+extension Canvas {
+    /// Draws lines of spans into a rect (one column of margin), skipping the first `scroll` lines.
+    public mutating func draw(_ lines: [[Span]], in rect: Rect, scroll: Int) {
+        let first = min(scroll, max(0, lines.count - rect.height))
+        for (row, line) in lines.dropFirst(first).prefix(rect.height).enumerated() {
+            var x = rect.x + 1
+            for span in line {
+                x += write(span.text, at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: rect.x + rect.width - 1 - x)
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+
+/// `storedesk apps add|set|list|show`: a team's own apps, their AppKeys (from a file or stdin, never the
+/// command line) and what StoreDesk checks signed data and sends callbacks against.
+struct AppsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apps", abstract: "A team's own apps: add, change, list, show (AppKeys masked).",
+        subcommands: [Add.self, Save.self, List.self, Show.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add",
+            abstract: "Add an app (developers only; audited). The AppKey comes from --app-key-file FILE, or - for stdin.",
+            discussion: "Defaults: --currency-per-yuan 10, --ownership transfer, --grace-days 0, --environment both.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var staff: StaffOptions
+        @Argument(help: "The platform AppID (the game's client_id).") var id: String
+        @OptionGroup var options: AppSettingsOptions
+        @Flag(help: "Print the app as JSON (the AppKey masked).") var json = false
+
+        func run() throws {
+            let app = try reporting { () throws -> App in
+                let appId = try AppSettingsOptions.checked { () throws(AppSettingError) in try AppSettings.parseAppId(id) }
+                let settings = try options.settings()
+                let app = try AppSettingsOptions.checked { () throws(AppSettingError) in try settings.newApp(id: appId) }
+                let developer = try staff.member("apps add", may: .editApps)
+                let database = try store.open(.readWrite)
+                try database.addApp(app, by: developer, at: Instant(Date()))
+                return app
+            }
+            if json { return try printJSON(AppJSON(app)) }
+            print("added app \(app.id)")
+            print(AppsText.details(app))
+        }
+    }
+
+    struct Save: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change an app's settings (developers only; audited). Only the options given change.",
+            discussion: "--apple-app-id \"\" and --callback-url \"\" clear those settings.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var staff: StaffOptions
+        @Argument(help: "The platform AppID.") var id: String
+        @OptionGroup var options: AppSettingsOptions
+        @Flag(help: "Print the result as JSON (the AppKey masked).") var json = false
+
+        func run() throws {
+            let (app, changes) = try reporting { () throws -> (App, [String]) in
+                let settings = try options.settings()
+                guard !settings.isEmpty else {
+                    throw StoreError.invalidArgument("apps set \(id): nothing to change (give at least one option, see --help)")
+                }
+                let developer = try staff.member("apps set", may: .editApps)
+                let database = try store.open(.readWrite)
+                if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: Instant(Date())) {
+                    return (new, AppSettings.differences(old, new))
+                }
+                guard let app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }
+                return (app, [])
+            }
+            if json { return try printJSON(AppChangeJSON(app: AppJSON(app), changed: !changes.isEmpty, changes: changes)) }
+            print(changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; "))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Every app, its AppKey masked.")
+        @OptionGroup var store: StoreOptions
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let apps = try reporting { try store.open(.readOnly).appOverviews() }
+            if json { return try printJSON(apps.map(AppJSON.init)) }
+            print(AppsText.table(apps))
+        }
+    }
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "One app's settings, its AppKey masked.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The platform AppID.") var id: String
+        @Flag(help: "Print JSON.") var json = false
+
+        func run() throws {
+            let overview = try reporting { try store.open(.readOnly).appOverview(id: id) }
+            if json { return try printJSON(AppJSON(overview)) }
+            print(AppsText.details(overview.app))
+            print(AppsText.catalogueLine(overview))
+        }
+    }
+}
+
+/// The settings `apps add` and `apps set` share. Values arrive as text and are checked here, so a bad
+/// one is a one-line error naming it, before the store is opened.
+struct AppSettingsOptions: ParsableArguments {
+    @Option(help: "The app's name.") var name: String?
+    @Option(name: .customLong("bundle-id"), help: "Its bundle id, e.g. com.example.game.") var bundleId: String?
+    @Option(
+        name: .customLong("app-key-file"),
+        help: ArgumentHelp("A file holding the AppKey on one line, or - to read it from standard input.", valueName: "file"))
+    var appKeyFile: String?
+    @Option(name: .customLong("apple-app-id"), help: ArgumentHelp("App Store Connect's numeric app id (\"\" clears it).", valueName: "n"))
+    var appleAppId: String?
+    @Option(name: .customLong("currency-per-yuan"), help: ArgumentHelp("Game currency per yuan, 1 to 1000000.", valueName: "n"))
+    var currencyPerYuan: String?
+    @Option(help: ArgumentHelp("Who keeps a restored purchase: transfer, keep or share.", valueName: "mode")) var ownership: String?
+    @Option(name: .customLong("grace-days"), help: ArgumentHelp("Billing grace period: 0, 3, 16 or 28.", valueName: "days"))
+    var graceDays: String?
+    @Option(help: ArgumentHelp("App Store environments it takes: sandbox, production or both.", valueName: "env"))
+    var environment: String?
+    @Option(name: .customLong("callback-url"), help: ArgumentHelp("The game server's callback URL, http or https (\"\" clears it).", valueName: "url"))
+    var callbackURL: String?
+    /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
+    @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
+
+    /// The settings given, each checked; the AppKey read from its file or stdin.
+    func settings() throws -> AppSettings {
+        if appKeyOnCommandLine != nil {
+            throw StoreError.invalidArgument(
+                "--app-key is not taken here: other users can read a process's arguments; put the AppKey in a file and use --app-key-file FILE (or - for standard input)")
+        }
+        var settings = AppSettings()
+        try Self.checked { () throws(AppSettingError) in
+            settings.name = try name.map(AppSettings.parseName)
+            settings.bundleId = try bundleId.map(AppSettings.parseBundleId)
+            settings.appleAppId = try appleAppId.map(AppSettings.parseAppleAppId)
+            settings.currencyPerYuan = try currencyPerYuan.map(AppSettings.parseCurrencyPerYuan)
+            settings.restoreOwnership = try ownership.map(AppSettings.parseOwnership)
+            settings.gracePeriodDays = try graceDays.map(AppSettings.parseGraceDays)
+            settings.environments = try environment.map(AppSettings.parseEnvironments)
+            settings.callbackURL = try callbackURL.map(AppSettings.parseCallbackURL)
+        }
+        if let appKeyFile { settings.appKey = try AppKeyFile.read(appKeyFile) }
+        return settings
+    }
+
+    /// Runs a check, turning its refusal into the one-line error every command gives.
+    static func checked<T>(_ body: () throws(AppSettingError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw StoreError.invalidArgument(error.description)
+        }
+    }
+}
+
+/// Reading an AppKey from a file or standard input: the only ways StoreDesk takes one.
+enum AppKeyFile {
+    /// The most an AppKey file may hold; a key is at most 256 characters.
+    static let limit = 64 * 1024
+
+    /// The key in `path` (`-`: standard input), checked; the error names the file, never the key.
+    static func read(_ path: String) throws -> String {
+        let source = path == "-" ? "standard input" : path
+        let handle: FileHandle
+        if path == "-" {
+            handle = FileHandle.standardInput
+        } else {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                throw StoreError.invalidArgument("--app-key-file \(path): no such file")
+            }
+            guard !isDirectory.boolValue else { throw StoreError.invalidArgument("--app-key-file \(path) is a directory") }
+            guard let opened = FileHandle(forReadingAtPath: path) else {
+                throw StoreError.invalidArgument("--app-key-file \(path): cannot read it (permission denied)")
+            }
+            handle = opened
+        }
+        defer { if path != "-" { try? handle.close() } }
+        let data: Data
+        do {
+            data = try handle.read(upToCount: limit + 1) ?? Data()
+        } catch {
+            throw StoreError.invalidArgument("--app-key-file \(source): cannot read it (\(error.localizedDescription))")
+        }
+        guard data.count <= limit else { throw StoreError.invalidArgument("--app-key-file \(source): too large for an AppKey") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw StoreError.invalidArgument("--app-key-file \(source): not text")
+        }
+        do {
+            return try AppSettings.parseAppKey(text, source: "--app-key-file \(source)")
+        } catch {
+            throw StoreError.invalidArgument(error.description)
+        }
+    }
+}
