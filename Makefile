@@ -2,13 +2,15 @@
 # Both install the Debian packages they need when missing.
 
 SWIFT ?= swift
-PACKAGES := libncurses-dev libsqlite3-dev tmux php-cli
+PACKAGES := libncurses-dev libsqlite3-dev tmux php-cli curl
+# `make bench` also needs wrk and nginx (load tool, and this machine's HTTP ceiling beside `serve`).
+BENCH_PACKAGES := wrk nginx sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build release deps bench clean
 
 deps:
-	@missing=""; for p in $(PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
@@ -41,7 +43,9 @@ test: deps release
 	$(SWIFT) test --no-parallel
 
 bench: release
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	bash Benchmarks/run.sh
+	bash Benchmarks/serve.sh
 
 clean:
 	rm -rf .build

@@ -13,6 +13,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        // No traits: swift-configuration and full Foundation are not needed, and they cost build time.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
     ],
     targets: [
         // Pure domain: entities, rules, state machines, simulation, signatures. No curses, no GRDB.
@@ -61,6 +65,20 @@ let package = Package(
                 .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
+        // The network edges: callbacks POSTed to a game server (AsyncHTTPClient), the conformance check of
+        // a game server's handler, and `storedesk serve` (Hummingbird). Moves bytes and calls the Store's
+        // named writes; Core decides. The only code that sees NIO.
+        .target(
+            name: "StoreDeskNetwork",
+            dependencies: [
+                "StoreDeskCore",
+                "StoreDeskStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Wiring only: ArgumentParser commands.
         .executableTarget(
             name: "storedesk",
@@ -69,6 +87,7 @@ let package = Package(
                 "StoreDeskStore",
                 "StoreDeskUI",
                 "StoreDeskTerminal",
+                "StoreDeskNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -81,6 +100,10 @@ let package = Package(
             dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Golden")]),
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(
+            name: "StoreDeskNetworkTests",
+            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore"],
+            resources: [.copy("GameServer")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -45,6 +45,10 @@ extension AppDatabase {
         migrator.registerMigration("v12b-catalogue") { db in
             try db.execute(sql: catalogueSchema)
         }
+        // Callbacks over real HTTP (the platform's side) and StoreDesk as a game server (`serve`).
+        migrator.registerMigration("v13-callbacks-over-http") { db in
+            try db.execute(sql: callbacksOverHTTPSchema)
+        }
         return migrator
     }()
 
@@ -175,6 +179,42 @@ extension AppDatabase {
             internal_id TEXT,
             enabled INTEGER NOT NULL,
             PRIMARY KEY (product_id, position)
+        ) WITHOUT ROWID;
+        """
+
+    /// Each callback attempt POSTed to a real game server keeps where it went, the reply's status and
+    /// its latency (its body, cut, is in `reply`); in-process attempts leave them NULL. `storedesk serve`
+    /// keeps the game server's own books apart from the platform's: the genuine callbacks it answered
+    /// `success` (granted or repeated) and one grant per (app, order), which is its de-duplication. They
+    /// reference no platform row, because a real platform's orders are not in this store.
+    static let callbacksOverHTTPSchema = """
+        ALTER TABLE server_callback ADD COLUMN url TEXT;
+        ALTER TABLE server_callback ADD COLUMN http_status INTEGER;
+        ALTER TABLE server_callback ADD COLUMN latency_us INTEGER;
+        CREATE TABLE game_server_callback (
+            id INTEGER PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            order_id TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('granted', 'duplicate')),
+            body TEXT NOT NULL,
+            warnings TEXT NOT NULL,
+            reply TEXT NOT NULL,
+            peer TEXT NOT NULL,
+            received_at INTEGER NOT NULL
+        );
+        CREATE INDEX game_server_callback_on_order ON game_server_callback(app_id, order_id);
+        CREATE TABLE game_server_grant (
+            app_id TEXT NOT NULL,
+            order_id TEXT NOT NULL,
+            user_id TEXT NOT NULL,
+            sid TEXT NOT NULL,
+            role_id TEXT NOT NULL,
+            product_id TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('product', 'currency')),
+            currency_amount INTEGER NOT NULL,
+            callback_id INTEGER NOT NULL REFERENCES game_server_callback(id),
+            granted_at INTEGER NOT NULL,
+            PRIMARY KEY (app_id, order_id)
         ) WITHOUT ROWID;
         """
 

@@ -64,7 +64,7 @@ struct PaymentRowWriter {
             db,
             cachedSQL: """
                 INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason,
-                  reply, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                  reply, received_at, url, http_status, latency_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         grant = try BulkInsert(
             db,
@@ -99,6 +99,7 @@ struct PaymentRowWriter {
             try callback.insert { row in
                 row.text(c.orderId); row.int(c.attempt); row.text(c.body); row.text(c.signExpected); row.text(c.signReceived)
                 row.text(c.verdict); row.text(c.reason); row.text(c.reply); row.int(c.receivedAt.millis)
+                row.text(c.url); row.int(c.httpStatus.map(Int64.init)); row.int(c.latencyMicros.map(Int64.init))
             }
         }
         if let g = change.grant {

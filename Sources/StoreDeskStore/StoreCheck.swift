@@ -145,6 +145,19 @@ public enum StoreCheck {
                        WHERE o.transaction_id = r.transaction_id) != 1
                 """),
         Invariant(
+            kind: "served_success_without_grant",
+            sql: """
+                SELECT c.order_id, 'the game server answered success to order ' || c.order_id || ' of ' || c.app_id
+                  || ' but holds no grant for it'
+                FROM game_server_callback c
+                WHERE NOT EXISTS (SELECT 1 FROM game_server_grant g WHERE g.app_id = c.app_id AND g.order_id = c.order_id)
+                UNION ALL
+                SELECT g.order_id, 'the game server granted order ' || g.order_id || ' of ' || g.app_id
+                  || ' from a callback it did not record as granting'
+                FROM game_server_grant g JOIN game_server_callback c ON c.id = g.callback_id
+                WHERE c.outcome != 'granted' OR c.order_id != g.order_id
+                """),
+        Invariant(
             kind: "event_without_transaction",
             sql: """
                 SELECT DISTINCT e.transaction_id, 'events for transaction ' || e.transaction_id || ', which does not exist'

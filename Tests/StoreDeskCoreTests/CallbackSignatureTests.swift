@@ -23,11 +23,11 @@ struct CallbackSignatureTests {
         let body = try Hex.bytes(vector.bodyHex)
         let result = CallbackSignature.verify(bodyBytes: body, appKey: vector.appKey)
         #expect(result.verdict.code == vector.verdict)
-        if case .missingRequiredField(let field) = result.verdict {
-            #expect(field == vector.missingField)
-        } else {
-            #expect(vector.missingField == nil)
+        let missing = result.warnings.compactMap { warning -> String? in
+            if case .missingField(let name) = warning { return name }
+            return nil
         }
+        #expect(missing.first == vector.missingField)
         #expect(result.query == vector.query)
         #expect(result.hashedString == vector.hashed)
         #expect(result.expectedSign == vector.expectedSign)
@@ -97,7 +97,7 @@ struct CallbackSignatureTests {
         #expect(missing.expectedSign == sign)
     }
 
-    @Test("a correctly signed body without a required field is refused, naming the field")
+    @Test("a correctly signed body without a required field is valid (the sign decides), with a warning naming the field")
     func missingRequiredField() {
         let key = PaymentFixtures.app.appKey
         for name in CallbackSignature.requiredFields {
@@ -105,13 +105,31 @@ struct CallbackSignatureTests {
             fields[name] = nil
             let body = ServerCallback(fields: fields.map { .init($0.key, $0.value) }, appKey: key).body
             let result = CallbackSignature.verify(body: body, appKey: key)
-            #expect(result.verdict == .missingRequiredField(name))
-            #expect(result.reason.contains(name))
+            #expect(result.verdict == .valid)
+            #expect(result.warnings.contains(.missingField(name)))
+            #expect(result.warnings.contains { $0.message.contains(name) })
         }
         var other = validFields()
         other["payment"] = "wechat"
         let body = ServerCallback(fields: other.map { .init($0.key, $0.value) }, appKey: key).body
-        #expect(CallbackSignature.verify(body: body, appKey: key).verdict == .missingRequiredField("gold"))
+        let result = CallbackSignature.verify(body: body, appKey: key)
+        #expect(result.isValid)
+        #expect(result.warnings == [.missingField("gold"), .orderIdNotNumeric("P1")])
+    }
+
+    @Test("an empty Sid (app_id) in a signed body is valid, as PHP's verify_sign answers; a bad sign gets no warnings")
+    func emptySidIsValid() {
+        let key = PaymentFixtures.app.appKey
+        var fields = validFields()
+        fields["app_id"] = ""
+        fields["order_id"] = "20260301000123"
+        let body = ServerCallback(fields: fields.map { .init($0.key, $0.value) }, appKey: key).body
+        let result = CallbackSignature.verify(body: body, appKey: key)
+        #expect(result.isValid)
+        #expect(result.warnings == [.missingField("app_id")])
+        let forged = CallbackSignature.verify(body: body, appKey: "another key")
+        #expect(forged.verdict == .badSignature)
+        #expect(forged.warnings.isEmpty)
     }
 
     private func validFields() -> [String: String] {

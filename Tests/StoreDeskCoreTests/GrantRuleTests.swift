@@ -150,6 +150,14 @@ struct GrantRuleTests {
         #expect(decide(body(["payment": "wechat"])).reply == "fail: missing gold")
     }
 
+    @Test("a genuine body with an empty Sid or no timestamp still grants (rule 3): only what a grant needs refuses")
+    func genuineBodyWithOddFieldsGrants() {
+        let decision = decide(body(["app_id": "", "timestamp": nil]))
+        #expect(decision.reply == "success")
+        #expect(decision.grant?.sid == "")
+        #expect(decision.verification.warnings.contains(.missingField("app_id")))
+    }
+
     @Test("a callback for another app is refused")
     func wrongApp() {
         let decision = decide(body(["client_id": "app_other"]))

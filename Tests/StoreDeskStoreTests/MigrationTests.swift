@@ -18,6 +18,30 @@ import Testing
         #expect(try store.check().isEmpty)
     }
 
+    @Test("a store from v12b upgrades with --migrate and keeps its callbacks; the new columns are empty")
+    func callbacksOverHTTPUpgrade() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("old.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try AppDatabase.migrator.migrate(queue, upTo: "v12b-catalogue")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason, reply, received_at)
+                    VALUES ('O1', 1, 'order_id=O1&sign=x', 'x', 'x', 'accepted', 'ok', 'success', 1)
+                    """)
+        }
+        try queue.close()
+        #expect(throws: StoreError.olderSchema(path: path, missing: ["v13-callbacks-over-http"])) {
+            try AppDatabase.open(path: path, access: .readWrite)
+        }
+        let store = try AppDatabase.open(path: path, access: .readWrite, migrate: true)
+        let callbacks = try store.reader.read { try CallbackAttempt.fetchAll($0, sql: "SELECT * FROM server_callback") }
+        #expect(callbacks.map(\.orderId) == ["O1"])
+        #expect(callbacks.first?.url == nil && callbacks.first?.httpStatus == nil && callbacks.first?.latencyMicros == nil)
+        #expect(try store.gameServerGrants().isEmpty)
+    }
+
     @Test func everyScreenLookupHasAnIndex() throws {
         let store = try AppDatabase.inMemory()
         let plans: [(String, StatementArguments)] = [

@@ -51,8 +51,11 @@ public enum CallbackSignature {
 
     /// Verifies raw body bytes (they need not be UTF-8).
     ///
-    /// Order of checks: a missing or empty sign, then the signature, then the required fields, so a
-    /// field is never trusted (or even reported on) before the body is known to be genuine.
+    /// The signature alone decides validity, as the platform's rule 3 says ("every callback that passes
+    /// the signature check is legitimate data") and as PHP's `verify_sign` answers. A field that is
+    /// missing, empty or odd (an `order_id` that is not a number) is a warning beside a valid verdict,
+    /// never a reason to call a genuine body invalid; warnings are only looked for once the sign holds,
+    /// so a field is never reported on before the body is known to be genuine.
     public static func verify(bodyBytes: [UInt8], appKey: String) -> CallbackVerification {
         var fields = PHPQuery.parseStr(bytes: bodyBytes)
         let received = fields[signField]
@@ -62,6 +65,7 @@ public enum CallbackSignature {
         let expected = md5Hex(hashed)
         let verdict: CallbackVerification.Verdict
         let reason: String
+        var warnings: [CallbackWarning] = []
         switch received {
         case nil, .string([])?:
             verdict = .missingSign
@@ -75,28 +79,40 @@ public enum CallbackSignature {
                 verdict = .badSignature
                 reason =
                     "the received sign \(shown) does not match \(expected), the MD5 of the ksorted query and the AppKey"
-            } else if let missing = missingField(in: fields) {
-                verdict = .missingRequiredField(missing)
-                reason = "the sign is valid but the field \(missing) is missing, empty or not a single value"
             } else {
                 verdict = .valid
                 reason = "the sign matches \(expected), the MD5 of the ksorted query and the AppKey"
+                warnings = self.warnings(for: fields)
             }
         }
         return CallbackVerification(
             verdict: verdict, fields: fields, query: query, hashedString: hashed,
             maskedHashedString: query + Masking.secret(appKey), expectedSign: expected,
-            receivedSignBytes: received?.bytes, receivedIsArray: received?.array != nil, reason: reason)
+            receivedSignBytes: received?.bytes, receivedIsArray: received?.array != nil, reason: reason,
+            warnings: warnings)
+    }
+
+    /// What is missing or odd in a genuine body: every required field (in `requiredFields` order, then
+    /// `gold`) that is not a non-empty single value, then an `order_id` that is not a number.
+    static func warnings(for fields: PHPArray) -> [CallbackWarning] {
+        var required = requiredFields
+        if fields.text("payment") != ServerCallback.appStorePayment { required.append("gold") }
+        var warnings: [CallbackWarning] = required.compactMap { name in
+            guard let bytes = fields[name]?.bytes, !bytes.isEmpty else { return .missingField(name) }
+            return nil
+        }
+        if let orderId = fields["order_id"]?.bytes, !orderId.isEmpty, !orderId.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            warnings.append(.orderIdNotNumeric(String(decoding: orderId, as: UTF8.self)))
+        }
+        return warnings
     }
 
     /// The first required field (in `requiredFields` order, then `gold`) that is not a non-empty string.
     static func missingField(in fields: PHPArray) -> String? {
-        var required = requiredFields
-        if fields.text("payment") != ServerCallback.appStorePayment { required.append("gold") }
-        return required.first { name in
-            guard let bytes = fields[name]?.bytes else { return true }
-            return bytes.isEmpty
+        for warning in warnings(for: fields) {
+            if case .missingField(let name) = warning { return name }
         }
+        return nil
     }
 
     /// PHP `md5()`: lower-case hex of the MD5 of the string's UTF-8 bytes.
@@ -118,17 +134,13 @@ public struct CallbackVerification: Hashable, Sendable {
         case valid
         case badSignature
         case missingSign
-        /// The sign is right but a field the game server needs is absent or empty.
-        case missingRequiredField(String)
 
-        /// A stable code for logs and JSON: `valid`, `bad_signature`, `missing_sign`,
-        /// `missing_required_field`.
+        /// A stable code for logs and JSON: `valid`, `bad_signature`, `missing_sign`.
         public var code: String {
             switch self {
             case .valid: "valid"
             case .badSignature: "bad_signature"
             case .missingSign: "missing_sign"
-            case .missingRequiredField: "missing_required_field"
             }
         }
     }
@@ -150,9 +162,43 @@ public struct CallbackVerification: Hashable, Sendable {
     public var receivedIsArray: Bool
     /// One sentence saying why, for the console and the log.
     public var reason: String
+    /// What is missing or odd in a genuine body (empty unless the sign is valid).
+    public var warnings: [CallbackWarning] = []
 
     public var isValid: Bool { verdict == .valid }
 
     /// The sign the body carried, as text (bytes that are not UTF-8 show as U+FFFD).
     public var receivedSign: String? { receivedSignBytes.map { String(decoding: $0, as: UTF8.self) } }
+}
+
+/// Something missing or odd in a callback whose sign is valid: said beside the verdict, never instead of it.
+public enum CallbackWarning: Hashable, Sendable {
+    /// A field of the platform's table is absent, empty or not a single value.
+    case missingField(String)
+    /// `order_id` is not a number, as the platform's field table makes it.
+    case orderIdNotNumeric(String)
+
+    /// A stable code for logs and JSON: `missing_field`, `order_id_not_numeric`.
+    public var code: String {
+        switch self {
+        case .missingField: "missing_field"
+        case .orderIdNotNumeric: "order_id_not_numeric"
+        }
+    }
+
+    /// The field it is about.
+    public var field: String {
+        switch self {
+        case .missingField(let name): name
+        case .orderIdNotNumeric: "order_id"
+        }
+    }
+
+    /// One sentence for the console and the log.
+    public var message: String {
+        switch self {
+        case .missingField(let name): "\(name) is missing, empty or not a single value"
+        case .orderIdNotNumeric(let value): "order_id \(value) is not a number (the platform's order ids are numbers)"
+        }
+    }
 }

@@ -72,8 +72,10 @@ public struct GrantDecision: Hashable, Sendable {
 
 /// The game server's handling of a platform callback, as pure functions.
 ///
-/// 1. The signature is checked first (`CallbackSignature.verify`); a bad or missing sign, or a missing
-///    field, is rejected, logged and answered with "fail: …", never "success".
+/// 1. The signature is checked first (`CallbackSignature.verify`); a bad or missing sign is rejected,
+///    logged and answered with "fail: …", never "success". A genuine body is legitimate data (the
+///    platform's rule 3): only a field without which nothing can be granted (`fieldsToGrant`, and
+///    `gold` for other payments) refuses it; any other missing or odd field is a warning in the log.
 /// 2. `client_id` must be this app.
 /// 3. De-duplication by `order_id`: the first valid callback grants; a repeat answers "success" and
 ///    grants nothing (the platform retries until it sees "success").
@@ -90,6 +92,10 @@ public struct GrantDecision: Hashable, Sendable {
 public enum GrantRule {
     /// The reply for a granted or duplicate callback; anything else makes the platform retry.
     public static let successReply = "success"
+
+    /// What a grant cannot be made without: the order to de-duplicate by, the app, the player and the
+    /// product. (`app_id`, the Sid, may be empty: the platform's own `verify_sign` accepts that.)
+    public static let fieldsToGrant = ["order_id", "client_id", "user_id", "product_id"]
 
     /// Decides on a raw callback body.
     public static func decide(
@@ -118,10 +124,16 @@ public enum GrantRule {
         switch verification.verdict {
         case .badSignature: return reject(.badSignature, verification.reason)
         case .missingSign: return reject(.missingSign, verification.reason)
-        case .missingRequiredField(let name): return reject(.missingField(name), verification.reason)
         case .valid: break
         }
         let fields = verification.fields
+        var needed = fieldsToGrant
+        if fields.text("payment") != ServerCallback.appStorePayment { needed.append("gold") }
+        if let missing = needed.first(where: { (fields[$0]?.bytes ?? []).isEmpty }) {
+            return reject(
+                .missingField(missing),
+                "the sign is valid but \(missing) is missing, empty or not a single value: nothing can be granted without it")
+        }
         let text = { (name: String) in fields.text(name) ?? "" }
         let orderId = text("order_id")
         let clientId = text("client_id")

@@ -13,6 +13,8 @@ public struct PaymentEvent: Hashable, Sendable, Codable {
         case callbackRejected = "callback_rejected"
         case callbackDuplicate = "callback_duplicate"
         case callbackAbandoned = "callback_abandoned"
+        /// A callback sent over HTTP got no reply: the connection was refused, timed out or broke.
+        case callbackFailed = "callback_failed"
         case granted, finished
         /// The restore desk: a dropped order came back at a login, and support's decision on it.
         case restorePrompted = "restore_prompted"
@@ -42,10 +44,18 @@ public struct PaymentEvent: Hashable, Sendable, Codable {
 }
 
 /// One callback the game server received, as the `server_callback` table keeps it.
+///
+/// When the game server is StoreDesk's own (in process), `verdict` is its decision. When the callback
+/// was POSTed to a real game server, the row also keeps where it went (`url`), the HTTP status, the reply
+/// body (cut) in `reply`, and the round trip's latency; `verdict` is then what the reply meant.
 public struct CallbackAttempt: Hashable, Sendable, Codable {
     /// Verdicts written for callbacks: `accepted`, `duplicate`, or the refusal's code (`bad_signature`, …).
     public static let accepted = "accepted"
     public static let duplicate = "duplicate"
+    /// A real game server answered something other than `success` (another body, or a non-2xx status).
+    public static let refused = "refused"
+    /// A real game server did not answer: the connection was refused, timed out or broke.
+    public static let unanswered = "unanswered"
 
     public var orderId: String
     public var attempt: Int
@@ -56,11 +66,21 @@ public struct CallbackAttempt: Hashable, Sendable, Codable {
     public var reason: String
     public var reply: String
     public var receivedAt: Instant
+    /// Where the callback was POSTed; nil when StoreDesk's own game server answered it in process.
+    public var url: String?
+    /// The HTTP status of the reply; nil in process or when nothing came back.
+    public var httpStatus: Int?
+    /// The round trip in microseconds, from sending the request to the reply's last byte (or the failure).
+    public var latencyMicros: Int?
 
     public init(
         orderId: String, attempt: Int, body: String, signExpected: String, signReceived: String, verdict: String,
-        reason: String, reply: String, receivedAt: Instant
+        reason: String, reply: String, receivedAt: Instant, url: String? = nil, httpStatus: Int? = nil,
+        latencyMicros: Int? = nil
     ) {
+        self.url = url
+        self.httpStatus = httpStatus
+        self.latencyMicros = latencyMicros
         self.orderId = orderId
         self.attempt = attempt
         self.body = body
@@ -78,6 +98,9 @@ public struct CallbackAttempt: Hashable, Sendable, Codable {
         case signExpected = "sign_expected"
         case signReceived = "sign_received"
         case receivedAt = "received_at"
+        case url
+        case httpStatus = "http_status"
+        case latencyMicros = "latency_us"
     }
 }
 

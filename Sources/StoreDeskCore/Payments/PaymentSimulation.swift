@@ -33,12 +33,18 @@ public struct PaymentSimulation: Sendable {
         /// The StoreKit test settings of apps whose catalogue came from a StoreKit configuration, by app
         /// id: Ask to Buy defers every purchase of that app's products, failing transactions fails them.
         public var storeKitTesting: [String: StoreKitPurchaseTesting]
+        /// Apps whose game server is a real one over HTTP: their callbacks wait in `outbox` for the network
+        /// to POST them, and `answer(_:with:url:)` brings each reply back. Every other app's callbacks are
+        /// answered in process by StoreDesk's own game server (`GrantRule`).
+        public var remoteApps: Set<String>
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
             userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
-            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:]
+            malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:],
+            remoteApps: Set<String> = []
         ) {
+            self.remoteApps = remoteApps
             self.seconds = seconds
             self.rate = rate
             self.seed = seed
@@ -157,7 +163,7 @@ public struct PaymentSimulation: Sendable {
     public static let maxCallbackAttempts = 12
 
     public let configuration: Configuration
-    public private(set) var summary = Summary()
+    public internal(set) var summary = Summary()
     /// Purchase attempts per simulated second; the console may change it while running.
     public private(set) var rate: Double
     /// The simulated clock: the instant of the last step processed.
@@ -170,24 +176,29 @@ public struct PaymentSimulation: Sendable {
     private var sequence = 0
     private var arrivals = 0
     /// Transactions still in flight (finished ones are dropped once nothing more can happen to them).
-    private var transactions: [String: StoreTransaction] = [:]
-    private var plans: [String: Plan] = [:]
+    var transactions: [String: StoreTransaction] = [:]
+    var plans: [String: Plan] = [:]
     /// Final states of the transactions already forgotten.
     private var finalStates: [String: Int] = [:]
-    private var orders: [String: PaymentOrder] = [:]
+    var orders: [String: PaymentOrder] = [:]
     /// Order id by transaction id, for the orders in memory.
     private var orderOf: [String: String] = [:]
     private var openByKey: [String: String] = [:]
-    private var granted: Set<String> = []
+    var granted: Set<String> = []
     /// Resumed orders whose grant was in the store while their status said pending, set right when
     /// their transaction is finished, by transaction id.
     private var staleOrders: [String: PaymentOrder] = [:]
     /// Players logged in this run and not crashed since: their next purchase needs no new login.
     private var loggedIn: Set<String> = []
-    private var apps: [String: App] = [:]
-    private let sellable: [Product]
+    var apps: [String: App] = [:]
+    let sellable: [Product]
     private var probabilities: [String: Double] = [:]
     private var downWindows: [(from: Int64, to: Int64)] = []
+    /// Callbacks for real game servers, waiting to be POSTed.
+    var outbox: [OutboundCallback] = []
+    /// Callbacks POSTed and not answered yet: when each was sent, by id.
+    var awaitingReply: [Int: Int64] = [:]
+    var outboundSerial = 0
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
@@ -229,7 +240,18 @@ public struct PaymentSimulation: Sendable {
 
     /// Runs the steps due up to `limit` (for the console's clock: pause, single step, speed).
     public mutating func run(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
+        try advance(until: limit, emit)
+        finishSummary()
+    }
+
+    /// Runs the steps due up to `limit` without bringing the summary's end-of-run counts up to date
+    /// (they walk every transaction in flight): for a driver that calls it once per reply.
+    ///
+    /// While callbacks to real game servers wait for their replies, the clock stops at `holdUntil`
+    /// (checked at every step, so a callback sent by this very call holds it too).
+    public mutating func advance(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
         while let next = agenda.first, next.at <= limit.millis {
+            if !awaitingReply.isEmpty, let hold = holdUntil, next.at > hold.millis { break }
             _ = agenda.removeFirst()
             now = Instant(millis: next.at)
             for change in perform(next.step) {
@@ -237,8 +259,8 @@ public struct PaymentSimulation: Sendable {
                 try emit(change)
             }
         }
-        if limit > now { now = limit }
-        finishSummary()
+        let bound = awaitingReply.isEmpty ? limit : min(limit, holdUntil ?? limit)
+        if bound > now { now = bound }
     }
 
     /// Runs everything and returns the changes (for tests).
@@ -547,6 +569,12 @@ public struct PaymentSimulation: Sendable {
             body = body.replacingFirst("product_id=", with: "product_id=tampered.")
             tampering = " (product_id tampered in transit)"
         }
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: id, appId: app.id, attempt: attempt, received: received, body: body,
+                isRepeat: false, tampering: tampering)
+            return []
+        }
         let decision = GrantRule.decide(
             body: body, app: app, products: sellable, alreadyGranted: granted, at: now)
         var record = CallbackAttempt(
@@ -596,6 +624,12 @@ public struct PaymentSimulation: Sendable {
             let app = apps[order.appId]
         else { return [] }
         let callback = ServerCallback(transaction: transaction, orderId: orderId, app: app, timestamp: now)
+        if configuration.remoteApps.contains(app.id) {
+            send(
+                orderId: orderId, transactionId: transaction.id, appId: app.id, attempt: attempt, received: 1,
+                body: callback.body, isRepeat: true, tampering: "")
+            return []
+        }
         let decision = GrantRule.decide(body: callback.body, app: app, products: sellable, alreadyGranted: granted, at: now)
         if transaction.finished { forget(transaction.id) }
         guard case .duplicate = decision.outcome else { return [] }
@@ -658,7 +692,7 @@ public struct PaymentSimulation: Sendable {
         loggedIn.insert(userId).inserted ? PlayerLogin(userId: userId, at: now) : nil
     }
 
-    private func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
+    func event(_ id: String, _ kind: PaymentEvent.Kind, _ detail: String) -> PaymentEvent {
         PaymentEvent(at: now, transactionId: id, kind: kind, detail: detail)
     }
 
@@ -702,13 +736,13 @@ public struct PaymentSimulation: Sendable {
         1000 << Int64(min(max(attempt - 1, 0), 6))
     }
 
-    private mutating func schedule(_ step: Step, at millis: Int64) {
+    mutating func schedule(_ step: Step, at millis: Int64) {
         sequence += 1
         agenda.insert(Scheduled(at: millis, sequence: sequence, step: step))
     }
 
     /// Drops a finished transaction from memory; its final state stays in the summary.
-    private mutating func forget(_ id: String) {
+    mutating func forget(_ id: String) {
         guard let transaction = transactions.removeValue(forKey: id) else { return }
         plans[id] = nil
         finalStates[transaction.state.rawValue, default: 0] += 1
@@ -718,7 +752,7 @@ public struct PaymentSimulation: Sendable {
         }
     }
 
-    private mutating func finishSummary() {
+    mutating func finishSummary() {
         var states = finalStates
         var dropped = 0
         var awaiting = 0
@@ -735,17 +769,5 @@ public struct PaymentSimulation: Sendable {
         summary.states = states
         summary.droppedOrders = dropped
         summary.awaitingCallback = awaiting
-    }
-}
-
-extension String {
-    fileprivate func replacingSuffix(_ suffix: String, with replacement: String) -> String {
-        guard hasSuffix(suffix) else { return self }
-        return String(dropLast(suffix.count)) + replacement
-    }
-
-    fileprivate func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = range(of: target) else { return self }
-        return replacingCharacters(in: range, with: replacement)
     }
 }

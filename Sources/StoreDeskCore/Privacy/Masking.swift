@@ -26,6 +26,28 @@ public enum Masking {
         return String(chars.prefix(4)) + "****" + String(chars.suffix(2))
     }
 
+    /// Free text with every mainland mobile number in it masked: a run of exactly 11 digits that starts
+    /// with 1 (`u_13800000000` → `u_138****0000`). For log lines whose fields may carry a phone number.
+    public static func phoneNumbers(in text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var index = 0
+        func isDigit(_ i: Int) -> Bool { i >= 0 && i < scalars.count && scalars[i].properties.numericType == .decimal && scalars[i].isASCII }
+        while index < scalars.count {
+            if isDigit(index) && !isDigit(index - 1) {
+                var end = index
+                while isDigit(end) { end += 1 }
+                let run = String(String.UnicodeScalarView(scalars[index..<end]))
+                out.append(contentsOf: (end - index == 11 && run.hasPrefix("1") ? phone(run) : run).unicodeScalars)
+                index = end
+            } else {
+                out.append(scalars[index])
+                index += 1
+            }
+        }
+        return String(out)
+    }
+
     /// Whether a stored ID-card number is already masked (the store never keeps one in the clear).
     public static func isMaskedIDCard(_ value: String) -> Bool { value.isEmpty || value.contains("*") }
 }

@@ -151,7 +151,7 @@ extension QueueScreen {
         case .purchasing: .statePurchasing
         case .purchased, .approved, .granted, .callbackAccepted: .statePurchased
         case .failed, .declined, .callbackRejected, .clientCrashed, .callbackAbandoned, .requestRefused, .purchaseRefused: .stateFailed
-        case .deferred, .serverDown, .callbackDropped: .stateDeferred
+        case .deferred, .serverDown, .callbackDropped, .callbackFailed: .stateDeferred
         case .callbackDuplicate: .statusInfo
         case .receiptChecked, .orderCreated, .finished: .detailValue
         case .restorePrompted, .restoreConfirmed, .restored: .stateRestored

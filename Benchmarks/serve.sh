@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# `storedesk serve` under load from wrk on loopback, beside nginx answering a static `success` to the same
+# wrk in the same run (this machine's HTTP ceiling); then the payment simulation with its callbacks POSTed
+# to a real PHP game server, beside the same simulation with StoreDesk's in-process game server.
+# Figures, not pass/fail. Servers listen on 127.0.0.1 only and are stopped on exit.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-$PWD/.build/release/storedesk}
+SECONDS_LOAD=${SECONDS_LOAD:-10}
+CONNECTIONS=${CONNECTIONS:-64}
+work=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_for() { # url
+  for _ in $(seq 1 200); do curl -s -o /dev/null --max-time 1 "$1" && return 0; sleep 0.05; done
+  echo "nothing answers at $1" >&2; return 1
+}
+
+# The store: the demo dataset, with its first app's key signing every body.
+XDG_DATA_HOME="$work/xdg" "$BIN" check >/dev/null
+cp "$work/xdg/storedesk/storedesk.sqlite" "$work/store.sqlite"
+app=$(sqlite3 "$work/store.sqlite" "SELECT id FROM app ORDER BY id LIMIT 1")
+key=$(sqlite3 "$work/store.sqlite" "SELECT app_key FROM app WHERE id = '$app'")
+product=$(sqlite3 "$work/store.sqlite" "SELECT id FROM product WHERE app_id = '$app' AND type = 'consumable' ORDER BY id LIMIT 1")
+
+# Signed bodies with fresh numeric order ids, made by PHP itself (ksort, http_build_query, md5).
+bodies=${BODIES:-200000}
+php -n -r '
+  [$_, $n, $app, $key, $product] = $argv;
+  $out = fopen("php://stdout", "w");
+  for ($i = 0; $i < $n; $i++) {
+    $f = ["order_id" => (string)(7000000000000 + $i), "payment" => "appstore", "sub_payment" => "Sandbox",
+          "user_id" => "u" . ($i % 1000), "client_id" => $app, "app" => "bench", "app_id" => "s1",
+          "app_order_id" => "G$i", "role_id" => "r1", "product_id" => $product, "ext" => "{\"n\":$i}",
+          "timestamp" => "1772352000"];
+    $s = $f; ksort($s); $f["sign"] = md5(http_build_query($s) . $key);
+    fwrite($out, http_build_query($f) . "\n");
+  }' "$bodies" "$app" "$key" "$product" > "$work/bodies.txt"
+cat > "$work/post.lua" <<'LUA'
+local bodies, n = {}, 0
+for line in io.lines(os.getenv("BODIES_FILE")) do n = n + 1; bodies[n] = line end
+local counter = 0
+function setup(thread) thread:set("offset", counter); counter = counter + 1 end
+local i = 0
+request = function()
+  i = i + 1
+  local body = bodies[((offset * 7919 + i) % n) + 1]
+  return wrk.format("POST", "/callback", {["Content-Type"] = "application/x-www-form-urlencoded"}, body)
+end
+done = function(summary, latency, requests)
+  local non2xx = summary.errors.status
+  io.write(string.format("RESULT %.0f %.3f %.3f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests, non2xx))
+end
+LUA
+
+load() { # name url -> "rps p50 p99 requests non2xx"
+  BODIES_FILE="$work/bodies.txt" wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_LOAD}s" --latency -s "$work/post.lua" "$1" 2>/dev/null \
+    | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
+}
+
+# nginx: a static `success` for POST /callback, as many workers as cores.
+nport=$(free_port)
+mkdir -p "$work/nginx"
+cat > "$work/nginx/nginx.conf" <<CONF
+worker_processes auto;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $work/nginx/body;
+  server {
+    listen 127.0.0.1:$nport;
+    location /callback { return 200 "success"; }
+    location /healthz { return 200 "ok"; }
+  }
+}
+CONF
+nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+pids+=($!)
+wait_for "http://127.0.0.1:$nport/healthz"
+
+sport=$(free_port)
+"$BIN" serve --listen "127.0.0.1:$sport" --db "$work/store.sqlite" --log "$work/serve.log" >/dev/null &
+spid=$!
+pids+=($spid)
+wait_for "http://127.0.0.1:$sport/healthz"
+
+echo "== serve: POST /callback, wrk -t2 -c$CONNECTIONS -d${SECONDS_LOAD}s on loopback, beside nginx answering success"
+read -r n_rps n_p50 n_p99 n_req n_bad <<<"$(load "http://127.0.0.1:$nport/callback")"
+read -r s_rps s_p50 s_p99 s_req s_bad <<<"$(load "http://127.0.0.1:$sport/callback")"
+kill -TERM "$spid"; wait "$spid" 2>/dev/null || true
+committed=$(sqlite3 "$work/store.sqlite" "SELECT COUNT(*) FROM game_server_callback")
+granted=$(sqlite3 "$work/store.sqlite" "SELECT COUNT(*) FROM game_server_grant")
+printf "  %-8s %10s %10s %10s %10s\n" "" "req/s" "p50 ms" "p99 ms" "requests"
+printf "  %-8s %10s %10s %10s %10s\n" nginx "$n_rps" "$n_p50" "$n_p99" "$n_req"
+printf "  %-8s %10s %10s %10s %10s\n" serve "$s_rps" "$s_p50" "$s_p99" "$s_req"
+python3 -c "print('  serve/nginx throughput %.2f; p99 %.2fx nginx' % ($s_rps/$n_rps, $s_p99/max($n_p99,0.001)))"
+echo "  committed: $committed callbacks answered success ($granted grants, the rest repeats) of $s_req requests; non-2xx $s_bad"
+echo "  log lines: $(wc -l < "$work/serve.log")"
+
+echo "== simulate: purchases per second, callbacks POSTed to a PHP game server (php -S) vs in process"
+pport=$(free_port)
+keys=$(sqlite3 "$work/store.sqlite" "SELECT json_group_object(id, app_key) FROM app")
+mkdir -p "$work/ledger"
+STOREDESK_KEYS="$keys" STOREDESK_LEDGER="$work/ledger" php -n -d display_errors=0 -S "127.0.0.1:$pport" Tests/StoreDeskNetworkTests/GameServer/router.php >/dev/null 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$pport/healthz"
+sim() { # extra args -> purchases/s
+  cp "$work/xdg/storedesk/storedesk.sqlite" "$work/sim.sqlite"; rm -f "$work/sim.sqlite-wal" "$work/sim.sqlite-shm"
+  python3 - "$BIN" "$work/sim.sqlite" "$@" <<'PY'
+import json, subprocess, sys, time
+bin, db, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
+t = time.perf_counter()
+out = subprocess.run([bin, "simulate", "--seconds", "10", "--rate", "1000", "--seed", "3", "--json", "--db", db] + extra,
+                     capture_output=True, check=True, text=True).stdout
+wall = time.perf_counter() - t
+s = json.loads(out)["summary"]
+print(f"{s['attempts'] / wall:.0f} {s['grants']} {wall:.2f}")
+PY
+}
+read -r local_pps local_grants local_wall <<<"$(sim)"
+read -r http_pps http_grants http_wall <<<"$(sim --callback-url "http://127.0.0.1:$pport/callback" --concurrency 16)"
+php_grants=$(wc -l < "$work/ledger/ledger.jsonl")
+printf "  in process   %8s purchases/s  (%s grants, %s s)\n" "$local_pps" "$local_grants" "$local_wall"
+printf "  over HTTP    %8s purchases/s  (%s grants, %s s; the PHP ledger holds %s)\n" "$http_pps" "$http_grants" "$http_wall" "$php_grants"
+python3 -c "print('  over HTTP / in process %.3f' % ($http_pps/$local_pps))"

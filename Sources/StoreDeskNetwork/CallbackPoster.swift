@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StoreDeskCore
+
+/// POSTs callbacks to game servers: one shared `HTTPClient` (a pool of keep-alive connections per host,
+/// at most `connectionsPerHost` of them, so concurrency is bounded) with a timeout on every request.
+/// Shut it down before the process exits.
+///
+///     let poster = CallbackPoster(timeout: 5)
+///     let reply = await poster.post(body, to: "http://127.0.0.1:8080/callback")
+///     try await poster.shutdown()
+public final class CallbackPoster: Sendable {
+    /// The platform's default: a game server that has not answered in five seconds has failed the delivery.
+    public static let defaultTimeout = 5.0
+    /// The most of a reply body that is read; a callback's reply is a word.
+    static let replyLimit = 64 * 1024
+
+    let client: HTTPClient
+    public let timeout: Double
+
+    public init(timeout: Double = CallbackPoster.defaultTimeout, connectionsPerHost: Int = 16) {
+        self.timeout = timeout
+        let amount = TimeAmount.nanoseconds(Int64(timeout * 1_000_000_000))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: amount, read: amount),
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost))
+        configuration.httpVersion = .http1Only
+        // A refused connection is a failed delivery at once (the queue's backoff retries it), not a
+        // connection retried until the timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// Closes every connection. Call once, before exiting.
+    public func shutdown() async throws {
+        try await client.shutdown()
+    }
+
+    /// POSTs one form-encoded body and says what came back, never throwing: a failure is a reply too.
+    public func post(_ body: String, to url: String) async -> CallbackReply {
+        await post(bytes: Array(body.utf8), to: url)
+    }
+
+    /// POSTs raw body bytes (they need not be UTF-8).
+    public func post(bytes body: [UInt8], to url: String) async -> CallbackReply {
+        let started = DispatchTime.now().uptimeNanoseconds
+        func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - started) / 1000) }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "User-Agent", value: "StoreDesk")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        do {
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout * 1_000_000_000)))
+            var buffer = try await response.body.collect(upTo: Self.replyLimit)
+            let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
+            return CallbackReply(status: Int(response.status.code), body: bytes, latencyMicros: elapsed())
+        } catch {
+            return .failed(Self.failure(error).with(timeout: timeout), latencyMicros: elapsed())
+        }
+    }
+
+    /// What went wrong, in the user's words.
+    static func failure(_ error: any Error) -> CallbackReply.Failure {
+        if let error = error as? HTTPClientError {
+            if [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error) { return .timedOut(seconds: 0) }
+            if error == .remoteConnectionClosed { return .other("the game server closed the connection without a reply") }
+            if [.invalidURL, .emptyHost, .emptyScheme].contains(error) { return .other("the URL cannot be used: \(error)") }
+        }
+        if error is NIOTooManyBytesError {
+            return .other("the reply body is larger than \(replyLimit / 1024) KiB")
+        }
+        let text = String(describing: error)
+        if text.contains("ECONNREFUSED") || text.lowercased().contains("connection refused") { return .connectionRefused }
+        return .other(text.split(separator: "\n").first.map(String.init) ?? "the request failed")
+    }
+}
+
+extension CallbackReply.Failure {
+    /// A timeout, with the poster's own limit filled in.
+    func with(timeout: Double) -> CallbackReply.Failure {
+        if case .timedOut = self { return .timedOut(seconds: timeout) }
+        return self
+    }
+}

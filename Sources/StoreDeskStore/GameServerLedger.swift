@@ -1,0 +1,225 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+
+/// A callback `storedesk serve` received whose body verified against its app's AppKey, ready for the
+/// game server's decision (de-duplication needs the store, so it is made inside the write).
+public struct ReceivedCallback: Sendable {
+    public var app: App
+    /// The app's catalogue, for what a payment grants.
+    public var products: [Product]
+    public var verification: CallbackVerification
+    public var body: String
+    /// Who sent it (`127.0.0.1:53122`), for the log and the row.
+    public var peer: String
+    public var receivedAt: Instant
+
+    public init(app: App, products: [Product], verification: CallbackVerification, body: String, peer: String, receivedAt: Instant) {
+        self.app = app
+        self.products = products
+        self.verification = verification
+        self.body = body
+        self.peer = peer
+        self.receivedAt = receivedAt
+    }
+}
+
+/// The books of the game server that `storedesk serve` plays: it decides each genuine callback with
+/// `GrantRule` inside a write transaction (so two processes, or two requests, never grant one order
+/// twice) and commits before the caller replies.
+///
+/// Requests arrive concurrently; one writer thread takes every callback waiting and commits them in one
+/// SQLite transaction (a group commit), then answers them all. Under load a commit carries hundreds of
+/// callbacks; alone, a callback waits for nothing but its own commit. A refused callback writes nothing.
+///
+///     let ledger = GameServerLedger(database: store)
+///     let decision = try await ledger.record(received)   // committed when this returns
+///     decision.reply                                     // "success"
+///     ledger.close()                                     // after the server stopped taking requests
+public final class GameServerLedger: @unchecked Sendable {
+    /// Callbacks one commit takes at most.
+    public static let batchLimit = 512
+
+    private struct Waiting {
+        var callback: ReceivedCallback
+        var continuation: CheckedContinuation<GrantDecision, any Error>
+    }
+
+    private let database: AppDatabase
+    private let condition = NSCondition()
+    private var waiting: [Waiting] = []
+    private var closed = false
+    private var stopped = false
+
+    public init(database: AppDatabase) {
+        self.database = database
+        let thread = Thread { [self] in run() }
+        thread.name = "storedesk-ledger"
+        thread.start()
+    }
+
+    /// Decides and commits one callback; returns once the commit is durable (or throws, with nothing stored).
+    public func record(_ callback: ReceivedCallback) async throws -> GrantDecision {
+        try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            defer { condition.unlock() }
+            guard !closed else {
+                continuation.resume(throwing: StoreError.invalidArgument("the game server is stopping"))
+                return
+            }
+            waiting.append(Waiting(callback: callback, continuation: continuation))
+            condition.signal()
+        }
+    }
+
+    /// Commits what is waiting, then stops the writer thread. Returns once it has.
+    public func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while waiting.isEmpty && !closed { condition.wait() }
+            if waiting.isEmpty && closed {
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let count = min(waiting.count, Self.batchLimit)
+            let batch = Array(waiting.prefix(count))
+            waiting.removeFirst(count)
+            condition.unlock()
+            do {
+                let decisions = try database.writer.write { db in
+                    let books = try GameServerBooks(db)
+                    return try batch.map { try books.decide($0.callback) }
+                }
+                for (item, decision) in zip(batch, decisions) { item.continuation.resume(returning: decision) }
+            } catch {
+                for item in batch { item.continuation.resume(throwing: error) }
+            }
+        }
+    }
+}
+
+/// The game server's rows, written with cached statements inside the caller's transaction.
+struct GameServerBooks {
+    let db: Database
+    let granted: Statement
+    let callback: Statement
+    let grant: Statement
+
+    init(_ db: Database) throws {
+        self.db = db
+        granted = try db.cachedStatement(sql: "SELECT 1 FROM game_server_grant WHERE app_id = ? AND order_id = ?")
+        callback = try db.cachedStatement(
+            sql: """
+                INSERT INTO game_server_callback (app_id, order_id, outcome, body, warnings, reply, peer, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        grant = try db.cachedStatement(
+            sql: """
+                INSERT INTO game_server_grant (app_id, order_id, user_id, sid, role_id, product_id, kind, currency_amount,
+                  callback_id, granted_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+    }
+
+    /// `GrantRule`'s decision on one verified callback, its rows written when it grants or repeats.
+    func decide(_ received: ReceivedCallback) throws -> GrantDecision {
+        let appId = received.app.id
+        var lookupError: (any Error)?
+        let decision = GrantRule.decide(
+            verification: received.verification, app: received.app, products: received.products,
+            alreadyGranted: { orderId in
+                do {
+                    return try Bool.fetchOne(granted, arguments: [appId, orderId]) ?? false
+                } catch {
+                    lookupError = error
+                    return true
+                }
+            }, at: received.receivedAt)
+        if let lookupError { throw lookupError }
+        let outcome: String
+        switch decision.outcome {
+        case .reject: return decision
+        case .grant: outcome = "granted"
+        case .duplicate: outcome = "duplicate"
+        }
+        let orderId = received.verification.fields.text("order_id") ?? ""
+        let warnings = received.verification.warnings.map(\.message).joined(separator: "; ")
+        try callback.execute(arguments: [
+            appId, orderId, outcome, received.body, warnings, decision.reply, received.peer, received.receivedAt.millis,
+        ])
+        if let g = decision.grant {
+            try grant.execute(arguments: [
+                appId, g.orderId, g.userId, g.sid, g.roleId, g.productId, g.kind.rawValue, g.currencyAmount,
+                db.lastInsertedRowID, g.grantedAt.millis,
+            ])
+        }
+        return decision
+    }
+}
+
+/// One grant of the game server `storedesk serve` plays.
+public struct GameServerGrant: Hashable, Sendable, Codable {
+    public var appId: String
+    public var orderId: String
+    public var userId: String
+    public var sid: String
+    public var roleId: String
+    public var productId: String
+    public var kind: String
+    public var currencyAmount: Int
+    public var grantedAt: Instant
+
+    public enum CodingKeys: String, CodingKey {
+        case sid, kind
+        case appId = "app_id"
+        case orderId = "order_id"
+        case userId = "user_id"
+        case roleId = "role_id"
+        case productId = "product_id"
+        case currencyAmount = "currency_amount"
+        case grantedAt = "granted_at"
+    }
+}
+
+extension GameServerGrant: FetchableRecord {}
+
+extension AppDatabase {
+    /// The grants of the game server `storedesk serve` plays, oldest first.
+    public func gameServerGrants() throws -> [GameServerGrant] {
+        try reader.read { db in
+            try GameServerGrant.fetchAll(db, sql: "SELECT * FROM game_server_grant ORDER BY granted_at, order_id")
+        }
+    }
+
+    /// How many callbacks the game server answered success: granted, and repeats.
+    public func gameServerCallbackCounts() throws -> (granted: Int, duplicate: Int) {
+        try reader.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT outcome, COUNT(*) AS n FROM game_server_callback GROUP BY outcome")
+            var granted = 0, duplicate = 0
+            for row in rows {
+                let n: Int = row["n"]
+                if row["outcome"] == "granted" { granted = n } else { duplicate = n }
+            }
+            return (granted, duplicate)
+        }
+    }
+
+    /// Every app with its products, for a game server that looks apps up by `client_id`.
+    public func appsWithProducts() throws -> [(app: App, products: [Product])] {
+        try reader.read { db in
+            let apps = try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id")
+            let products = try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id")
+            let byApp = Dictionary(grouping: products, by: \.appId)
+            return apps.map { ($0, byApp[$0.id] ?? []) }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import StoreDeskNetwork
+import StoreDeskStore
+
+/// `storedesk serve`: StoreDesk as the game server, answering the platform's callbacks over HTTP.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), GET /healthz.",
+        discussion: """
+            A callback is verified with its app's AppKey (found by client_id) exactly as `callback verify` \
+            does, de-duplicated by order_id, granted by the platform's rules and committed before the reply: \
+            success (also for a repeat) or fail. One log line per request on stderr (or --log), the AppKey \
+            never shown and phone numbers masked. SIGTERM or SIGINT stops it gracefully: requests in flight \
+            finish and commit.
+            """)
+
+    @Option(help: ArgumentHelp("Where to listen (loopback by default; port 0 picks a free one).", valueName: "host:port"))
+    var listen = "127.0.0.1:8080"
+    @Option(help: ArgumentHelp("The largest request body taken, in bytes.", valueName: "bytes")) var maxBody = 64 * 1024
+    @Option(help: "Seconds a request's body may take to arrive.") var readTimeout: Double = 10
+    @Option(help: "Seconds a connection may stay silent before it is closed.") var idleTimeout: Double = 30
+    @Option(help: ArgumentHelp("Append the request log to this file instead of stderr.", valueName: "path")) var log: String?
+    @OptionGroup var store: StoreOptions
+
+    func run() throws {
+        let (host, port) = try Self.address(listen)
+        guard maxBody >= 1024, maxBody <= 16 * 1024 * 1024 else { throw fail("--max-body must be from 1024 to 16777216 bytes, got \(maxBody)") }
+        for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout)] {
+            guard value > 0, value.isFinite, value <= 3600 else { throw fail("\(name) must be above 0 and at most 3600 seconds, got \(value)") }
+        }
+        let handle = try log.map { path -> FileHandle in
+            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("--log \(path): cannot open the file for writing") }
+            handle.seekToEndOfFile()
+            return handle
+        } ?? FileHandle.standardError
+        // SIGTERM and SIGINT stop the server gracefully, so they must reach it even when the parent
+        // started it with them blocked (test runners and some supervisors do); every thread made from
+        // here on inherits this mask.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        let database = try reporting { try store.open(.readWriteConcurrent) }
+        let server = GameServer(
+            database: database,
+            settings: .init(host: host, port: port, bodyLimit: maxBody, readTimeout: readTimeout, idleTimeout: idleTimeout),
+            log: RequestLog(handle: handle))
+        let path = database.path
+        try reporting {
+            try waitFor {
+                try await server.run { port in
+                    FileHandle.standardOutput.write(
+                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, GET /healthz), store \(path)\n".utf8))
+                }
+            }
+        }
+        print("storedesk serve: stopped")
+    }
+
+    /// `HOST:PORT`, checked: a port from 0 to 65535.
+    static func address(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port),
+            colon != text.startIndex
+        else {
+            throw fail("--listen '\(text)' is not HOST:PORT with a port from 0 to 65535")
+        }
+        return (String(text[..<colon]), port)
+    }
+}
