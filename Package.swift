@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
-            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore"],
+            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI"],
             resources: [.copy("GameServer")]),
     ],
     swiftLanguageModes: [.v6]

@@ -26,13 +26,14 @@ app=$(sqlite3 "$work/store.sqlite" "SELECT id FROM app ORDER BY id LIMIT 1")
 key=$(sqlite3 "$work/store.sqlite" "SELECT app_key FROM app WHERE id = '$app'")
 product=$(sqlite3 "$work/store.sqlite" "SELECT id FROM product WHERE app_id = '$app' AND type = 'consumable' ORDER BY id LIMIT 1")
 
-# Signed bodies with fresh numeric order ids, made by PHP itself (ksort, http_build_query, md5).
+# Signed bodies with fresh numeric order ids above every payment run's block (OrderNumbers.outsideRuns),
+# made by PHP itself (ksort, http_build_query, md5).
 bodies=${BODIES:-200000}
 php -n -r '
   [$_, $n, $app, $key, $product] = $argv;
   $out = fopen("php://stdout", "w");
   for ($i = 0; $i < $n; $i++) {
-    $f = ["order_id" => (string)(7000000000000 + $i), "payment" => "appstore", "sub_payment" => "Sandbox",
+    $f = ["order_id" => (string)(9223372030000000000 + $i), "payment" => "appstore", "sub_payment" => "Sandbox",
           "user_id" => "u" . ($i % 1000), "client_id" => $app, "app" => "bench", "app_id" => "s1",
           "app_order_id" => "G$i", "role_id" => "r1", "product_id" => $product, "ext" => "{\"n\":$i}",
           "timestamp" => "1772352000"];

@@ -65,6 +65,28 @@ extension AppDatabase {
         }
     }
 
+    /// How the latest `limit` callback attempts that went to real game servers fared (attempts StoreDesk's
+    /// own game server answered in process are skipped, but count towards `limit`, so a store of millions
+    /// of in-process callbacks is never scanned): the Queue screen's header.
+    public func recentDeliveries(limit: Int) throws -> CallbackDeliveries {
+        try reader.read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT verdict, url, http_status, reply, latency_us FROM server_callback ORDER BY id DESC LIMIT ?",
+                arguments: [limit])
+            var deliveries = CallbackDeliveries()
+            while let row = try rows.next() {
+                guard let url: String = row["url"] else { continue }
+                deliveries.record(
+                    CallbackAttempt(
+                        orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: row["verdict"], reason: "",
+                        reply: row["reply"], receivedAt: Instant(millis: 0), url: url, httpStatus: row["http_status"],
+                        latencyMicros: row["latency_us"]))
+            }
+            return deliveries
+        }
+    }
+
     /// One transaction with its timeline, order, callbacks and grant.
     public func queueDetail(transactionId: String) throws -> QueueDetail? {
         try reader.read { db in

@@ -59,6 +59,9 @@ public protocol QueueStore: Sendable {
     func queueCounts() throws -> [TransactionState: Int]
     func eventTally(after eventId: Int64?) throws -> EventTally
     func queueDetail(transactionId: String) throws -> QueueDetail?
+    /// How the latest `limit` callback attempts fared at real game servers (status, failures by kind,
+    /// latency); in-process attempts are skipped.
+    func recentDeliveries(limit: Int) throws -> CallbackDeliveries
     func paymentCatalogue(userLimit: Int) throws -> PaymentCatalogue
     /// Starts a payment run (its number, its hold) and, with `takingOver`, moves to it the work in flight
     /// of runs that are gone: exactly once, however many runs start at the same moment.

@@ -19,7 +19,7 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The platform AppID (the game's client_id).") var id: String
         @OptionGroup var options: AppSettingsOptions
-        @Flag(help: "Print the app as JSON (the AppKey masked).") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let app = try reporting { () throws -> App in
@@ -31,9 +31,7 @@ struct AppsCommand: ParsableCommand {
                 try database.addApp(app, by: developer, at: Instant(Date()))
                 return app
             }
-            if json { return try printJSON(AppJSON(app)) }
-            print("added app \(app.id)")
-            print(AppsText.details(app))
+            try output.show(AppAddedReport(app: app))
         }
     }
 
@@ -46,14 +44,15 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The platform AppID.") var id: String
         @OptionGroup var options: AppSettingsOptions
-        @Flag(help: "Print the result as JSON (the AppKey masked).") var json = false
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard options.givesSomething else { throw fail("apps set \(id): nothing to change (give at least one option, see --help)") }
+        }
 
         func run() throws {
             let (app, changes) = try reporting { () throws -> (App, [String]) in
                 let settings = try options.settings()
-                guard !settings.isEmpty else {
-                    throw StoreError.invalidArgument("apps set \(id): nothing to change (give at least one option, see --help)")
-                }
                 let developer = try staff.member("apps set", may: .editApps)
                 let database = try store.open(.readWrite)
                 if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: Instant(Date())) {
@@ -62,20 +61,18 @@ struct AppsCommand: ParsableCommand {
                 guard let app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }
                 return (app, [])
             }
-            if json { return try printJSON(AppChangeJSON(app: AppJSON(app), changed: !changes.isEmpty, changes: changes)) }
-            print(changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; "))
+            try output.show(AppChangeReport(app: app, changes: changes))
         }
     }
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Every app, its AppKey masked.")
         @OptionGroup var store: StoreOptions
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let apps = try reporting { try store.open(.readOnly).appOverviews() }
-            if json { return try printJSON(apps.map(AppJSON.init)) }
-            print(AppsText.table(apps))
+            try output.show(AppListReport(apps: apps))
         }
     }
 
@@ -83,13 +80,11 @@ struct AppsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "show", abstract: "One app's settings, its AppKey masked.")
         @OptionGroup var store: StoreOptions
         @Argument(help: "The platform AppID.") var id: String
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let overview = try reporting { try store.open(.readOnly).appOverview(id: id) }
-            if json { return try printJSON(AppJSON(overview)) }
-            print(AppsText.details(overview.app))
-            print(AppsText.catalogueLine(overview))
+            try output.show(AppReport(overview: overview))
         }
     }
 }
@@ -116,6 +111,12 @@ struct AppSettingsOptions: ParsableArguments {
     var callbackURL: String?
     /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
     @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
+
+    /// Whether any setting was given at all (`apps set` with none has nothing to do).
+    var givesSomething: Bool {
+        [name, bundleId, appKeyFile, appleAppId, currencyPerYuan, ownership, graceDays, environment, callbackURL, appKeyOnCommandLine]
+            .contains { $0 != nil }
+    }
 
     /// The settings given, each checked; the AppKey read from its file or stdin.
     func settings() throws -> AppSettings {

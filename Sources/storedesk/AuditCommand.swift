@@ -12,35 +12,16 @@ struct AuditCommand: ParsableCommand {
     var action: String?
     @Option(help: "Only entries by this name.") var actor: String?
     @Option(help: "At most this many entries.") var limit: Int = 200
-    @Flag(help: "Print the entries as JSON.") var json = false
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        guard limit > 0 else { throw fail("--limit must be above 0, got \(limit)") }
+        if action?.isEmpty == true { throw fail("--action must not be empty") }
+        if actor?.isEmpty == true { throw fail("--actor must not be empty") }
+    }
 
     func run() throws {
-        let entries = try reporting { () throws -> [AuditEntry] in
-            guard limit > 0 else { throw StoreError.invalidArgument("--limit must be above 0, got \(limit)") }
-            if action?.isEmpty == true { throw StoreError.invalidArgument("--action must not be empty") }
-            if actor?.isEmpty == true { throw StoreError.invalidArgument("--actor must not be empty") }
-            return try store.open(.readOnly).auditEntries(action: action, actor: actor, limit: limit)
-        }
-        if json {
-            struct Output: Encodable {
-                var id: Int64
-                var at, actor, role, action, subject, detail: String
-            }
-            try printJSON(
-                entries.map {
-                    Output(
-                        id: $0.id ?? 0, at: $0.at.iso8601, actor: $0.actor, role: $0.role, action: $0.action,
-                        subject: $0.subject, detail: $0.detail)
-                })
-            return
-        }
-        let zone = TimeZone.local
-        for entry in entries {
-            // One line per entry whatever its text holds: a reason with a line break cannot fake an entry.
-            print([entry.at.shortText(in: zone), "\(entry.actor) (\(entry.role))", entry.action, entry.subject, entry.detail]
-                .map(\.controlsEscaped)
-                .joined(separator: "  "))
-        }
-        if entries.isEmpty { FileHandle.standardError.write(Data("no audit entries match\n".utf8)) }
+        let entries = try reporting { try store.open(.readOnly).auditEntries(action: action, actor: actor, limit: limit) }
+        try output.show(AuditReport(entries: entries, zone: .local))
     }
 }

@@ -80,15 +80,14 @@ struct BenchCommand: ParsableCommand {
         @Option(help: "The simulation's seed.") var seed: UInt64 = 1
         @Option(help: "At most this many steps per SQLite transaction (each step always with its events).") var batch: Int = 4096
 
+        func validate() throws {
+            guard (1...1_000_000).contains(batch) else { throw fail("--batch must be from 1 to 1000000, got \(batch)") }
+            // The engine-only pass keeps every change in memory: two million is a few gigabytes.
+            guard (1...2_000_000).contains(transactions) else { throw fail("--transactions must be from 1 to 2000000, got \(transactions)") }
+        }
+
         func run() throws {
             try reporting {
-                guard (1...1_000_000).contains(batch) else {
-                    throw StoreError.invalidArgument("--batch must be from 1 to 1000000, got \(batch)")
-                }
-                // The engine-only pass keeps every change in memory: two million is a few gigabytes.
-                guard (1...2_000_000).contains(transactions) else {
-                    throw StoreError.invalidArgument("--transactions must be from 1 to 2000000, got \(transactions)")
-                }
                 let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "storedesk-bench-" + UUID().uuidString)
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -82,50 +82,13 @@ struct CallbackVerifyCommand: ParsableCommand {
             """)
 
     @OptionGroup var key: AppKeyOption
-    @Flag(help: "Print the verdict as JSON (the AppKey masked).") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let appKey = try key.checked()
         let bytes = CallbackInput.body(from: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
         let check = CallbackSignature.verify(bodyBytes: bytes, appKey: appKey)
-        let orderId = check.fields.text("order_id")
-        if json {
-            struct Output: Encodable {
-                var valid: Bool
-                var verdict: String
-                @NullWhenAbsent var orderId: String?
-                var reason: String
-                var expectedSign: String
-                @NullWhenAbsent var receivedSign: String?
-                var hashedString: String
-                var warnings: [Warning]
-
-                struct Warning: Encodable {
-                    var code: String
-                    var field: String
-                    var message: String
-                }
-
-                enum CodingKeys: String, CodingKey {
-                    case valid, verdict, reason, warnings
-                    case orderId = "order_id", expectedSign = "expected_sign", receivedSign = "received_sign"
-                    case hashedString = "hashed_string"
-                }
-            }
-            try printJSON(
-                Output(
-                    valid: check.isValid, verdict: check.verdict.code, orderId: orderId, reason: check.reason,
-                    expectedSign: check.expectedSign, receivedSign: check.receivedSign,
-                    hashedString: check.maskedHashedString,
-                    warnings: check.warnings.map { .init(code: $0.code, field: $0.field, message: $0.message) }))
-        } else {
-            print("\(check.isValid ? "valid" : "invalid") (\(check.verdict.code)) order_id=\(orderId ?? "-")")
-            print("reason    \(check.reason)")
-            print("expected  \(check.expectedSign)")
-            print("received  \(check.receivedSign ?? (check.receivedIsArray ? "(an array)" : "(none)"))")
-            print("hashed    \(check.maskedHashedString)")
-            for warning in check.warnings { print("warning   \(warning.message)") }
-        }
+        try output.show(CallbackVerifyReport(check: check))
         if !check.isValid { throw ExitCode(1) }
     }
 }

@@ -26,7 +26,7 @@ struct CatalogCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The .storekit file.") var file: String
         @Option(help: "The app whose catalogue it is.") var app: String
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let (report, path) = try reporting { () throws -> (CatalogueImport.Report, String) in
@@ -38,8 +38,7 @@ struct CatalogCommand: ParsableCommand {
                 let report = try database.importCatalogue(configuration, appId: app, source: source, by: developer, at: Instant(Date()))
                 return (report, database.path)
             }
-            if json { return try printJSON(CatalogImportJSON(report, file: file, store: path)) }
-            print(CatalogText.importSummary(report, store: path))
+            try output.show(CatalogImportReport(report: report, file: file, store: path))
         }
     }
 
@@ -48,12 +47,11 @@ struct CatalogCommand: ParsableCommand {
             commandName: "show", abstract: "An app's catalogue: products, subscription groups by level, offers, localizations, settings.")
         @OptionGroup var store: StoreOptions
         @Option(help: "The app id.") var app: String
-        @Flag(help: "Print JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let catalogue = try reporting { try store.open(.readOnly).catalogue(appId: app) }
-            if json { return try printJSON(CatalogJSON(catalogue)) }
-            print(CatalogText.catalogue(catalogue))
+            try output.show(CatalogReport(catalogue: catalogue))
         }
     }
 }

@@ -7,22 +7,11 @@ struct CheckCommand: ParsableCommand {
         abstract: "Check the store: SQLite integrity and the domain's invariants. Exit 1 if anything is wrong.")
 
     @OptionGroup var store: StoreOptions
-    @Flag(help: "Print the result as JSON.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let violations = try reporting { try store.open(.readOnly).check() }
-        if json {
-            struct Output: Encodable {
-                var clean: Bool
-                var violations: [StoreCheck.Violation]
-            }
-            try printJSON(Output(clean: violations.isEmpty, violations: violations))
-        } else if violations.isEmpty {
-            print("ok: \(store.location.path) is clean")
-        } else {
-            for violation in violations { print("\(violation.kind): \(violation.message)") }
-            print("\(violations.count) violation\(violations.count == 1 ? "" : "s") in \(store.location.path)")
-        }
+        try output.show(CheckReport(path: store.location.path, violations: violations))
         if !violations.isEmpty { throw ExitCode(1) }
     }
 }

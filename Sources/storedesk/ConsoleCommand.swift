@@ -16,9 +16,12 @@ struct ConsoleCommand: ParsableCommand {
     @OptionGroup var console: ConsoleOptions
     @Option(help: "Seconds between checks for changes made by other processes.") var refresh: Double = 1
 
+    func validate() throws {
+        guard refresh > 0, refresh <= 3600 else { throw fail("--refresh must be between 0 and 3600 seconds, got \(refresh)") }
+    }
+
     func run() throws {
         let (database, session, theme, warnings, catalog) = try reporting {
-            guard refresh > 0, refresh <= 3600 else { throw StoreError.invalidArgument("--refresh must be between 0 and 3600 seconds, got \(refresh)") }
             guard isatty(0) == 1, isatty(1) == 1 else {
                 throw StoreError.invalidArgument("the console needs a terminal; for scripts use a subcommand with --json (see storedesk --help)")
             }
@@ -41,7 +44,9 @@ struct ConsoleCommand: ParsableCommand {
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)
         state.clockSource = clock.source
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
-        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
+        let callbacks = ConsoleCallbacks()
+        defer { callbacks.shutdown() }
+        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog, callbacks: callbacks)
         let terminal = CursesTerminal(noColor: console.monochrome)
         // A parent may have left these blocked (a test runner's thread, a supervisor): the console
         // must still hear a resize and still give the terminal back on TERM, HUP and INT.

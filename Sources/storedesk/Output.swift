@@ -77,16 +77,18 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
 /// Text output: every item with its control characters escaped (`ControlCharacters`), so stored text
 /// (a decline reason, an imported id, a player's name) cannot send escape sequences to the terminal. It
 /// shadows the standard `print` in this module: every text report goes through it. A report's own line
-/// breaks are kept (several commands build a report of many lines); a value that may hold a line break
-/// of its own is escaped where it is interpolated (`controlsEscaped`), and columns go through
-/// `printColumns`.
+/// breaks and column tabs are kept (reports are built of many lines, some of tab-separated columns); a
+/// value that may hold a line break or a tab of its own is escaped where it is interpolated
+/// (`controlsEscaped`, as the audit, user and restore reports do).
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
     var line = ""
     for (index, item) in items.enumerated() {
         if index > 0 { line += separator }
         line += String(describing: item)
     }
-    let shown = line.split(separator: "\n", omittingEmptySubsequences: false).map(ControlCharacters.escaped).joined(separator: "\n")
+    let shown = line.split(separator: "\n", omittingEmptySubsequences: false).map { row in
+        row.split(separator: "\t", omittingEmptySubsequences: false).map(ControlCharacters.escaped).joined(separator: "\t")
+    }.joined(separator: "\n")
     Swift.print(shown, terminator: terminator)
 }
 

@@ -21,7 +21,11 @@ struct RestoreCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         @Option(help: "open, confirmed, declined or all.") var status: String = "open"
         @Option(help: "At most this many prompts.") var limit: Int = 1000
-        @Flag(help: "Print the prompts as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard limit > 0 else { throw fail("--limit must be above 0, got \(limit)") }
+        }
 
         func run() throws {
             let prompts = try reporting { () throws -> [RestorePrompt] in
@@ -33,20 +37,9 @@ struct RestoreCommand: ParsableCommand {
                 } else {
                     throw StoreError.invalidArgument("--status must be open, confirmed, declined or all, got '\(status)'")
                 }
-                guard limit > 0 else { throw StoreError.invalidArgument("--limit must be above 0, got \(limit)") }
                 return try store.open(.readOnly).restorePrompts(status: filter, limit: limit)
             }
-            if json {
-                try printJSON(prompts.map { RestorePromptJSON($0) })
-                return
-            }
-            let now = Instant(Date())
-            for prompt in prompts {
-                print(prompt.line(at: now))
-                print("    " + prompt.ownershipRule)
-                prompt.candidateLines.forEach { print($0) }
-            }
-            if prompts.isEmpty { FileHandle.standardError.write(Data("no \(status == "all" ? "" : status + " ")restore prompts\n".utf8)) }
+            try output.show(RestoreListReport(prompts: prompts, status: status, now: Instant(Date())))
         }
     }
 
@@ -60,7 +53,7 @@ struct RestoreCommand: ParsableCommand {
         @Option(help: "The player (user id) to deliver to: one on the Apple ID that paid.") var account: String
         @Option(help: "The server (Sid) of the role to deliver to.") var sid: String
         @Option(name: .customLong("role-id"), help: "The role (Role_Id) to deliver to.") var roleId: String
-        @Flag(help: "Print the confirmed prompt as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let prompt = try reporting {
@@ -69,23 +62,7 @@ struct RestoreCommand: ParsableCommand {
                 return try store.open(.readWrite).confirmRestore(
                     transactionId: transactionId, onto: target, by: staff, at: Instant(Date()))
             }
-            if json {
-                try printJSON(RestorePromptJSON(prompt))
-                return
-            }
-            let target = prompt.target?.label ?? "\(account) \(sid)/\(roleId)"
-            let note = prompt.target.map {
-                RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: $0)
-            } ?? ""
-            print("restored transaction \(prompt.transaction.id) onto \(target) (\(note))")
-            if let delivery = prompt.delivery {
-                print("  order     \(delivery.order.id)")
-                if let callback = delivery.callback { print("  callback  \(callback.verdict): \(callback.reason); replied \(callback.reply)") }
-                if let grant = delivery.grant {
-                    let what = grant.kind == .product ? grant.productId : "\(grant.currencyAmount) currency"
-                    print("  grant     \(what) to \(grant.userId) on \(grant.sid)/\(grant.roleId) (\(grant.source.rawValue))")
-                }
-            }
+            try output.show(RestoreConfirmReport(prompt: prompt, account: account, sid: sid, roleId: roleId))
         }
     }
 
@@ -96,22 +73,21 @@ struct RestoreCommand: ParsableCommand {
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The Apple TransactionIdentifier of the prompt.") var transactionId: String
         @Option(help: "Why, in words the player can be told.") var reason: String
-        @Flag(help: "Print the declined prompt as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard reason.contains(where: { !$0.isWhitespace }) else {
+                throw fail("--reason must not be empty: " + RestoreRefusal.reasonMissing.description)
+            }
+        }
 
         func run() throws {
             let prompt = try reporting {
                 let staff = try staff.writer("restore decline")
-                guard reason.contains(where: { !$0.isWhitespace }) else {
-                    throw StoreError.invalidArgument("--reason must not be empty: " + RestoreRefusal.reasonMissing.description)
-                }
                 return try store.open(.readWrite).declineRestore(
                     transactionId: transactionId, reason: reason, by: staff, at: Instant(Date()))
             }
-            if json {
-                try printJSON(RestorePromptJSON(prompt))
-                return
-            }
-            print("declined transaction \(prompt.transaction.id): \((prompt.request.reason ?? reason).controlsEscaped)")
+            try output.show(RestoreDeclineReport(prompt: prompt, reason: reason))
         }
     }
 
@@ -126,7 +102,7 @@ struct RestoreCommand: ParsableCommand {
         @Option(help: "The server (Sid) of the role.") var sid: String
         @Option(name: .customLong("role-id"), help: "The role (Role_Id).") var roleId: String
         @Option(help: "The app, when the same role plays in several.") var app: String?
-        @Flag(help: "Print the outcome as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let plan = try reporting {
@@ -134,57 +110,7 @@ struct RestoreCommand: ParsableCommand {
                 let target = RestoreAccount(userId: account, sid: sid, roleId: roleId)
                 return try store.open(.readWrite).restorePurchases(for: target, appId: app, by: staff, at: Instant(Date()))
             }
-            if json {
-                try printJSON(RestorePurchasesJSON(plan))
-                return
-            }
-            print("restore purchases for \(plan.account.label) in app \(plan.appId): \(plan.audit.detail)")
-            for item in plan.items {
-                print("  " + [item.outcome.code.replacingOccurrences(of: "_", with: " "), item.originalTransactionId, item.productId,
-                              RestorePurchasesJSON.Item(item).note].joined(separator: "  "))
-            }
+            try output.show(RestorePurchasesReport(plan: plan))
         }
-    }
-}
-
-/// `restore purchases --json`.
-struct RestorePurchasesJSON: Encodable {
-    struct Item: Encodable {
-        var originalTransactionId, productId, outcome, note: String
-        var transactionIdentifier: String?
-        var owner: RestoreAccountJSON?
-        var delivery: RestoreDeliveryJSON?
-
-        init(_ item: RestorePurchases.Item) {
-            originalTransactionId = item.originalTransactionId
-            productId = item.productId
-            outcome = item.outcome.code
-            transactionIdentifier = item.change?.transaction?.id
-            switch item.outcome {
-            case .restored(let delivery):
-                self.delivery = RestoreDeliveryJSON(delivery)
-                note = "→ \(transactionIdentifier ?? "?"), order \(delivery.order.id), no new charge"
-            case .alreadyUnlocked:
-                note = "this role holds it already"
-            case .kept(let owner):
-                self.owner = RestoreAccountJSON(owner)
-                note = "kept with \(owner.label) (ownership: keep)"
-            case .expired(let date):
-                note = "expired \(date.iso8601)"
-            case .refused(let reason):
-                note = reason
-            }
-        }
-    }
-    var account: RestoreAccountJSON
-    var appId: String
-    var summary: String
-    var items: [Item]
-
-    init(_ plan: RestorePurchases.Plan) {
-        account = RestoreAccountJSON(plan.account)
-        appId = plan.appId
-        summary = plan.audit.detail
-        items = plan.items.map(Item.init)
     }
 }

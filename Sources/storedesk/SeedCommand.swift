@@ -14,7 +14,7 @@ struct SeedCommand: ParsableCommand {
     @Option(help: "The generator's seed.") var seed: UInt64 = 1
     @Option(help: ArgumentHelp("The store file to write (default: the default store path).", valueName: "path")) var db: String?
     @Flag(help: "Replace an existing file.") var force = false
-    @Flag(help: "Print the summary as JSON.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         try reporting {
@@ -26,27 +26,14 @@ struct SeedCommand: ParsableCommand {
             if FileManager.default.fileExists(atPath: path) && !force { throw StoreError.exists(path: path) }
             let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
             let started = Date()
-            let bar = ProgressBar(total: users, enabled: stderrIsTerminal && !json)
+            let bar = ProgressBar(total: users, enabled: stderrIsTerminal && !output.json)
             let summary = try SyntheticSeeder.seed(
                 path: path, users: users, seed: seed, catalogue: demo.catalogue, clock: demo.meta.clock,
                 replacing: force, progress: bar.update)
             bar.finish()
             let elapsed = Date().timeIntervalSince(started)
-            if json {
-                struct Output: Encodable {
-                    var path: String
-                    var seed: UInt64
-                    var elapsedSeconds: Double
-                    var counts: SyntheticSeeder.Summary
-                }
-                try printJSON(Output(path: path, seed: seed, elapsedSeconds: (elapsed * 100).rounded() / 100, counts: summary))
-            } else {
-                print(
-                    "seeded \(summary.users.formattedWithSeparators) users, \(summary.transactions.formattedWithSeparators) transactions, "
-                        + "\(summary.subscriptions.formattedWithSeparators) subscriptions, \(summary.grants.formattedWithSeparators) grants, "
-                        + "\(summary.restoreRequests.formattedWithSeparators) open restore requests in "
-                        + String(format: "%.1f s", elapsed) + " → \(path)")
-            }
+            try output.show(
+                SeedReport(path: path, seed: seed, elapsedSeconds: elapsed, counts: summary))
         }
     }
 }

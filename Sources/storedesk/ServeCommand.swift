@@ -24,12 +24,16 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Append the request log to this file instead of stderr.", valueName: "path")) var log: String?
     @OptionGroup var store: StoreOptions
 
-    func run() throws {
-        let (host, port) = try Self.address(listen)
+    func validate() throws {
+        _ = try Self.address(listen)
         guard maxBody >= 1024, maxBody <= 16 * 1024 * 1024 else { throw fail("--max-body must be from 1024 to 16777216 bytes, got \(maxBody)") }
         for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout)] {
             guard value > 0, value.isFinite, value <= 3600 else { throw fail("\(name) must be above 0 and at most 3600 seconds, got \(value)") }
         }
+    }
+
+    func run() throws {
+        let (host, port) = try Self.address(listen)
         let handle = try log.map { path -> FileHandle in
             if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
             guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("--log \(path): cannot open the file for writing") }

@@ -12,7 +12,7 @@ struct StoreDeskCommand: ParsableCommand {
             ConsoleCommand.self, SnapshotCommand.self, SeedCommand.self, CheckCommand.self, UserCommand.self,
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
             SimulateCommand.self, LoginCommand.self, RestoreCommand.self, AuditCommand.self,
-            EventsCommand.self, SubsCommand.self, AppsCommand.self, CatalogCommand.self, ServeCommand.self,
+            EventsCommand.self, SubsCommand.self, AppsCommand.self, CatalogCommand.self, ServeCommand.self, QueueCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 

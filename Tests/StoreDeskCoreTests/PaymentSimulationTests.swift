@@ -78,6 +78,19 @@ import Testing
         #expect(last?.next() == nil, "the next number would be the next block's")
     }
 
+    /// `callback check` and the serve benchmark number their orders above the last run's block: no run
+    /// ever hands those ids out, and a check's 32 ids stay within 64-bit integers whatever the clock says.
+    @Test func checkOrderIdsLieAboveEveryRunsBlock() {
+        var last = OrderNumbers(run: OrderNumbers.maxRun, issued: OrderNumbers.blockSize - 2)
+        let lastRunId = Int64(last?.next() ?? "") ?? Int64.max
+        #expect(OrderNumbers.outsideRuns.lowerBound > lastRunId)
+        for millis: Int64 in [0, 1, 1_772_352_000_000, 1_772_352_000_001, Int64.max, -5] {
+            let first = OrderNumbers.outsideRuns(at: millis)
+            #expect(OrderNumbers.outsideRuns.contains(first) && OrderNumbers.outsideRuns.contains(first + OrderNumbers.checkSlot - 1))
+        }
+        #expect(OrderNumbers.outsideRuns(at: 1_772_352_000_001) - OrderNumbers.outsideRuns(at: 1_772_352_000_000) == OrderNumbers.checkSlot)
+    }
+
     @Test func withoutFaultsEveryPurchaseIsPaidGrantedOnceAndFinished() {
         var simulation = Self.simulation(seconds: 120)
         let (changes, events) = Self.run(&simulation)

@@ -120,7 +120,8 @@ import Testing
         for signal in [SIGKILL, SIGTERM] {
             let serve = try ServeProcess(store: path, folder: folder)
             let url = serve.url
-            let base = signal == SIGKILL ? 30_000_000_000 : 40_000_000_000
+            // Ids no payment run hands out, as a game server's load would carry.
+            let base = Int(OrderNumbers.outsideRuns.lowerBound) + (signal == SIGKILL ? 0 : 1_000_000)
             let poster = CallbackPoster(timeout: 5, connectionsPerHost: 16)
             let load = Task {
                 await LoadClient.run(poster: poster, url: url, workers: 16, perWorker: 400, firstOrder: base, repeatEvery: 5)
@@ -143,6 +144,12 @@ import Testing
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("all 15 rules hold"))
         serve.stop()
+        // The check's order ids lie above every payment run's block (run N numbers N × 10^10 + k).
+        let checked = try await AppDatabase.open(path: path, access: .readOnly).reader.read { db in
+            try Int64.fetchAll(db, sql: "SELECT CAST(order_id AS INTEGER) FROM game_server_callback WHERE body LIKE '%user_id=storedesk-check%'")
+        }
+        #expect(!checked.isEmpty)
+        #expect(checked.allSatisfy { OrderNumbers.outsideRuns.contains($0) && $0 > OrderNumbers.maxRun * OrderNumbers.blockSize + OrderNumbers.blockSize - 1 })
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskCore
 import Testing
 @testable import StoreDeskUI
 
@@ -78,6 +79,54 @@ import Testing
         console.press(.character(" "), .character("s"), .character("s"), .enter)
         try Golden.check(console.frame, named: "queue-simulation-callback-120x40")
         #expect(console.text.contains("bad_signature"))
+    }
+
+    /// Callbacks POSTed to a real game server (by `simulate --callback-url` in another process): the
+    /// header sums up the latest attempts, and the transaction's detail shows each attempt's status code,
+    /// cut reply and latency: a refused connection, an error page, then `success`.
+    @Test func queueScreenWithCallbacksOverHTTP() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        let transaction = "2000000100000102", order = "1000000000000001"
+        let url = "http://127.0.0.1:8080/callback"
+        let body = "amount=30.00&client_id=1001&ext=&order_id=\(order)&payment=appstore&product_id=pass.30d&sid=s1&sign=0f3a"
+        try console.outside().write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment, sub_payment,
+                        amount_cents, sid, role_id, app_order_id, ext, created_at, status)
+                    SELECT ?, id, app_id, user_id, product_id, 'appstore', environment, 3000, sid, role_id, app_order_id, ext,
+                        purchase_date, 'granted' FROM store_transaction WHERE id = ?
+                    """, arguments: [order, transaction])
+            let at = console.state.clock.millis
+            let page = "<html><head><title>500 Internal Server Error</title></head><body>Fatal error: Uncaught PDOException</body></html>"
+            let attempts: [(String, Int?, String, String, Int)] = [
+                (CallbackAttempt.unanswered, nil, "connection refused", "no reply: connection refused", 310),
+                (CallbackAttempt.refused, 500, page, "HTTP 500 is not a 2xx status", 48_250),
+                (CallbackAttempt.accepted, 200, "success", "delivered: HTTP 200 \"success\" in 1.2 ms", 1_240),
+            ]
+            for (number, (verdict, status, reply, reason, latency)) in attempts.enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason,
+                            reply, received_at, url, http_status, latency_us) VALUES (?, ?, ?, '0f3a', '0f3a', ?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [order, number + 1, body, verdict, reason, reply, at + Int64(number) * 2_000, url, status, latency])
+            }
+        }
+        console.press(.character("2"))
+        console.press(.character("/"))
+        console.type(transaction)
+        console.press(.enter)
+        try Golden.check(console.frame, named: "queue-callbacks-over-http-120x40")
+        #expect(console.text.contains("latest 3 POSTed: 1 delivered, 2 failed (1 non-2xx, 1 refused) · p50 1.2 ms p99 48.3 ms"))
+        #expect(console.text.contains("attempt 1 unanswered · no reply · 0.3 ms"))
+        #expect(console.text.contains("attempt 2 refused · HTTP 500 · 48.3 ms"))
+        // The detail pane scrolled to the last attempt: delivered.
+        console.press(.tab)
+        for _ in 0..<12 { console.press(.character("j")) }
+        try Golden.check(console.frame, named: "queue-callbacks-over-http-delivered-120x40")
+        #expect(console.text.contains("attempt 3 accepted · HTTP 200 · 1.2 ms"))
+        #expect(console.text.contains("\"success\""))
     }
 
     /// A player's subscriptions in the Users detail pane: state badges, dates, offers, access and the

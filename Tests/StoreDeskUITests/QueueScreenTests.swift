@@ -34,7 +34,7 @@ import Testing
         let queue = console.state.screenState(QueueScreen.self)
         #expect(console.state.screen == .queue)
         let unfinished = try count(console, "SELECT COUNT(*) FROM store_transaction WHERE finished = 0")
-        #expect(queue.rows.count == min(unfinished, QueueScreen.listRows(console.state.context)))
+        #expect(queue.rows.count == min(unfinished, queue.listRows(console.state.context)))
         #expect(queue.counts.values.reduce(0, +) == unfinished)
         let purchased = try count(console, "SELECT COUNT(*) FROM store_transaction WHERE finished = 0 AND state = 'purchased'")
         #expect(console.text.contains("\(unfinished) in queue: purchasing"))

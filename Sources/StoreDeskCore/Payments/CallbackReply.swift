@@ -102,7 +102,8 @@ public struct CallbackReply: Hashable, Sendable {
         return "the body is \"\(shownBody)\", not success"
     }
 
-    static func millisText(_ micros: Int) -> String {
+    /// `1.2 ms`, to a tenth of a millisecond.
+    public static func millisText(_ micros: Int) -> String {
         let tenths = (micros + 50) / 100
         return String(tenths / 10) + "." + String(tenths % 10) + " ms"
     }

@@ -57,7 +57,13 @@ public enum CallbackSignature {
     /// never a reason to call a genuine body invalid; warnings are only looked for once the sign holds,
     /// so a field is never reported on before the body is known to be genuine.
     public static func verify(bodyBytes: [UInt8], appKey: String) -> CallbackVerification {
-        var fields = PHPQuery.parseStr(bytes: bodyBytes)
+        verify(parsed: PHPQuery.parseStr(bytes: bodyBytes), appKey: appKey)
+    }
+
+    /// Verifies a body already parsed with `PHPQuery.parseStr` (`serve` reads `client_id` from it first,
+    /// to find the AppKey, and does not parse the body twice).
+    public static func verify(parsed: PHPArray, appKey: String) -> CallbackVerification {
+        var fields = parsed
         let received = fields[signField]
         fields.removeValue(forKey: PHPKey(signField))
         let query = PHPQuery.httpBuildQuery(PHPQuery.ksort(fields))

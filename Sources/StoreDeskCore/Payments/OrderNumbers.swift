@@ -19,6 +19,25 @@ public struct OrderNumbers: Hashable, Sendable {
     /// How many ids this block has handed out so far.
     public private(set) var issued: Int64
 
+    /// Ids above the last run's block, which no run ever hands out: `callback check`'s batteries and the
+    /// serve benchmark's load number their orders here, so a game server (`serve` on the same store among
+    /// them) that saw them never takes a later run's genuine callback for a repeat. 6.8 billion ids, still
+    /// within PHP's and SQLite's 64-bit integers.
+    public static let outsideRuns: ClosedRange<Int64> = (maxRun + 1) * blockSize...Int64.max
+
+    /// Ids a check takes at most (`outsideRuns(at:)`).
+    public static let checkSlot: Int64 = 32
+
+    /// The first of `checkSlot` fresh ids outside every run's block for a check started at `millis`
+    /// (wall clock): the slot moves on every millisecond, so re-runs against the same game server use new
+    /// ids (for about two and a half days of millisecond slots before they come round again).
+    ///
+    ///     OrderNumbers.outsideRuns(at: 1_772_352_000_000)   // 9223372030000000000 + slot × 32
+    public static func outsideRuns(at millis: Int64) -> Int64 {
+        let slots = (outsideRuns.upperBound - outsideRuns.lowerBound) / checkSlot
+        return outsideRuns.lowerBound + abs(millis % slots) * checkSlot
+    }
+
     /// Nil when `run` has no block (below 1, or past `maxRun`) or `issued` is outside it.
     public init?(run: Int64, issued: Int64 = 0) {
         guard run >= 1, run <= Self.maxRun, issued >= 0, issued < Self.blockSize else { return nil }

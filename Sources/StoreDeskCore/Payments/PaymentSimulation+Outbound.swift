@@ -9,6 +9,12 @@ extension PaymentSimulation {
     /// `advance(until:_:)` and `answer(_:with:url:)`.
     public mutating func updateSummary() { finishSummary() }
 
+    /// Which apps' callbacks go to real game servers from now on (the console's `:callback URL` and its
+    /// clearing): a callback already sent still has its reply judged; the next ones follow the new routes.
+    public mutating func route(remoteApps: Set<String>) {
+        configuration.remoteApps = remoteApps
+    }
+
     /// Takes the callbacks waiting to be POSTed (oldest first); each is now awaiting its reply.
     public mutating func takeOutbox() -> [OutboundCallback] {
         let taken = outbox
@@ -48,6 +54,7 @@ extension PaymentSimulation {
     /// repeat must be answered `success` too; it is never retried.
     public mutating func answer(_ sent: OutboundCallback, with reply: CallbackReply, url: String) -> [PaymentChange] {
         guard awaitingReply.removeValue(forKey: sent.id) != nil else { return [] }
+        summary.http.record(reply)
         let changes = judge(sent, reply: reply, url: url)
         summary.events += changes.reduce(0) { $0 + $1.events.count }
         return changes

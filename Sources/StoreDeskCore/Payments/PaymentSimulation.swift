@@ -90,7 +90,7 @@ public struct PaymentSimulation: Sendable {
     }
 
     /// What a run did, for the CLI and the header.
-    public struct Summary: Hashable, Sendable, Codable {
+    public struct Summary: Hashable, Sendable, Encodable {
         public var attempts = 0
         public var requestsRefused = 0
         public var purchasesRefused = 0
@@ -110,6 +110,8 @@ public struct PaymentSimulation: Sendable {
         public var events = 0
         /// Transactions an earlier run left in flight that this run picked up.
         public var resumed = 0
+        /// Callbacks POSTed to real game servers: attempts, failures by kind, latency (`null` in JSON when none was).
+        public var http = CallbackDeliveries()
 
         public init() {}
 
@@ -124,6 +126,27 @@ public struct PaymentSimulation: Sendable {
             case callbacksUnanswered = "callbacks_unanswered"
             case droppedOrders = "dropped_orders"
             case awaitingCallback = "awaiting_callback"
+            case http
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(attempts, forKey: .attempts)
+            try container.encode(states, forKey: .states)
+            try container.encode(finished, forKey: .finished)
+            try container.encode(grants, forKey: .grants)
+            try container.encode(events, forKey: .events)
+            try container.encode(resumed, forKey: .resumed)
+            try container.encode(requestsRefused, forKey: .requestsRefused)
+            try container.encode(purchasesRefused, forKey: .purchasesRefused)
+            try container.encode(callbacksAccepted, forKey: .callbacksAccepted)
+            try container.encode(callbacksRejected, forKey: .callbacksRejected)
+            try container.encode(callbacksDuplicate, forKey: .callbacksDuplicate)
+            try container.encode(callbacksDropped, forKey: .callbacksDropped)
+            try container.encode(callbacksUnanswered, forKey: .callbacksUnanswered)
+            try container.encode(droppedOrders, forKey: .droppedOrders)
+            try container.encode(awaitingCallback, forKey: .awaitingCallback)
+            if http.attempts > 0 { try container.encode(http, forKey: .http) } else { try container.encodeNil(forKey: .http) }
         }
     }
 
@@ -162,7 +185,7 @@ public struct PaymentSimulation: Sendable {
 
     public static let maxCallbackAttempts = 12
 
-    public let configuration: Configuration
+    public internal(set) var configuration: Configuration
     public internal(set) var summary = Summary()
     /// Purchase attempts per simulated second; the console may change it while running.
     public private(set) var rate: Double

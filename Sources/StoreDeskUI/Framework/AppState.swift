@@ -101,8 +101,8 @@ public struct AppState: Sendable {
         set { screens[UsersScreen.id] = newValue }
     }
 
-    /// One screen's state by its type: the one place a screen's state is looked up (by the type's own id,
-    /// so the cast always holds); every action and event reaches the screen typed through `update`.
+    /// One screen's state by its type: a screen's state is looked up by the type's own id, so the cast
+    /// always holds (here and in `update`, through which every action and event reaches it typed).
     public func screenState<S: ConsoleScreen>(_ type: S.Type) -> S { screens[S.id] as? S ?? S() }
 
     /// What screens see of the console.
@@ -115,7 +115,8 @@ public struct AppState: Sendable {
     /// Runs one screen's reducer, typed, with the console's context, and takes back what it changed: how
     /// every action, event and key of a screen reaches it.
     mutating func update<S: ConsoleScreen, R>(_ type: S.Type, _ body: (inout S, inout ScreenContext) -> R) -> R {
-        var state = screenState(S.self)
+        // Taken out of the dictionary while it changes, so its arrays are not copied on write.
+        var state = screens.removeValue(forKey: S.id) as? S ?? S()
         var context = self.context
         let result = body(&state, &context)
         screens[S.id] = state
@@ -131,7 +132,7 @@ public struct AppState: Sendable {
     }
 
     mutating func with<R>(_ id: ScreenID, _ body: (inout any ConsoleScreen, inout ScreenContext) -> R) -> R {
-        var state: any ConsoleScreen = screens[id] ?? ScreenRegistry.type(of: id)?.init() ?? UsersScreen()
+        var state: any ConsoleScreen = screens.removeValue(forKey: id) ?? ScreenRegistry.type(of: id)?.init() ?? UsersScreen()
         var context = self.context
         let result = body(&state, &context)
         screens[id] = state

@@ -37,8 +37,9 @@ public struct Canvas: Equatable, Sendable {
         let limit = min(size.width, point.x + (maxWidth ?? size.width))
         var x = point.x
         for character in ControlCharacters.escaped(text) {
-            let scalars = character.unicodeScalars
-            if scalars.count == 1, let only = scalars.first {
+            var scalars = character.unicodeScalars.makeIterator()
+            guard let only = scalars.next() else { continue }
+            if scalars.next() == nil {
                 // The common case: one scalar, one cell.
                 let w = TextWidth.columns(of: only)
                 if w == 0 { continue }

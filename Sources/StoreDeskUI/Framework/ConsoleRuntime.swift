@@ -28,19 +28,40 @@ public final class ConsoleRuntime {
     var dirty = true
     /// Effects put off until input is handled (`Effect.later`).
     var deferred: [Effect] = []
+    /// Posts callbacks for `Effect.post` (nil: this console cannot reach game servers over HTTP).
+    let callbacks: (any CallbackSending)?
+    /// Replies of posts in flight, as they arrive from the network's threads.
+    let replies = ReplyInbox()
 
-    public init(state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog) {
+    public init(
+        state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
+    ) {
         self.state = state
         self.theme = theme
         self.database = database
         self.catalog = catalog
+        self.callbacks = callbacks
     }
 
+    /// How long `dispatch(_:settle: true)` waits for replies to posts in flight.
+    static let settleReplies: TimeInterval = 15
+
     /// Applies a message and every message its effects produce. With `settle`, deferred work is done
-    /// too before returning (tests, snapshots); the interactive loop does it between keys instead.
+    /// and replies to posts in flight are waited for (at most `settleReplies`) and applied too before
+    /// returning (tests, snapshots); the interactive loop does both between keys instead.
     public func dispatch(_ message: Message, settle: Bool = true) {
         apply(message)
-        if settle { while performDeferred() {} }
+        guard settle else { return }
+        let deadline = Date().addingTimeInterval(Self.settleReplies)
+        while true {
+            while performDeferred() {}
+            let arrived = replies.take()
+            for reply in arrived { apply(reply) }
+            if arrived.isEmpty && deferred.isEmpty {
+                guard replies.inFlight > 0, Date() < deadline else { return }
+                replies.wait(until: deadline)
+            }
+        }
     }
 
     /// Performs the next deferred effect; false when there is none.
@@ -81,6 +102,17 @@ public final class ConsoleRuntime {
             case .later(let effect):
                 deferred.append(effect)
                 return nil
+            case .post(let body, let url, let reply):
+                guard let callbacks else {
+                    return reply(.failed(.other("this console has no HTTP client to reach game servers"), latencyMicros: 0))
+                }
+                let inbox = replies
+                inbox.started()
+                Task.detached {
+                    let answer = await callbacks.post(body, to: url)
+                    inbox.deliver(reply(answer))
+                }
+                return nil
             }
         } catch let error as ThemeError {
             return .failed(error.description)
@@ -120,6 +152,7 @@ public final class ConsoleRuntime {
             }
             // One slice of deferred work a turn, so the next key is never far away.
             performDeferred()
+            for reply in replies.take() { dispatch(reply, settle: false) }
             let clock = Date()
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {
@@ -146,6 +179,41 @@ public final class ConsoleRuntime {
     public func settle() {
         for effect in state.start() { apply(perform(effect)) }
         while performDeferred() {}
+    }
+}
+
+/// Replies to `Effect.post`s, delivered from the network's threads and taken by the console's loop.
+final class ReplyInbox: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var arrived: [Message] = []
+    /// Posts started and not yet delivered.
+    private var pending = 0
+
+    var inFlight: Int { condition.withLock { pending } }
+
+    func started() { condition.withLock { pending += 1 } }
+
+    func deliver(_ message: Message) {
+        condition.withLock {
+            arrived.append(message)
+            pending -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// What arrived since the last call, oldest first.
+    func take() -> [Message] {
+        condition.withLock {
+            defer { arrived.removeAll() }
+            return arrived
+        }
+    }
+
+    /// Waits until something arrives or `deadline` passes.
+    func wait(until deadline: Date) {
+        condition.lock()
+        defer { condition.unlock() }
+        while arrived.isEmpty && pending > 0 && Date() < deadline { _ = condition.wait(until: deadline) }
     }
 }
 

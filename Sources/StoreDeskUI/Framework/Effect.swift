@@ -14,6 +14,16 @@ public enum Effect: Sendable {
     case quit
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
+    /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message
+    /// whenever it arrives, the console live meanwhile.
+    case post(body: String, url: String, reply: @Sendable (CallbackReply) -> Message)
+}
+
+/// Where the console's live simulation POSTs callbacks to real game servers. The UI knows only this
+/// protocol and Core's `CallbackReply`; the executable wires in StoreDeskNetwork's HTTP client, so no
+/// screen sees NIO. A reply never throws: a refused connection or a timeout is a reply too.
+public protocol CallbackSending: Sendable {
+    func post(_ body: String, to url: String) async -> CallbackReply
 }
 
 /// Everything that can change the console's state: keys, time, size, and the results of effects.

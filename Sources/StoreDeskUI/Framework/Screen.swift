@@ -147,6 +147,11 @@ extension ConsoleScreen {
         .write { store in .screen(ScreenMessage(Self.self, event: try body(store))) }
     }
 
+    /// POSTs a callback to a game server; the reply comes back to this screen's `apply` when it arrives.
+    public static func post(_ body: String, to url: String, then event: @escaping @Sendable (CallbackReply) -> Event) -> Effect {
+        .post(body: body, url: url) { reply in .screen(ScreenMessage(Self.self, event: event(reply))) }
+    }
+
     /// Asks for a line of text on the status line; `enter` performs `answer(text)` on this screen.
     ///
     ///     Self.prompt("reason to decline \(id)", &context) { .decline(reason: $0) }

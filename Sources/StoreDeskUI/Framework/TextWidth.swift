@@ -38,6 +38,9 @@ public enum TextWidth {
             return 0
         }
         if isWide(v) { return 2 }
+        // Symbols, arrows, box drawing, shapes and dingbats combine with nothing: the frames' characters
+        // are measured without a look at their category.
+        if (0x2100..<0x2CEF).contains(v) { return 1 }
         // Every other mark that combines (Thai, Devanagari, Arabic, Hebrew ...), format characters, and
         // the vowels and finals of conjoining Hangul, which join the syllable before them.
         if (0x1160...0x11FF).contains(v) || (0xD7B0...0xD7FF).contains(v) { return 0 }
@@ -82,14 +85,14 @@ public enum TextWidth {
 
     /// The cells one grapheme cluster is drawn in, as every terminal draws them.
     public static func cells(of character: Character) -> [Cell] {
-        let scalars = character.unicodeScalars
-        // The common case: one scalar, or a letter with its combining marks.
-        if scalars.count == 1, let only = scalars.first {
+        // The common case: one scalar.
+        var iterator = character.unicodeScalars.makeIterator()
+        if let only = iterator.next(), iterator.next() == nil {
             let width = columns(of: only)
             return width == 0 ? [] : [Cell(text: String(character), width: width)]
         }
         var cells: [Cell] = []
-        for scalar in scalars {
+        for scalar in character.unicodeScalars {
             let v = scalar.value
             if isDropped(v) || (isModifier(v) && !cells.isEmpty) { continue }
             let width = columns(of: scalar)
@@ -106,9 +109,12 @@ public enum TextWidth {
     /// The width of one grapheme cluster: the sum of its cells (one scalar's width in the common case).
     /// A control character counts as the escape the canvas draws for it (`\e` is two columns).
     public static func columns(of character: Character) -> Int {
-        let scalars = character.unicodeScalars
-        if scalars.contains(where: ControlCharacters.isControl) { return ControlCharacters.escaped(String(character)).utf8.count }
-        if scalars.count == 1, let only = scalars.first { return columns(of: only) }
+        var scalars = character.unicodeScalars.makeIterator()
+        guard let only = scalars.next() else { return 0 }
+        if scalars.next() == nil {
+            return ControlCharacters.isControl(only) ? ControlCharacters.escaped(String(character)).utf8.count : columns(of: only)
+        }
+        if character.unicodeScalars.contains(where: ControlCharacters.isControl) { return ControlCharacters.escaped(String(character)).utf8.count }
         return cells(of: character).reduce(0) { $0 + $1.width }
     }
 

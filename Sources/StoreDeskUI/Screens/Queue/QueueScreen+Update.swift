@@ -28,6 +28,9 @@ extension QueueScreen: ConsoleScreen {
         case finish
         /// Show only the next state.
         case nextState
+        /// `:callback URL`: POST this console's simulation callbacks there; nil (`:callback clear`) goes
+        /// back to each app's own URL, or the in-process game server.
+        case callback(String?)
     }
 
     /// What `:sim` asks for.
@@ -76,6 +79,19 @@ extension QueueScreen: ConsoleScreen {
         .key(
             .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, purchasing, purchased, deferred, failed, restored."),
+        .verb(
+            "callback", argument: "URL|clear",
+            summary: "POST this console's simulation callbacks to a game server (clear: each app's own URL, or in process)",
+            permission: .driveSimulation, writes: true
+        ) { text in
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed == "clear" { return .success(.callback(nil)) }
+            do throws(AppSettingError) {
+                return .success(.callback(try AppSettings.parseCallbackURL(trimmed)))
+            } catch {
+                return .failure(VerbProblem(error.description.replacingOccurrences(of: "--callback-url", with: ":callback")))
+            }
+        },
         .verb("speed", argument: "1-1000", summary: "simulated seconds per second", permission: .driveSimulation) { text in
             guard let value = Double(text), value >= 1, value <= 1000 else {
                 return .failure(VerbProblem(":speed takes a number from 1 to 1000, got '\(text)'"))
@@ -95,18 +111,19 @@ extension QueueScreen: ConsoleScreen {
     public var filterText: String? { filter }
     public var tickInterval: TimeInterval? { simulation != nil && !paused ? 0.1 : nil }
 
-    static func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - 2) }
+    /// Rows of the list: the page less its header (two lines, three while callbacks go over HTTP) and column titles.
+    func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - (showsDeliveries ? 3 : 2)) }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        reload(pageSize: Self.listRows(context), now: context.clock)
+        reload(pageSize: listRows(context), now: context.clock)
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
-        refresh(pageSize: Self.listRows(context), now: context.clock)
+        refresh(pageSize: listRows(context), now: context.clock)
     }
 
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
-        let advanced = advance(to: context.clock, pageSize: Self.listRows(context))
+        let advanced = advance(to: context.clock, pageSize: listRows(context))
         // Without a write, the counters and throughput still follow other processes.
         return advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
     }
@@ -115,12 +132,12 @@ extension QueueScreen: ConsoleScreen {
         guard text != filter else { return [] }
         filter = text
         if let problem = Self.query(text).problem { context.status = StatusMessage(problem, .warning) }
-        return reload(pageSize: Self.listRows(context), now: context.clock)
+        return reload(pageSize: listRows(context), now: context.clock)
     }
 
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         filter = id
-        return show(list.reload(pageSize: Self.listRows(context), source: source, landing: .row(id)), now: context.clock)
+        return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock)
     }
 
     mutating func inject(_ text: String, _ context: inout ScreenContext) -> [Effect] {
@@ -144,7 +161,7 @@ extension QueueScreen: ConsoleScreen {
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
-        let pageSize = Self.listRows(context)
+        let pageSize = listRows(context)
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
             if context.scrollsDetail(command, &detailScroll, page: pageSize) { return [] }
@@ -162,6 +179,7 @@ extension QueueScreen: ConsoleScreen {
         case .runOrStop:
             if simulation != nil {
                 simulation = nil
+                stopDelivering()
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
                 guard let run else { return [] }
                 self.run = nil
@@ -216,6 +234,19 @@ extension QueueScreen: ConsoleScreen {
             return []
         case .inject(let text):
             return inject(text, &context)
+        case .callback(let url):
+            callbackURL = url
+            let where_ = url.map { "callbacks are POSTed to \($0) for every app" }
+                ?? "callback URL cleared: each app's own URL, else StoreDesk's in-process game server"
+            guard var simulation else {
+                context.status = StatusMessage(where_ + " once a simulation starts (r)", .success)
+                return []
+            }
+            routes = Self.routes(apps: simulation.configuration.apps, override: url)
+            simulation.route(remoteApps: Set(routes.keys))
+            self.simulation = simulation
+            context.status = StatusMessage(where_ + " from now on", .success)
+            return []
         case .nextState:
             let states: [TransactionState?] = [nil] + TransactionState.allCases.map { $0 }
             let (query, _) = Self.query(filter)

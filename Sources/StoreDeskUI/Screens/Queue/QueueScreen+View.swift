@@ -5,9 +5,10 @@ import StoreDeskStoreAPI
 extension QueueScreen {
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         let list = layout[.list], detailRect = layout[.detail]
-        let stats = Rect(x: list.x, y: list.y, width: list.width + detailRect.width, height: 2)
+        let height = showsDeliveries ? 3 : 2
+        let stats = Rect(x: list.x, y: list.y, width: list.width + detailRect.width, height: height)
         renderStats(into: &canvas, rect: stats, context: context)
-        let below = { (r: Rect) in Rect(x: r.x, y: r.y + 2, width: r.width, height: r.height - 2) }
+        let below = { (r: Rect) in Rect(x: r.x, y: r.y + height, width: r.width, height: r.height - height) }
         renderList(into: &canvas, rect: below(list), context: context)
         renderDetail(into: &canvas, rect: below(detailRect), context: context)
     }
@@ -31,6 +32,11 @@ extension QueueScreen {
         y += 1
         guard let simulation else {
             put("no simulation in this console" + (context.session.role == .developer && !context.session.readOnly ? " (r starts one)" : ""), .muted)
+            if showsDeliveries {
+                x = rect.x + 1
+                y += 1
+                renderDeliveries(put)
+            }
             return
         }
         put("simulation ", .text)
@@ -39,6 +45,30 @@ extension QueueScreen {
         put(" · \(simulation.summary.attempts.formattedWithSeparators) attempts, \(simulation.summary.grants.formattedWithSeparators) grants", .muted)
         let faults = simulation.activeFaults
         put(faults.isEmpty ? " · no faults" : " · faults " + faults.map(\.description).joined(separator: " "), faults.isEmpty ? .muted : .statusWarning)
+        guard showsDeliveries else { return }
+        x = rect.x + 1
+        y += 1
+        renderDeliveries(put)
+    }
+
+    /// A third header line while callbacks go to real game servers, or the store's latest ones did.
+    var showsDeliveries: Bool { !routes.isEmpty || callbackURL != nil || deliveries.attempts > 0 }
+
+    /// `HTTP → http://127.0.0.1:8080/callback (every app) · 2 in flight │ latest 500 attempts: 480 POSTed: …`.
+    func renderDeliveries(_ put: (String, Role) -> Void) {
+        put("HTTP ", .title)
+        var routed = true
+        if simulation != nil {
+            put(routes.isEmpty ? "→ in process" : "→ " + Self.routesText(routes, apps: simulation?.configuration.apps.count ?? 0), .text)
+            put(" · \(inFlight) in flight", .muted)
+        } else if let callbackURL {
+            put("→ \(callbackURL) once a simulation starts", .text)
+        } else {
+            routed = false
+        }
+        guard deliveries.attempts > 0 else { return }
+        put(routed ? " │ latest " : "latest ", .muted)
+        put(deliveries.text, deliveries.failed > 0 ? .statusWarning : .statusSuccess)
     }
 
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
@@ -112,9 +142,17 @@ extension QueueScreen {
         for c in d.callbacks {
             let accepted = c.verdict == CallbackAttempt.accepted
             let role: Role = accepted ? .statusSuccess : c.verdict == CallbackAttempt.duplicate ? .statusInfo : .statusError
-            text.line(
-                Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role),
-                Span(" · reply \(c.reply) · " + String(c.receivedAt.secondsText(in: zone).suffix(8)), .muted))
+            let at = String(c.receivedAt.secondsText(in: zone).suffix(8))
+            if let url = c.url {
+                // POSTed to a real game server: what came back, and how long it took.
+                let answer = c.httpStatus.map { "HTTP \($0)" } ?? "no reply"
+                let latency = c.latencyMicros.map { " · " + CallbackReply.millisText($0) } ?? ""
+                text.line(Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role), Span(" · \(answer)\(latency) · \(at)", .muted))
+                text.wrapped("url", url, width: width, .muted)
+                text.wrapped("reply", c.httpStatus == nil ? c.reply : "\"\(c.reply)\"", width: width, role)
+            } else {
+                text.line(Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role), Span(" · reply \(c.reply) · " + at, .muted))
+            }
             text.wrapped("body", c.body, width: width)
             if let app {
                 text.wrapped("hashed", CallbackSignature.verify(body: c.body, appKey: app.appKey).maskedHashedString, width: width, .masked)

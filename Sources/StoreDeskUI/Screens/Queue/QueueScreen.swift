@@ -33,6 +33,25 @@ public struct QueueScreen: Sendable {
     /// Purchases per simulated second when a simulation starts here.
     public var rate: Double = 2
 
+    /// The console's own callback URL (`:callback URL`): every app's callbacks go there; nil leaves each
+    /// app's own URL (`apps set APP --callback-url`), or StoreDesk's in-process game server.
+    public var callbackURL: String?
+    /// Where the running simulation POSTs each app's callbacks (apps absent are answered in process).
+    public var routes: [String: String] = [:]
+    /// Callbacks committed with their orders and waiting for a free connection, oldest first.
+    var outbound: [OutboundCallback] = []
+    /// Callbacks POSTed and not answered yet.
+    public var inFlight = 0
+    /// Which simulation a reply belongs to: a reply to a stopped simulation's callback is dropped.
+    var generation = 0
+    /// How the latest callback attempts fared at real game servers (from the store: other processes' too).
+    public var deliveries = CallbackDeliveries()
+
+    /// Callbacks POSTed at once at most, like `simulate --concurrency`'s default.
+    static let concurrency = 16
+    /// The attempts the header's delivery figures cover.
+    static let deliveriesWindow = 500
+
     public init() {}
 
     public var rows: [StoreTransaction] { list.rows }
@@ -51,12 +70,22 @@ public struct QueueScreen: Sendable {
         /// The simulation may start: the store's catalogue, and the run started for it (nil when there
         /// is nothing to simulate).
         case started(PaymentCatalogue, PaymentRunStart?, seed: UInt64)
-        case applied(changes: Int)
         /// A write of the simulation's steps was refused (nothing of it written): the simulation stops.
         case simulationFailed(String)
         /// The run's heartbeat or end was written: nothing to show.
         case runRecorded
         case finished(Result<StoreTransaction, TransactionRefusal>)
+        /// How the latest callback attempts fared at real game servers.
+        case deliveries(CallbackDeliveries)
+        /// Steps were committed; these callbacks (of orders now in the store) may be POSTed.
+        case committed(changes: Int, outbound: [OutboundCallback])
+        /// A game server's reply to a callback of simulation `generation`.
+        case replied(OutboundCallback, url: String, CallbackReply, generation: Int)
+    }
+
+    /// Where each app's callbacks go: the console's `:callback URL` for every app, else each app's own URL.
+    static func routes(apps: [App], override: String?) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: apps.compactMap { app in (override ?? app.callbackURL).map { (app.id, $0) } })
     }
 
     /// The filter as a query: `state:`, `user:`, `product:` words, the rest matched against ids.
@@ -100,6 +129,7 @@ public struct QueueScreen: Sendable {
         return [
             Self.read { store in Event.page(try read(store)) },
             Self.read { store in Event.counts(try store.queueCounts()) },
+            Self.read { store in Event.deliveries(try store.recentDeliveries(limit: Self.deliveriesWindow)) },
             Self.read { store in Event.tally(try store.eventTally(after: after), at: now) },
         ]
     }
@@ -155,11 +185,13 @@ public struct QueueScreen: Sendable {
                 context.status = StatusMessage("nothing to simulate: the store has no users or no products", .error)
                 return []
             }
+            stopDelivering()
+            routes = Self.routes(apps: catalogue.apps, override: callbackURL)
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
                     userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
-                    idPrefix: "live", storeKitTesting: catalogue.storeKitTesting))
+                    idPrefix: "live", storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(routes.keys)))
             simulation.resume(began.inFlight)
             self.simulation = simulation
             run = began.run
@@ -167,23 +199,37 @@ public struct QueueScreen: Sendable {
             lastAdvance = context.clock
             lastCommit = context.clock
             let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
+            let http = routes.isEmpty ? "" : "; callbacks POSTed to " + Self.routesText(routes, apps: catalogue.apps.count)
             context.status = StatusMessage(
-                "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)",
+                "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)\(http)",
                 .success)
             return []
-        case .applied:
-            return refresh(pageSize: Self.listRows(context), now: context.clock)
         case .simulationFailed(let message):
             // The refused write left nothing behind; the next run takes over what this one had in flight.
             simulation = nil
             run = nil
+            stopDelivering()
             context.status = StatusMessage("simulation stopped: \(message)", .error)
-            return refresh(pageSize: Self.listRows(context), now: context.clock)
+            return refresh(pageSize: listRows(context), now: context.clock)
         case .runRecorded:
             return []
+        case .deliveries(let deliveries):
+            self.deliveries = deliveries
+            return []
+        case .committed(_, let callbacks):
+            outbound += callbacks
+            return refresh(pageSize: listRows(context), now: context.clock) + sendWaiting()
+        case .replied(let callback, let url, let reply, let generation):
+            guard generation == self.generation, var simulation, let run else { return [] }
+            inFlight -= 1
+            let changes = simulation.answer(callback, with: reply, url: url)
+            self.simulation = simulation
+            guard !changes.isEmpty else { return sendWaiting() }
+            let count = changes.count
+            return [Self.commit(changes, run: run) { .committed(changes: count, outbound: []) }] + sendWaiting()
         case .finished(.success(let transaction)):
             context.status = StatusMessage("\(transaction.id) finished: removed from the queue (\(transaction.state.rawValue))", .success)
-            return refresh(pageSize: Self.listRows(context), now: context.clock)
+            return refresh(pageSize: listRows(context), now: context.clock)
         case .finished(.failure(let refusal)):
             context.status = StatusMessage("finish refused: \(refusal.message)", .warning)
             return []
@@ -229,10 +275,52 @@ public struct QueueScreen: Sendable {
     private mutating func run(_ simulation: inout PaymentSimulation, until limit: Instant) -> [Effect] {
         var changes: [PaymentChange] = []
         simulation.run(until: limit) { changes.append($0) }
+        // Callbacks for real game servers leave only once their orders are committed: with this write,
+        // or (nothing to write) with an earlier one, already performed.
+        let callbacks = simulation.takeOutbox()
         self.simulation = simulation
-        guard !changes.isEmpty, let run else { return [] }
+        guard let run else { return [] }
+        guard !changes.isEmpty else {
+            outbound += callbacks
+            return sendWaiting()
+        }
         let count = changes.count
-        return [Self.commit(changes, run: run) { .applied(changes: count) }]
+        return [Self.commit(changes, run: run) { .committed(changes: count, outbound: callbacks) }]
+    }
+
+    /// Forgets the callbacks of a simulation that stopped: replies still on their way are dropped, and
+    /// their orders stay pending for the next run to deliver.
+    mutating func stopDelivering() {
+        generation += 1
+        outbound.removeAll()
+        inFlight = 0
+        routes = [:]
+    }
+
+    /// POSTs waiting callbacks while fewer than `concurrency` are in flight.
+    mutating func sendWaiting() -> [Effect] {
+        var effects: [Effect] = []
+        let generation = self.generation
+        while inFlight < Self.concurrency, !outbound.isEmpty {
+            let callback = outbound.removeFirst()
+            inFlight += 1
+            guard let url = routes[callback.appId] else {
+                // Its route was cleared before it left: a failed delivery, which the queue's backoff retries
+                // by the route of the moment.
+                let reply = CallbackReply.failed(.other("no callback URL for app \(callback.appId) any more"), latencyMicros: 0)
+                effects.append(Self.read { _ in .replied(callback, url: "", reply, generation: generation) })
+                continue
+            }
+            effects.append(Self.post(callback.body, to: url) { .replied(callback, url: url, $0, generation: generation) })
+        }
+        return effects
+    }
+
+    /// `http://127.0.0.1:8080/callback (every app)`, or `3 apps' own URLs`.
+    static func routesText(_ routes: [String: String], apps: Int) -> String {
+        let urls = Set(routes.values)
+        if urls.count == 1, let url = urls.first { return url + (routes.count == apps ? " (every app)" : " (\(routes.count) of \(apps) apps)") }
+        return "\(routes.count) apps' own URLs"
     }
 
     /// Writes the simulation's steps as its run's; a refusal (another process took the run over, the

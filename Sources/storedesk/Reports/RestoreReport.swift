@@ -1,4 +1,6 @@
+import Foundation
 import StoreDeskCore
+import StoreDeskStore
 
 /// A game account in restore JSON.
 struct RestoreAccountJSON: Encodable {
@@ -138,5 +140,153 @@ extension RestorePrompt {
             let marks = [account.isSameRole(as: payingAccount) ? "paid" : nil, account.appleId].compactMap { $0 }
             return "    \(account.label)\(name)  (\(marks.joined(separator: ", ")))"
         }
+    }
+}
+
+/// `login as`: the player's Apple IDs, the prompts this login opened, every open prompt per player.
+struct LoginReport: CommandReport {
+    struct JSON: Encodable {
+        struct Player: Encodable {
+            var userId: String
+            var prompts: [RestorePromptJSON]
+        }
+        var userId: String
+        var appleIds: [String]
+        var opened: Int
+        var players: [Player]
+    }
+
+    var login: RestoreLogin
+    /// When the prompts' ages are measured from.
+    var now: Instant
+
+    var json: JSON {
+        JSON(
+            userId: login.userId, appleIds: login.appleIds, opened: login.opened.count,
+            players: login.players.map { player in
+                JSON.Player(
+                    userId: player.userId,
+                    prompts: player.prompts.map { RestorePromptJSON($0, opened: login.opened.contains($0.id)) })
+            })
+    }
+
+    var text: String {
+        let appleIds = login.appleIds.isEmpty ? "no Apple ID on record" : "Apple ID " + login.appleIds.joined(separator: ", ")
+        var lines = [
+            "\(login.userId) logged in (\(appleIds)): \(login.opened.count) restore prompt\(login.opened.count == 1 ? "" : "s") opened, \(login.prompts.count) open"
+        ]
+        for player in login.players {
+            lines.append("  player \(player.userId)")
+            for prompt in player.prompts {
+                lines.append("    " + prompt.line(at: now) + (login.opened.contains(prompt.id) ? "  (new)" : ""))
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `restore purchases --json`.
+struct RestorePurchasesJSON: Encodable {
+    struct Item: Encodable {
+        var originalTransactionId, productId, outcome, note: String
+        var transactionIdentifier: String?
+        var owner: RestoreAccountJSON?
+        var delivery: RestoreDeliveryJSON?
+
+        init(_ item: RestorePurchases.Item) {
+            originalTransactionId = item.originalTransactionId
+            productId = item.productId
+            outcome = item.outcome.code
+            transactionIdentifier = item.change?.transaction?.id
+            switch item.outcome {
+            case .restored(let delivery):
+                self.delivery = RestoreDeliveryJSON(delivery)
+                note = "→ \(transactionIdentifier ?? "?"), order \(delivery.order.id), no new charge"
+            case .alreadyUnlocked:
+                note = "this role holds it already"
+            case .kept(let owner):
+                self.owner = RestoreAccountJSON(owner)
+                note = "kept with \(owner.label) (ownership: keep)"
+            case .expired(let date):
+                note = "expired \(date.iso8601)"
+            case .refused(let reason):
+                note = reason
+            }
+        }
+    }
+    var account: RestoreAccountJSON
+    var appId: String
+    var summary: String
+    var items: [Item]
+
+    init(_ plan: RestorePurchases.Plan) {
+        account = RestoreAccountJSON(plan.account)
+        appId = plan.appId
+        summary = plan.audit.detail
+        items = plan.items.map(Item.init)
+    }
+}
+
+/// `restore list`: the prompts, oldest first, with their ownership rule and candidate accounts.
+struct RestoreListReport: CommandReport {
+    var prompts: [RestorePrompt]
+    /// The `--status` asked for, for the note when there is none.
+    var status: String
+    var now: Instant
+
+    var json: [RestorePromptJSON] { prompts.map { RestorePromptJSON($0) } }
+
+    var text: String {
+        prompts.flatMap { prompt in [prompt.line(at: now), "    " + prompt.ownershipRule] + prompt.candidateLines }
+            .joined(separator: "\n")
+    }
+
+    var note: String? { prompts.isEmpty ? "no \(status == "all" ? "" : status + " ")restore prompts" : nil }
+}
+
+/// `restore confirm`: the prompt as confirmed, and what was delivered.
+struct RestoreConfirmReport: CommandReport {
+    var prompt: RestorePrompt
+    /// The target as given, for the line when the prompt does not name it.
+    var account, sid, roleId: String
+
+    var json: RestorePromptJSON { RestorePromptJSON(prompt) }
+
+    var text: String {
+        let target = prompt.target?.label ?? "\(account) \(sid)/\(roleId)"
+        let note = prompt.target.map {
+            RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: $0)
+        } ?? ""
+        var lines = ["restored transaction \(prompt.transaction.id) onto \(target) (\(note))"]
+        if let delivery = prompt.delivery {
+            lines.append("  order     \(delivery.order.id)")
+            if let callback = delivery.callback { lines.append("  callback  \(callback.verdict): \(callback.reason); replied \(callback.reply.controlsEscaped)") }
+            if let grant = delivery.grant {
+                let what = grant.kind == .product ? grant.productId : "\(grant.currencyAmount) currency"
+                lines.append("  grant     \(what) to \(grant.userId) on \(grant.sid)/\(grant.roleId) (\(grant.source.rawValue))")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `restore decline`: the prompt as declined.
+struct RestoreDeclineReport: CommandReport {
+    var prompt: RestorePrompt
+    var reason: String
+    var json: RestorePromptJSON { RestorePromptJSON(prompt) }
+    var text: String { "declined transaction \(prompt.transaction.id): \((prompt.request.reason ?? reason).controlsEscaped)" }
+}
+
+/// `restore purchases`: each past purchase and what became of it.
+struct RestorePurchasesReport: CommandReport {
+    var plan: RestorePurchases.Plan
+    var json: RestorePurchasesJSON { RestorePurchasesJSON(plan) }
+    var text: String {
+        (["restore purchases for \(plan.account.label) in app \(plan.appId): \(plan.audit.detail)"]
+            + plan.items.map { item in
+                "  " + [item.outcome.code.replacingOccurrences(of: "_", with: " "), item.originalTransactionId, item.productId,
+                        RestorePurchasesJSON.Item(item).note].joined(separator: "  ")
+            }).joined(separator: "\n")
     }
 }

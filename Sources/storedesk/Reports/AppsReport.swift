@@ -113,3 +113,32 @@ enum AppsText {
         return "\("products".padded(to: 14))\(overview.productCount) (\(source))"
     }
 }
+
+/// `apps add`: the app as added.
+struct AppAddedReport: CommandReport {
+    var app: App
+    var json: AppJSON { AppJSON(app) }
+    var text: String { "added app \(app.id)\n" + AppsText.details(app) }
+}
+
+/// `apps set`: the app as it now is and what changed.
+struct AppChangeReport: CommandReport {
+    var app: App
+    var changes: [String]
+    var json: AppChangeJSON { AppChangeJSON(app: AppJSON(app), changed: !changes.isEmpty, changes: changes) }
+    var text: String { changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; ") }
+}
+
+/// `apps list`: every app.
+struct AppListReport: CommandReport {
+    var apps: [AppOverview]
+    var json: [AppJSON] { apps.map(AppJSON.init) }
+    var text: String { AppsText.table(apps) }
+}
+
+/// `apps show`: one app and where its catalogue came from.
+struct AppReport: CommandReport {
+    var overview: AppOverview
+    var json: AppJSON { AppJSON(overview) }
+    var text: String { AppsText.details(overview.app) + "\n" + AppsText.catalogueLine(overview) }
+}

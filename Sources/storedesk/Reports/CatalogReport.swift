@@ -323,3 +323,19 @@ enum CatalogText {
         }))
     }
 }
+
+/// `catalog import`: what the file added, updated and skipped.
+struct CatalogImportReport: CommandReport {
+    var report: CatalogueImport.Report
+    var file: String
+    var store: String
+    var json: CatalogImportJSON { CatalogImportJSON(report, file: file, store: store) }
+    var text: String { CatalogText.importSummary(report, store: store) }
+}
+
+/// `catalog show`: an app's catalogue.
+struct CatalogReport: CommandReport {
+    var catalogue: AppCatalogue
+    var json: CatalogJSON { CatalogJSON(catalogue) }
+    var text: String { CatalogText.catalogue(catalogue) }
+}

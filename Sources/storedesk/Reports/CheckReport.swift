@@ -1,0 +1,21 @@
+import Foundation
+import StoreDeskStore
+
+/// `check`: whether the store is clean, and each violation.
+struct CheckReport: CommandReport {
+    struct JSON: Encodable {
+        var clean: Bool
+        var violations: [StoreCheck.Violation]
+    }
+
+    var path: String
+    var violations: [StoreCheck.Violation]
+
+    var json: JSON { JSON(clean: violations.isEmpty, violations: violations) }
+
+    var text: String {
+        guard !violations.isEmpty else { return "ok: \(path) is clean" }
+        return (violations.map { "\($0.kind): \($0.message)" }
+            + ["\(violations.count) violation\(violations.count == 1 ? "" : "s") in \(path)"]).joined(separator: "\n")
+    }
+}
