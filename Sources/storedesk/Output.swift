@@ -59,6 +59,9 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
         exit(1)
     default:
         let code = command.exitCode(for: error)
+        // An `ExitCode` thrown from `validate()` (by `fail`, which has said its one line) arrives wrapped,
+        // with nothing more to say.
+        if command.message(for: error).isEmpty { exit(code.rawValue) }
         if code.rawValue == ExitCode.validationFailure.rawValue {
             // Usage errors: ArgumentParser's message, then the --help of the command it names.
             let message = oneLine(command.message(for: error))
