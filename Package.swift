@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "3.12.3"),
         .package(url: "https://github.com/LebJe/TOMLKit", exact: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-certificates", exact: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", exact: "1.7.4"),
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         // No traits: swift-configuration and full Foundation are not needed, and they cost build time.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
@@ -23,6 +25,18 @@ let package = Package(
         .target(
             name: "StoreDeskCore",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // App Store signed data verified as Apple's App Store Server Library does it: X.509 chains to
+        // configured roots (swift-certificates), ES256 (swift-crypto). Kept apart so Core stays light and
+        // a server can verify what it receives.
+        .target(
+            name: "StoreDeskTrust",
+            dependencies: [
+                "StoreDeskCore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         // The demo dataset, embedded as a resource bundle. Lives in the top-level Data/ folder.
         .target(
@@ -41,12 +55,14 @@ let package = Package(
         // they exchange. No GRDB, so another backend can implement it without touching a screen.
         .target(name: "StoreDeskStoreAPI", dependencies: ["StoreDeskCore"]),
         // GRDB: migrations, records, named write transactions, observation, generator, checks; implements
-        // StoreDeskStoreAPI (and re-exports it).
+        // StoreDeskStoreAPI (and re-exports it). Imports verify signed notifications with StoreDeskTrust
+        // against the roots the store keeps.
         .target(
             name: "StoreDeskStore",
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
+                "StoreDeskTrust",
                 "StoreDeskDemoData",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
@@ -87,19 +103,23 @@ let package = Package(
                 "StoreDeskStore",
                 "StoreDeskUI",
                 "StoreDeskTerminal",
+                "StoreDeskTrust",
                 "StoreDeskNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Signs the demo's notifications with a chain made for the demo (see Data/README.md).
+        .executableTarget(name: "storedesk-demo-signer", dependencies: ["StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(name: "StoreDeskCoreTests", dependencies: ["StoreDeskCore"], resources: [.copy("Vectors")]),
-        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
+        .testTarget(name: "StoreDeskTrustTests", dependencies: ["StoreDeskTrust", "StoreDeskCore"]),
         .testTarget(name: "StoreDeskTerminalTests", dependencies: ["StoreDeskTerminal", "StoreDeskUI"]),
         .testTarget(
             name: "StoreDeskUITests",
             dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Golden")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
             dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI"],

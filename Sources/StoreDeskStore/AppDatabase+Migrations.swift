@@ -37,6 +37,10 @@ extension AppDatabase {
         migrator.registerMigration("v11-app-apple-identity") { db in
             try db.execute(sql: appAppleIdentitySchema)
         }
+        // Signatures verified: the roots a store trusts, and how each notification was trusted.
+        migrator.registerMigration("v11a-trust-roots-and-provenance") { db in
+            try db.execute(sql: trustSchema)
+        }
         // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
         migrator.registerMigration("v12-app-callback-url") { db in
             try db.execute(sql: appCallbackSchema)
@@ -51,6 +55,57 @@ extension AppDatabase {
         }
         return migrator
     }()
+
+    /// `trust_root`: the root certificates App Store chains are validated to (`storedesk trust add`), by
+    /// their SHA-256. `subscription_event` is rebuilt to say how each notification was trusted:
+    /// `verified` (with the root and the leaf's subject and serial), `decoded_json`, `unverified_jws`
+    /// (signed, not verified: taken with `--allow-unverified`, or imported before this version, as every
+    /// signed row already stored was), `storekit_testing` (Xcode or LocalTesting, not signed by the App
+    /// Store) or `simulated`. A verified row always names its signer; no other row does. The table is now a
+    /// rowid table, rows in the order they came, with the UUID in an index of its own: an import of a
+    /// hundred thousand notifications appends its rows instead of scattering them by UUID across the file.
+    static let trustSchema = """
+        CREATE TABLE trust_root (
+            id INTEGER PRIMARY KEY,
+            sha256 TEXT NOT NULL UNIQUE CHECK (length(sha256) = 64),
+            subject TEXT NOT NULL,
+            der BLOB NOT NULL,
+            not_valid_before INTEGER NOT NULL,
+            not_valid_after INTEGER NOT NULL,
+            added_at INTEGER NOT NULL,
+            added_by TEXT NOT NULL
+        );
+        CREATE TABLE subscription_event_v11 (
+            id INTEGER PRIMARY KEY,
+            notification_uuid TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            notification_type TEXT NOT NULL,
+            subtype TEXT,
+            signed_date INTEGER NOT NULL,
+            transaction_id TEXT,
+            product_id TEXT,
+            provenance TEXT NOT NULL
+              CHECK (provenance IN ('verified', 'decoded_json', 'unverified_jws', 'storekit_testing', 'simulated')),
+            root_sha256 TEXT,
+            root_subject TEXT,
+            signer_subject TEXT,
+            signer_serial TEXT,
+            payload TEXT NOT NULL CHECK (json_valid(payload)),
+            source TEXT NOT NULL,
+            imported_at INTEGER NOT NULL,
+            CHECK ((provenance = 'verified') = (root_sha256 IS NOT NULL AND root_subject IS NOT NULL
+              AND signer_subject IS NOT NULL AND signer_serial IS NOT NULL))
+        );
+        INSERT INTO subscription_event_v11 (notification_uuid, original_transaction_id, notification_type, subtype,
+          signed_date, transaction_id, product_id, provenance, payload, source, imported_at)
+        SELECT notification_uuid, original_transaction_id, notification_type, subtype, signed_date, transaction_id,
+          product_id, provenance, payload, source, imported_at
+        FROM subscription_event ORDER BY imported_at, signed_date;
+        DROP TABLE subscription_event;
+        ALTER TABLE subscription_event_v11 RENAME TO subscription_event;
+        CREATE UNIQUE INDEX subscription_event_on_uuid ON subscription_event(notification_uuid);
+        CREATE INDEX subscription_event_on_chain ON subscription_event(original_transaction_id, signed_date);
+        """
 
     /// Every run of the payment queue (a `simulate`, a console's simulation, a benchmark) and the
     /// restore desk gets a row: its number is the block its platform order ids are numbered in

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskTrust
 
 /// What the store keeps of a player's subscriptions: the rows, and the notifications behind them.
 public struct SubscriptionRecords: Sendable, Hashable {
@@ -14,9 +15,49 @@ public struct SubscriptionRecords: Sendable, Hashable {
 }
 
 extension AppDatabase {
-    /// Imports decoded notification lines in one transaction, each line all or nothing, and returns what
-    /// became of every line. `importedAt` is the wall clock, and the store's now if it keeps no clock.
+    /// Imports a JSON Lines file of App Store notifications in one transaction, streamed: lines are read a
+    /// chunk at a time and judged on every core (decoded, signatures verified against the store's trusted
+    /// roots and `extraRoots`, checked against the catalogue), then written in file order. `each` hears
+    /// every line's fate as it is decided; the report counts them.
+    ///
+    /// A signed line that does not verify is rejected with the check that failed; with no trusted root at
+    /// all a signed line is rejected ("no trusted root: ...") unless `allowUnverified`, which takes it
+    /// marked unverified. Decoded (unsigned) lines are taken, marked decoded.
+    ///
+    /// - Throws: `StoreError.dataFile` when the file cannot be read or no line is a notification (the
+    ///   store is then untouched).
     public func importNotifications(
+        from file: NotificationFile, extraRoots: [TrustedRoot] = [], allowUnverified: Bool = false, source: String,
+        importedAt: Instant, each: (NotificationImport.Line) -> Void = { _ in }
+    ) throws -> NotificationImport.Report {
+        try writer.writeWithoutTransaction { db in
+            // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
+            // emptied at every release) instead of a temporary file written line after line.
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            var report = NotificationImport.Report()
+            try db.inTransaction {
+                let importer = try NotificationImporter(db: db, source: source, importedAt: importedAt)
+                let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: importedAt)
+                report = try importer.run(file, trust: trust, keepLines: false, each: each)
+                return .commit
+            }
+            return report
+        }
+    }
+
+    /// The trust an import judges signed lines with: the store's roots and those given for the run.
+    static func notificationTrust(
+        _ db: Database, extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
+    ) throws -> NotificationTrust {
+        var roots = try trustRoots(db)
+        for root in extraRoots where !roots.contains(where: { $0.sha256 == root.sha256 }) { roots.append(root) }
+        let verifier = roots.isEmpty ? nil : try AppStoreSignatureVerifier(roots: roots)
+        return NotificationTrust(verifier: verifier, allowUnverified: allowUnverified, now: now)
+    }
+
+    /// Imports notifications already decoded (tests; a simulation uses `recordSimulatedNotifications`),
+    /// each line kept in the report.
+    func importNotifications(
         _ lines: SubscriptionEventLines, source: String, importedAt: Instant
     ) throws -> NotificationImport.Report {
         try writer.write { db in
@@ -53,26 +94,6 @@ extension AppDatabase {
         }
     }
 
-    /// Reads a JSON Lines file of notifications. Throws, before anything touches a store, when the file
-    /// cannot be read at all: missing, not UTF-8 text, or not one line of it a notification.
-    public static func notificationLines(fromFile path: String) throws -> SubscriptionEventLines {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-            let data = FileManager.default.contents(atPath: path)
-        else {
-            throw StoreError.dataFile(path: path, message: "missing or unreadable")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw StoreError.dataFile(path: path, message: "not UTF-8 text: expected JSON Lines of App Store notifications")
-        }
-        let lines = SubscriptionEvent.decodeJSONLines(text)
-        if lines.entries.isEmpty, let first = lines.failures.first {
-            throw StoreError.dataFile(
-                path: path, message: "no line is an App Store notification (line \(first.line): \(first.error))")
-        }
-        return lines
-    }
-
     public func product(id: String) throws -> Product? {
         try reader.read { try Product.fetchOne($0, matching: "id", id) }
     }
@@ -80,5 +101,43 @@ extension AppDatabase {
     /// How many notifications the store holds.
     public func subscriptionEventCount() throws -> Int {
         try reader.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM subscription_event") ?? 0 }
+    }
+}
+
+/// A notification file opened for import, checked before any store is opened: a file that cannot be read
+/// at all never touches the store.
+public struct NotificationFile {
+    var reader: NotificationLineReader
+    /// The file's name, kept with each notification it brings.
+    public var name: String
+    /// Where it is, as errors name it.
+    public var path: String
+
+    /// Opens a regular file; throws `StoreError.dataFile` naming it when it cannot be read.
+    public init(path: String) throws {
+        reader = try NotificationLineReader(path: path)
+        name = (path as NSString).lastPathComponent
+        self.path = path
+    }
+
+    /// The file's non-blank lines as text, a chunk at a time (those that are not UTF-8 are passed over).
+    public func lines() -> Lines { Lines(reader: reader) }
+
+    public struct Lines {
+        var reader: NotificationLineReader
+
+        public mutating func next() throws -> String? {
+            while let item = try reader.next() {
+                if case .text(_, let text) = item { return text }
+            }
+            return nil
+        }
+    }
+
+    /// Lines already in memory (the embedded demo file, tests).
+    public init(data: Data, name: String) {
+        reader = NotificationLineReader(data: data)
+        self.name = name
+        path = name
     }
 }

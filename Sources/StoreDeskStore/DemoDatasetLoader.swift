@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import StoreDeskDemoData
+import StoreDeskTrust
 
 /// Reads the hand-made demo dataset (one JSON file a table) and writes it into a new store.
 ///
@@ -26,8 +27,13 @@ public enum DemoDatasetLoader {
         public var restoreRequests: [RestoreRequest]
         public var loginEntries: [LoginEntryConfiguration]
         public var audit: [AuditEntry]
-        /// App Store notifications (`notifications.jsonl`), imported as `storedesk events import` would.
+        /// App Store notifications (`notifications.jsonl`), decoded, for a look at what the demo holds.
         public var notifications: SubscriptionEventLines
+        /// The same file's bytes: imported as `storedesk events import` would, its signed lines verified.
+        public var notificationsFile: Data
+        /// The demo's own signing root (`trust-root.pem`), trusted by the demo store, so the demo's signed
+        /// notifications show as verified. Never Apple's.
+        public var trustRoots: [TrustedRoot]
 
         public var catalogue: Catalogue { Catalogue(apps: apps, products: products) }
     }
@@ -57,10 +63,33 @@ public enum DemoDatasetLoader {
             restoreRequests: try decode("restore_requests.json", in: directory),
             loginEntries: try decode("login_entries.json", in: directory),
             audit: try decode("audit.json", in: directory),
-            notifications: try notificationLines(in: directory))
+            notifications: try notificationLines(in: directory),
+            notificationsFile: try contents(notificationsFile, in: directory),
+            trustRoots: try demoRoots(in: directory))
     }
 
     static let notificationsFile = "notifications.jsonl"
+    static let trustRootFile = "trust-root.pem"
+
+    static func contents(_ name: String, in directory: URL) throws -> Data {
+        let url = directory.appendingPathComponent(name)
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw StoreError.dataFile(path: url.path, message: "missing or unreadable")
+        }
+        return data
+    }
+
+    /// The demo chain's root, when the dataset has one.
+    static func demoRoots(in directory: URL) throws -> [TrustedRoot] {
+        let url = directory.appendingPathComponent(trustRootFile)
+        guard FileManager.default.fileExists(atPath: url.path) else { return [] }
+        let data = try contents(trustRootFile, in: directory)
+        do {
+            return [try TrustRootFile.root(from: data)]
+        } catch {
+            throw StoreError.dataFile(path: url.path, message: error.reason)
+        }
+    }
 
     /// The demo's notifications; every line must read, since the demo is meant to be clean.
     static func notificationLines(in directory: URL) throws -> SubscriptionEventLines {
@@ -147,8 +176,18 @@ public enum DemoDatasetLoader {
                 role: set?.role ?? "unknown", surface: "demo", oldEntries: nil, newEntries: configuration.entries)
             try line.insert(db)
         }
-        let report = try NotificationImporter(db: db, source: notificationsFile, importedAt: c.meta.clock).run(c.notifications)
-        if let refused = report.lines.first(where: { $0.outcome.name == "rejected" }) {
+        for root in c.trustRoots {
+            try db.execute(
+                sql: """
+                    INSERT INTO trust_root (sha256, subject, der, not_valid_before, not_valid_after, added_at, added_by)
+                    VALUES (?, ?, ?, ?, ?, ?, 'demo')
+                    """,
+                arguments: [root.sha256, root.subject, Data(root.der), root.notValidBefore, root.notValidAfter, c.meta.clock])
+        }
+        let trust = try AppDatabase.notificationTrust(db, extraRoots: [], allowUnverified: false, now: c.meta.clock)
+        let report = try NotificationImporter(db: db, source: notificationsFile, importedAt: c.meta.clock)
+            .run(NotificationFile(data: c.notificationsFile, name: notificationsFile), trust: trust, keepLines: false)
+        if let refused = report.firstRejection {
             throw StoreError.dataFile(
                 path: notificationsFile, message: "line \(refused.line): \(refused.outcome.reason ?? "rejected")")
         }

@@ -1,9 +1,16 @@
+import Foundation
 import GRDB
 import StoreDeskCore
 
-/// Takes decoded App Store notifications into the store inside the caller's transaction: each line in a
+/// Takes judged App Store notifications into the store inside the caller's transaction: each line in a
 /// savepoint of its own (the notification, a new owner if one is needed, and its subscription's row),
 /// so a line the store refuses leaves no trace and the others still go in.
+///
+/// Lines arrive already judged (decoded, signatures verified, checked against the catalogue and the
+/// clocks: `NotificationImport.judge`, on every core, by `ParallelJudgement`); this only finds owners and
+/// writes, on cached statements. What it remembers is bounded: the chains it touched recently (their
+/// notifications, owner and product, so a chain's next line folds without reading the store again) and,
+/// in temporary tables, which notifications this run took in, so a file of any length keeps memory flat.
 ///
 /// A notification belongs to the player whose game account carries its `appAccountToken`, else to whoever
 /// already owns its original transaction, else to a new player named after it. The subscription row is
@@ -11,8 +18,8 @@ import StoreDeskCore
 ///
 /// A store that keeps a clock sees time pass with what it imports: its clock moves up to the latest
 /// signedDate taken in (real notifications signed after a demo store's fixed clock, the demo's own), and
-/// the chains imported are folded again at that clock, and any other row whose period, grace period or
-/// billing retry ended by then is written as it stands there, so `subs`, the screens and `check` agree at "now".
+/// every row whose period, grace period or billing retry ended by then is written as it stands there,
+/// so `subs`, the screens and `check` agree at "now".
 struct NotificationImporter {
     let db: Database
     /// Where the lines came from, kept with each notification (`notifications.jsonl`).
@@ -25,127 +32,100 @@ struct NotificationImporter {
     /// Where a demo's run ended: the store's clock moves at least that far, even past the last
     /// notification it signed.
     var clockAtLeast: Instant?
+    /// The store's clock before the import (nil when it keeps none).
+    let clock: Instant?
+    /// The apps and products, read once.
+    let catalogue: NotificationImport.Catalogue
 
+    init(db: Database, source: String, importedAt: Instant, timeRate: TimeRate? = nil, clockAtLeast: Instant? = nil) throws {
+        self.db = db
+        self.source = source
+        self.importedAt = importedAt
+        self.timeRate = timeRate
+        self.clockAtLeast = clockAtLeast
+        clock = try StoreMeta.clock(in: db)
+        catalogue = NotificationImport.Catalogue(products: try Product.fetchAll(db), apps: try App.fetchAll(db))
+    }
+
+    /// What a notification signed after is judged against, with the wall clock.
+    var judgingClock: Instant { clock ?? importedAt }
+
+    /// Events already decoded and trusted (a simulation's), judged here against the catalogue and clocks.
     func run(_ decoded: SubscriptionEventLines) throws -> NotificationImport.Report {
-        let clock = try StoreMeta.clock(in: db)
-        var now = clock ?? importedAt
-        if let clockAtLeast { now = max(now, clockAtLeast) }
-        var report = NotificationImport.Report()
-        var lines = decoded.failures.map { NotificationImport.Line(line: $0.line, outcome: .rejected($0.error.description)) }
-        var importedOnLine: [String: Int] = [:]
-        var chains: [String: (owner: String, product: Product)] = [:]
+        var judged = decoded.failures.map {
+            NotificationImport.Judged(line: $0.line, verdict: .unreadable($0.error.description))
+        }
         for entry in decoded.entries {
-            let line = try importLine(
-                entry, clock: clock ?? importedAt, now: &now, importedOnLine: &importedOnLine, chains: &chains,
-                report: &report)
-            lines.append(line)
+            judged.append(
+                NotificationImport.judge(
+                    line: entry.line, event: entry.event, catalogue: catalogue, clock: judgingClock, wallClock: importedAt))
         }
-        if let clock, now > clock {
-            try StoreMeta.set(.clock, String(now.millis), in: db)
-            for id in report.subscriptions {
-                guard let chain = chains[id] else { continue }
-                try deriveSubscription(id, owner: chain.owner, product: chain.product, now: now)
-            }
-            try settleRows(at: now, skipping: Set(report.subscriptions))
+        judged.sort { $0.line < $1.line }
+        return try run(judged, keepLines: true)
+    }
+
+    /// Streams a file's lines through `ParallelJudgement` (judged on every core with `trust`) and writes
+    /// them in order.
+    func run(
+        _ file: NotificationFile, trust: NotificationTrust, keepLines: Bool,
+        each: (NotificationImport.Line) -> Void = { _ in }
+    ) throws -> NotificationImport.Report {
+        let catalogue = self.catalogue, clock = judgingClock, wallClock = importedAt
+        let judgement = ParallelJudgement(reader: file.reader) { line, text in
+            NotificationImport.judge(
+                line: line, text: text[...], trust: trust, catalogue: catalogue, clock: clock, wallClock: wallClock)
         }
-        report.lines = lines.sorted { $0.line < $1.line }
+        let report: NotificationImport.Report
+        do {
+            report = try run(judgement, keepLines: keepLines, each: each)
+        } catch StoreError.dataFile(_, let message) {
+            throw StoreError.dataFile(path: file.path, message: message)
+        }
+        if let failure = judgement.failure {
+            throw StoreError.dataFile(path: file.path, message: "cannot be read to the end: \(failure)")
+        }
         return report
     }
 
-    /// Takes one line in its own savepoint. `clock` is the store's clock before the import (what a
-    /// notification is judged against, with the wall clock); `now` moves up to each one taken in.
-    private func importLine(
-        _ entry: SubscriptionEventLines.Entry, clock: Instant, now: inout Instant, importedOnLine: inout [String: Int],
-        chains: inout [String: (owner: String, product: Product)], report: inout NotificationImport.Report
-    ) throws -> NotificationImport.Line {
-        let event = entry.event
-        var line = NotificationImport.Line(
-            line: entry.line, notificationUUID: event.notificationUUID, originalTransactionId: event.originalTransactionId,
-            outcome: .imported)
-        if let first = importedOnLine[event.notificationUUID] {
-            line.outcome = .skipped("repeats notification \(event.notificationUUID) of line \(first)")
-            return line
-        }
-        if try SubscriptionEventRow.exists(db, uuid: event.notificationUUID) {
-            line.outcome = .skipped("notification \(event.notificationUUID) is already in the store")
-            return line
-        }
-        let product = try event.transaction.flatMap { try Product.fetchOne(db, matching: "id", $0.productId) }
-        let app = try product.flatMap { try App.fetchOne(db, matching: "id", $0.appId) }
-        if let problem = NotificationImport.problem(
-            with: event, product: product, bundleId: app?.bundleId, clock: clock, wallClock: importedAt)
-        {
-            line.outcome = problem
-            return line
-        }
-        guard let transaction = event.transaction, let product else { return line }
-        var created: String?
-        let lineNow = max(now, event.signedDate)
-        do {
-            try db.inSavepoint {
-                let owner = try self.owner(of: transaction, created: &created)
-                try SubscriptionEventRow(event, source: source, importedAt: importedAt).insert(db)
-                let row = try deriveSubscription(transaction.originalTransactionId, owner: owner, product: product, now: lineNow)
-                // Each line's own dates are in order (`NotificationImport.dateProblem`), but with the
-                // chain's other notifications they may not be: such a line is refused, not kept for
-                // `check` to find.
-                if let problem = row?.datesProblem {
-                    throw OutOfOrder(reason: "with the chain's other notifications, subscription \(row?.id ?? "") would be out of order: \(problem)")
-                }
-                line.userId = owner
-                return .commit
+    /// Writes judged lines in order. `each` hears every line's fate as it is decided; `keepLines` also
+    /// keeps them in the report (for small imports).
+    ///
+    /// - Throws: `StoreError.dataFile` when no line at all was a notification (the caller's transaction
+    ///   then rolls back: the store is untouched), and any error writing the store.
+    func run(
+        _ judged: some Sequence<NotificationImport.Judged>, keepLines: Bool,
+        each: (NotificationImport.Line) -> Void = { _ in }
+    ) throws -> NotificationImport.Report {
+        var writer = try Writer(importer: self)
+        defer { writer.finish() }
+        var report = NotificationImport.Report()
+        var firstUnreadable: (line: Int, reason: String)?
+        var readable = 0
+        for line in judged {
+            if case .unreadable(let reason) = line.verdict {
+                if firstUnreadable == nil { firstUnreadable = (line.line, reason) }
+            } else {
+                readable += 1
             }
-        } catch let error as OutOfOrder {
-            line.outcome = .rejected(error.reason)
-            return line
-        } catch let error as DatabaseError {
-            line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
-            return line
+            let outcome = try writer.write(line, report: &report)
+            report.record(outcome, keep: keepLines)
+            each(outcome)
         }
-        importedOnLine[event.notificationUUID] = entry.line
-        now = lineNow
-        if let owner = line.userId { chains[transaction.originalTransactionId] = (owner, product) }
-        if let created, !report.usersCreated.contains(created) { report.usersCreated.append(created) }
-        if !report.subscriptions.contains(transaction.originalTransactionId) {
-            report.subscriptions.append(transaction.originalTransactionId)
+        if readable == 0, let firstUnreadable {
+            throw StoreError.dataFile(
+                path: source, message: "no line is an App Store notification (line \(firstUnreadable.line): \(firstUnreadable.reason))")
         }
-        return line
-    }
-
-    /// The player a notification belongs to; makes one named after the original transaction when
-    /// nobody owns it.
-    private func owner(of transaction: TransactionInfo, created: inout String?) throws -> String {
-        if let token = transaction.appAccountToken?.lowercased(),
-            let user = try String.fetchOne(
-                db, sql: "SELECT user_id FROM game_account WHERE app_account_token = ?", arguments: [token])
-        {
-            return user
+        if let clock, writer.now > clock {
+            try StoreMeta.set(.clock, String(writer.now.millis), in: db)
+            try settleRows(at: writer.now)
         }
-        let original = transaction.originalTransactionId
-        if let user = try String.fetchOne(
-            db, sql: "SELECT user_id FROM subscription WHERE original_transaction_id = ?", arguments: [original])
-        {
-            return user
-        }
-        if let user = try String.fetchOne(
-            db, sql: "SELECT user_id FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date LIMIT 1",
-            arguments: [original])
-        {
-            return user
-        }
-        let id = NotificationImport.newOwnerId(original)
-        if try User.exists(db, matching: "id", id) { return id }
-        let user = NotificationImport.newOwner(
-            originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
-        try user.insert(db)
-        created = id
-        return id
+        return report
     }
 
     /// Writes again, as they stand at the moved clock `now`, the rows whose stored state it has left
     /// behind (a period, a grace period or billing retry ended), so `check` and the screens' SQL agree
     /// with what readers compute: a chain with notifications is folded again, any other row played forward.
-    private func settleRows(at now: Instant, skipping imported: Set<String>) throws {
+    private func settleRows(at now: Instant) throws {
         let limit = SubscriptionSearch.billingRetryLimit()
         let stale = try Subscription.fetchAll(
             db,
@@ -156,67 +136,378 @@ struct NotificationImporter {
                    OR (state IN ('grace_period', 'billing_retry') AND expires_date + \(limit) <= :now)
                 """,
             arguments: ["now": now])
-        for row in stale where !imported.contains(row.id) {
-            if try SubscriptionEventRow.hasEvents(db, originalTransactionId: row.id),
-                let product = try Product.fetchOne(db, matching: "id", row.productId)
-            {
-                try deriveSubscription(row.id, owner: row.userId, product: product, now: now)
+        let rows = try SubscriptionRowStatement(db)
+        for row in stale {
+            let events = try SubscriptionEventRow.events(db, originalTransactionIds: [row.id])
+            if !events.isEmpty, let product = catalogue.products[row.productId] {
+                if let derived = Self.derive(
+                    row.id, folding: ChainFolding(events: events), owner: row.userId, product: product, rate: row.timeRate,
+                    now: now)
+                {
+                    try rows.save(derived)
+                }
             } else if var settled = row.info(at: now)?.subscription(userId: row.userId, appId: row.appId) {
                 settled.timeRate = row.timeRate
-                try settled.save(db)
+                try rows.save(settled)
             }
         }
     }
 
-    /// Folds the chain's notifications again and writes its row as it stands at `now`, at the chain's
-    /// time rate (the one its row keeps, else the demo's).
-    @discardableResult
-    private func deriveSubscription(_ originalTransactionId: String, owner: String, product: Product, now: Instant) throws -> Subscription? {
-        let events = try SubscriptionEventRow.events(db, originalTransactionIds: [originalTransactionId])
-        let kept = try Int64.fetchOne(
-            db, sql: "SELECT time_rate_month_ms FROM subscription WHERE original_transaction_id = ?",
-            arguments: [originalTransactionId])
-        let rate = kept.map { TimeRate(realMillisPerMonth: $0) } ?? timeRate ?? .realTime
-        let snapshot = SubscriptionTimeline(events: events).snapshot(at: now, timeRates: [originalTransactionId: rate])
-        guard let info = snapshot.subscription(originalTransactionId: originalTransactionId) else { return nil }
+    /// A chain's row as its notifications describe it at `now` (all of them signed by then), at the
+    /// chain's time rate.
+    static func derive(
+        _ originalTransactionId: String, folding: ChainFolding, owner: String, product: Product, rate: TimeRate, now: Instant
+    ) -> Subscription? {
+        guard let info = folding.info(at: now, billingRetryLimit: rate.billingRetryLimit) else { return nil }
         var row = info.subscription(userId: owner, appId: product.appId)
         if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
         row.timeRate = rate
-        try row.save(db)
         return row
-    }
-
-    /// A line whose chain would be left with dates out of order: its savepoint is rolled back.
-    private struct OutOfOrder: Error {
-        var reason: String
     }
 }
 
-/// One `subscription_event` row: the notification as Apple's JSON, and how it arrived.
-struct SubscriptionEventRow {
-    var event: SubscriptionEvent
-    var source: String
-    var importedAt: Instant
-
-    init(_ event: SubscriptionEvent, source: String, importedAt: Instant) {
-        self.event = event
-        self.source = source
-        self.importedAt = importedAt
+extension NotificationImporter {
+    /// What one chain's lines need from the lines before them, so the next one folds without reading the
+    /// store: the chain folded so far (its state, not its notifications), its owner (and the token that
+    /// named it), its product and rate.
+    struct Chain {
+        var folding: ChainFolding
+        var owner: String?
+        var ownerToken: String?
+        var product: Product
+        var rate: TimeRate
+        /// Whether this run already wrote the chain's row (it is counted once).
+        var written: Bool
     }
 
-    func insert(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype,
-                  signed_date, transaction_id, product_id, provenance, payload, source, imported_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                event.notificationUUID, event.originalTransactionId, event.notificationType.rawValue,
-                event.subtype?.rawValue, event.signedDate, event.transaction?.transactionId,
-                event.transaction?.productId, event.provenance.rawValue, try event.jsonLine(), source, importedAt,
-            ])
+    /// The chains touched lately, in two generations: a chain used again moves to the newer one, and the
+    /// older one is dropped when the newer fills. Bounded, whatever the file's size or order.
+    struct RecentChains {
+        static let generation = 8_192
+        private var newer: [String: Chain] = [:]
+        private var older: [String: Chain] = [:]
+
+        mutating func take(_ id: String) -> Chain? {
+            newer.removeValue(forKey: id) ?? older.removeValue(forKey: id)
+        }
+
+        mutating func put(_ id: String, _ chain: Chain) {
+            if newer.count >= Self.generation {
+                older = newer
+                newer = [:]
+            }
+            newer[id] = chain
+        }
     }
+
+    /// The writes of one import on cached statements, and the state that runs from line to line.
+    struct Writer {
+        let importer: NotificationImporter
+        var db: Database { importer.db }
+        /// The store's now: its clock (or the wall clock) moved up to each notification taken in.
+        var now: Instant
+        private var chains = RecentChains()
+        private let exists: Statement
+        private let firstLine: Statement
+        private let seen: BulkInsert
+        private let insertEvent: BulkInsert
+        private let rows: SubscriptionRowStatement
+        private let owners: OwnerLookup
+        private let storedRow: Statement
+        private let events: Statement
+        private let savepoint: BulkInsert
+        private let release: BulkInsert
+        private let rollback: BulkInsert
+
+        init(importer: NotificationImporter) throws {
+            self.importer = importer
+            let db = importer.db
+            var now = importer.clock ?? importer.importedAt
+            if let at = importer.clockAtLeast { now = max(now, at) }
+            self.now = now
+            // Which notifications this run took in, and on which line, by a 64-bit hash of the UUID (a few
+            // bytes a line): a repeat names the line it repeats. Only a UUID already in the store is looked
+            // up here, so a clash of hashes could only name a line for one that was there before the run.
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE IF NOT EXISTS import_seen (hash INTEGER PRIMARY KEY, line INTEGER NOT NULL);
+                    DELETE FROM temp.import_seen;
+                    """)
+            exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription_event WHERE notification_uuid = ?")
+            firstLine = try db.cachedStatement(sql: "SELECT line FROM temp.import_seen WHERE hash = ?")
+            seen = try BulkInsert(db, cachedSQL: "INSERT OR IGNORE INTO temp.import_seen (hash, line) VALUES (?, ?)")
+            insertEvent = try BulkInsert(
+                db,
+                cachedSQL: """
+                    INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype,
+                      signed_date, transaction_id, product_id, provenance, root_sha256, root_subject, signer_subject,
+                      signer_serial, payload, source, imported_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (notification_uuid) DO NOTHING
+                    """)
+            rows = try SubscriptionRowStatement(db)
+            owners = try OwnerLookup(db)
+            storedRow = try db.cachedStatement(
+                sql: "SELECT user_id, time_rate_month_ms FROM subscription WHERE original_transaction_id = ?")
+            events = try db.cachedStatement(
+                sql: "SELECT \(SubscriptionEventRow.columns) FROM subscription_event WHERE original_transaction_id = ?")
+            savepoint = try BulkInsert(db, cachedSQL: "SAVEPOINT notification_line")
+            release = try BulkInsert(db, cachedSQL: "RELEASE notification_line")
+            rollback = try BulkInsert(db, cachedSQL: "ROLLBACK TO notification_line")
+        }
+
+        func finish() {
+            try? db.execute(sql: "DROP TABLE IF EXISTS temp.import_seen")
+        }
+
+        /// Writes one judged line (or says why not) and returns its fate.
+        mutating func write(
+            _ judged: NotificationImport.Judged, report: inout NotificationImport.Report
+        ) throws -> NotificationImport.Line {
+            var line = NotificationImport.Line(line: judged.line, outcome: .imported)
+            let event: SubscriptionEvent, product: Product?, payload: String, problem: NotificationImport.Outcome?
+            switch judged.verdict {
+            case .unreadable(let reason):
+                line.outcome = .rejected(reason)
+                return line
+            case .refused(let reason, let event):
+                line.notificationUUID = event.notificationUUID
+                line.originalTransactionId = event.originalTransactionId
+                line.outcome = .rejected(reason)
+                return line
+            case .event(let e, let p, let json, let issue): (event, product, payload, problem) = (e, p, json, issue)
+            }
+            line.notificationUUID = event.notificationUUID
+            line.originalTransactionId = event.originalTransactionId
+            if let problem {
+                line.outcome = try repeated(event) ?? problem
+                return line
+            }
+            guard let transaction = event.transaction, let product else {
+                line.outcome = try repeated(event) ?? .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
+                return line
+            }
+            let chainId = transaction.originalTransactionId
+            let lineNow = max(now, event.signedDate)
+            try savepoint.run { _ in }
+            // The notification first: one already stored (in the store, or earlier in this file) changes
+            // nothing, and is found without a lookup of its own.
+            let inserted: Int32
+            do {
+                inserted = try insertEvent.run { bind in
+                    bind.text(event.notificationUUID)
+                    bind.text(chainId)
+                    bind.text(event.notificationType.rawValue)
+                    bind.text(event.subtype?.rawValue)
+                    bind.int(event.signedDate.millis)
+                    bind.text(transaction.transactionId)
+                    bind.text(transaction.productId)
+                    bind.text(event.provenance.rawValue)
+                    bind.text(event.signer?.rootSHA256)
+                    bind.text(event.signer?.rootSubject)
+                    bind.text(event.signer?.leafSubject)
+                    bind.text(event.signer?.leafSerial)
+                    bind.text(payload)
+                    bind.text(importer.source)
+                    bind.int(importer.importedAt.millis)
+                }
+            } catch let error as DatabaseError {
+                try rollback.run { _ in }
+                try release.run { _ in }
+                line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
+                return line
+            }
+            guard inserted > 0 else {
+                try release.run { _ in }
+                line.outcome = try repeated(event) ?? .skipped("notification \(event.notificationUUID) is already in the store")
+                return line
+            }
+            var chain = try chains.take(chainId) ?? loadChain(chainId, product: product)
+            var created: String?
+            do {
+                let owner = try owners.owner(of: transaction, chain: &chain, created: &created)
+                if !chain.folding.append(event) {
+                    // Earlier than what was folded: fold the chain again from everything stored, this one included.
+                    chain.folding = ChainFolding(events: try SubscriptionEventRow.events(events, chain: chainId))
+                }
+                chain.product = product
+                if let row = NotificationImporter.derive(
+                    chainId, folding: chain.folding, owner: owner, product: product, rate: chain.rate, now: lineNow)
+                {
+                    try rows.save(row)
+                }
+                try seen.insert { bind in
+                    bind.int(Self.hash(event.notificationUUID))
+                    bind.int(judged.line)
+                }
+                try release.run { _ in }
+                line.userId = owner
+            } catch let error as DatabaseError {
+                // The chain is not put back: read again from the store, it holds nothing of this line.
+                try rollback.run { _ in }
+                try release.run { _ in }
+                line.outcome = .rejected("the store refused it: \(error.message ?? "\(error.resultCode)")")
+                return line
+            }
+            now = lineNow
+            if !chain.written {
+                chain.written = true
+                report.subscriptionsWritten += 1
+            }
+            if let created { report.recordNewUser(created) }
+            report.provenance[event.provenance, default: 0] += 1
+            chains.put(chainId, chain)
+            return line
+        }
+
+        /// Why a notification already stored is skipped (a repeat of a line of this file, or in the store
+        /// before); nil when it is not stored.
+        private func repeated(_ event: SubscriptionEvent) throws -> NotificationImport.Outcome? {
+            guard try Bool.fetchOne(exists, arguments: [event.notificationUUID]) != nil else { return nil }
+            if let first = try Int.fetchOne(firstLine, arguments: [Self.hash(event.notificationUUID)]) {
+                return .skipped("repeats notification \(event.notificationUUID) of line \(first)")
+            }
+            return .skipped("notification \(event.notificationUUID) is already in the store")
+        }
+
+        /// FNV-1a over the UUID's bytes: the same in every run (Swift's `Hasher` is seeded per process).
+        static func hash(_ uuid: String) -> Int64 {
+            var value: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in uuid.utf8 {
+                value ^= UInt64(byte)
+                value = value &* 0x0000_0100_0000_01b3
+            }
+            return Int64(bitPattern: value)
+        }
+
+        /// A chain as the store holds it: its notifications folded, its owner and rate (the one its row
+        /// keeps, else the demo's, else real time). A chain with no row has no notifications either
+        /// (`check` holds the store to that), so a new chain costs one lookup.
+        private func loadChain(_ id: String, product: Product) throws -> Chain {
+            let row = try Row.fetchOne(storedRow, arguments: [id])
+            let kept: Int64? = row?["time_rate_month_ms"]
+            let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try SubscriptionEventRow.events(events, chain: id))
+            return Chain(
+                folding: folding, owner: row?["user_id"], ownerToken: nil, product: product,
+                rate: kept.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime, written: false)
+        }
+    }
+
+    /// Who a notification belongs to: the player whose game account holds its token, else the chain's
+    /// owner, else whoever bought its original transaction here, else a new player named after it.
+    struct OwnerLookup {
+        let db: Database
+        let byToken: Statement
+        let byTransaction: Statement
+        let userExists: Statement
+        let insertUser: BulkInsert
+
+        init(_ db: Database) throws {
+            self.db = db
+            byToken = try db.cachedStatement(sql: "SELECT user_id FROM game_account WHERE app_account_token = ?")
+            byTransaction = try db.cachedStatement(
+                sql: "SELECT user_id FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date LIMIT 1")
+            userExists = try db.cachedStatement(sql: "SELECT 1 FROM user WHERE id = ?")
+            insertUser = try BulkInsert(
+                db,
+                cachedSQL: """
+                    INSERT INTO user (id, name, friendly_name, id_card, phone, site, adult_type, fcm, authoriz_state, safety,
+                      client_id, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
+        }
+
+        func owner(of transaction: TransactionInfo, chain: inout Chain, created: inout String?) throws -> String {
+            if let token = transaction.appAccountToken?.lowercased() {
+                if token == chain.ownerToken, let owner = chain.owner { return owner }
+                if let user = try String.fetchOne(byToken, arguments: [token]) {
+                    chain.owner = user
+                    chain.ownerToken = token
+                    return user
+                }
+            }
+            if let owner = chain.owner { return owner }
+            let original = transaction.originalTransactionId
+            if let user = try String.fetchOne(byTransaction, arguments: [original]) {
+                chain.owner = user
+                return user
+            }
+            let id = NotificationImport.newOwnerId(original)
+            chain.owner = id
+            if try Bool.fetchOne(userExists, arguments: [id]) != nil { return id }
+            let user = NotificationImport.newOwner(
+                originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
+            try insertUser.insert { bind in
+                bind.text(user.id)
+                bind.text(user.name)
+                bind.text(user.friendlyName)
+                bind.text(user.idCard)
+                bind.text(user.phone)
+                bind.int(Int64(user.site.rawValue))
+                bind.int(Int64(user.adultType.rawValue))
+                bind.bool(user.fcm)
+                bind.int(Int64(user.authorizState))
+                bind.int(Int64(user.safety))
+                bind.text(user.clientId)
+                bind.int(user.createdAt.millis)
+            }
+            created = id
+            return id
+        }
+    }
+}
+
+/// Writes a `subscription` row whole (inserting or replacing it) on a cached statement.
+struct SubscriptionRowStatement {
+    let upsert: BulkInsert
+
+    init(_ db: Database) throws {
+        upsert = try BulkInsert(
+            db,
+            cachedSQL: """
+                INSERT INTO subscription (original_transaction_id, user_id, app_id, product_id, group_id, state, auto_renew,
+                  original_purchase_date, purchase_date, expires_date, grace_period_expires_date, revocation_date,
+                  revocation_reason, expiration_intent, offer_type, offer_id, time_rate_month_ms, apple_revocation_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (original_transaction_id) DO UPDATE SET
+                  user_id = excluded.user_id, app_id = excluded.app_id, product_id = excluded.product_id,
+                  group_id = excluded.group_id, state = excluded.state, auto_renew = excluded.auto_renew,
+                  original_purchase_date = excluded.original_purchase_date, purchase_date = excluded.purchase_date,
+                  expires_date = excluded.expires_date, grace_period_expires_date = excluded.grace_period_expires_date,
+                  revocation_date = excluded.revocation_date, revocation_reason = excluded.revocation_reason,
+                  expiration_intent = excluded.expiration_intent, offer_type = excluded.offer_type,
+                  offer_id = excluded.offer_id, time_rate_month_ms = excluded.time_rate_month_ms,
+                  apple_revocation_reason = excluded.apple_revocation_reason
+                """)
+    }
+
+    func save(_ row: Subscription) throws {
+        try upsert.insert { bind in
+            bind.text(row.id)
+            bind.text(row.userId)
+            bind.text(row.appId)
+            bind.text(row.productId)
+            bind.text(row.groupId)
+            bind.text(row.state.rawValue)
+            bind.bool(row.autoRenew)
+            bind.int(row.originalPurchaseDate.millis)
+            bind.int(row.purchaseDate.millis)
+            bind.int(row.expiresDate.millis)
+            bind.int(row.gracePeriodExpiresDate?.millis)
+            bind.int(row.revocationDate?.millis)
+            bind.text(row.revocationReason)
+            bind.text(row.expirationIntent)
+            bind.text(row.offerType)
+            bind.text(row.offerId)
+            bind.int(row.timeRateMillisPerMonth)
+            bind.int(row.appleRevocationReason.map(Int64.init))
+        }
+    }
+}
+
+/// One `subscription_event` row read back: the notification as Apple's JSON, and how it was trusted.
+enum SubscriptionEventRow {
+    static let columns = "provenance, root_sha256, root_subject, signer_subject, signer_serial, payload"
 
     /// Whether a chain has notifications: they, not its row, say how it goes on.
     static func hasEvents(_ db: Database, originalTransactionId: String) throws -> Bool {
@@ -225,18 +516,19 @@ struct SubscriptionEventRow {
             arguments: [originalTransactionId]) != nil
     }
 
-    static func exists(_ db: Database, uuid: String) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT 1 FROM subscription_event WHERE notification_uuid = ?", arguments: [uuid]) != nil
-    }
-
     /// The notifications of these chains, decoded, with their provenance.
     static func events(_ db: Database, originalTransactionIds: [String]) throws -> [SubscriptionEvent] {
         guard !originalTransactionIds.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: originalTransactionIds.count).joined(separator: ", ")
         let rows = try Row.fetchAll(
-            db, sql: "SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN (\(marks))",
+            db, sql: "SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN (\(marks))",
             arguments: StatementArguments(originalTransactionIds))
-        return try rows.map { row in try decode(payload: row.decode(forColumn: "payload"), provenance: row.decode(forColumn: "provenance")) }
+        return try rows.map(decode(row:))
+    }
+
+    /// One chain's notifications through a cached statement (`SELECT columns ... WHERE original_transaction_id = ?`).
+    static func events(_ statement: Statement, chain: String) throws -> [SubscriptionEvent] {
+        try Row.fetchAll(statement, arguments: [chain]).map(decode(row:))
     }
 
     /// A player's notifications: those of every chain the player owns.
@@ -244,17 +536,23 @@ struct SubscriptionEventRow {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT provenance, payload FROM subscription_event WHERE original_transaction_id IN
+                SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN
                   (SELECT original_transaction_id FROM subscription WHERE user_id = ?)
                 """,
             arguments: [userId])
-        return try rows.map { row in try decode(payload: row.decode(forColumn: "payload"), provenance: row.decode(forColumn: "provenance")) }
+        return try rows.map(decode(row:))
     }
 
-    static func decode(payload: String, provenance: String) throws -> SubscriptionEvent {
+    static func decode(row: Row) throws -> SubscriptionEvent {
+        let provenance: String = row["provenance"]
         do {
-            var event = try SubscriptionEvent.decode(jsonLine: payload)
-            event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .decodedJSON
+            var event = try SubscriptionEvent.decode(jsonLine: row["payload"] as String)
+            event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
+            if event.provenance == .verified, let root: String = row["root_sha256"] {
+                event.signer = Signer(
+                    rootSHA256: root, rootSubject: row["root_subject"] ?? "", leafSubject: row["signer_subject"] ?? "",
+                    leafSerial: row["signer_serial"] ?? "")
+            }
             return event
         } catch {
             throw StoreError.invalidArgument("a stored notification cannot be read back: \(error)")

@@ -11,7 +11,7 @@ struct BenchCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks that print figures (see Benchmarks/run.sh).",
-        subcommands: [Filter.self, Queue.self])
+        subcommands: [Filter.self, Queue.self, Import.self])
 
     /// Types filter text into the Users screen one key at a time, as a person would, and times each
     /// keystroke from key to finished frame (reducer, queries, render).

@@ -13,9 +13,14 @@ struct EventsCommand: ParsableCommand {
             commandName: "import",
             abstract: "Import App Store Server Notifications V2 from a JSON Lines file.",
             discussion: """
-                Each line is a decoded notification or a raw {"signedPayload": "..."} (read without verifying \
-                its signature, and marked so). A line is imported whole or not at all; a repeated \
-                notificationUUID is skipped; a bad line is reported with its number and skipped. \
+                Each line is a decoded notification (marked decoded) or Apple's raw {"signedPayload": "..."}. \
+                A signed line is verified as Apple's App Store Server Library verifies it (offline: no \
+                revocation check): ES256, a three-certificate x5c chain validated at the signing date up to a \
+                root the store trusts (storedesk trust add) or one given with --trust-root, Apple's OIDs, the \
+                signature, then the app's bundle, Apple ID and environments. One that does not verify is \
+                rejected with the check that failed; with no trusted root at all it is rejected unless \
+                --allow-unverified, which takes it marked unverified. A line is imported whole or not at all; \
+                a repeated notificationUUID is skipped; the file is streamed, so its size does not matter. \
                 Exit status: 0 when no line was rejected; 2 when some were (the others are imported, the \
                 summary says which); 1 when nothing could be done (a file that cannot be read, no line a \
                 notification, a bad store), and then the store is untouched.
@@ -23,68 +28,155 @@ struct EventsCommand: ParsableCommand {
 
         @OptionGroup var store: StoreOptions
         @Argument(help: "The JSON Lines file.") var file: String
+        @Option(name: .customLong("trust-root"), help: "A root certificate (DER or PEM) to trust for this run; repeatable.")
+        var trustRoots: [String] = []
+        @Flag(help: "With no trusted root, take signed lines without verifying them (marked unverified).")
+        var allowUnverified = false
         @Flag(help: "Print the result as JSON.") var json = false
 
         func run() throws {
-            let (report, path) = try reporting { () throws -> (NotificationImport.Report, String) in
-                // The file is read and decoded before the store is opened: a file that cannot be read at
+            var output = ImportOutput(file: file, json: json)
+            let report = try reporting { () throws -> NotificationImport.Report in
+                // The file and the roots are read before the store is opened: a file that cannot be read at
                 // all leaves the store as it was.
-                let lines = try AppDatabase.notificationLines(fromFile: file)
+                let notifications = try NotificationFile(path: file)
+                let roots = try trustRoots.map(TrustCommand.readRoot)
                 let database = try store.open(.readWrite)
-                let source = (file as NSString).lastPathComponent
-                return (try database.importNotifications(lines, source: source, importedAt: Instant(Date())), database.path)
+                output.store = database.path
+                let report = try database.importNotifications(
+                    from: notifications, extraRoots: roots, allowUnverified: allowUnverified, source: notifications.name,
+                    importedAt: Instant(Date())
+                ) { line in output.line(line) }
+                return report
             }
-            if json {
-                try printJSON(ImportJSON(report, file: file, store: path))
-            } else {
-                for line in report.lines {
-                    switch line.outcome {
-                    case .imported: continue
-                    case .skipped(let reason): print("line \(line.line) skipped: \(reason)")
-                    case .rejected(let reason):
-                        warn("\(file):\(line.line): \(reason)")
-                    }
-                }
-                let users = report.usersCreated.isEmpty ? "" : "; new users: " + report.usersCreated.joined(separator: ", ")
-                print(
-                    "imported \(report.imported), skipped \(report.skipped), rejected \(report.rejected) "
-                        + "(\(file) → \(path))" + users)
-            }
+            output.finish(report)
             if report.rejected > 0 { throw ExitCode(2) }
         }
     }
 }
 
-/// `events import --json`: the counts, every line's fate, and what the import made.
-struct ImportJSON: Encodable {
-    struct Line: Encodable {
-        var line: Int
-        var outcome: String
-        @NullWhenAbsent var reason: String?
-        @NullWhenAbsent var notificationUUID: String?
-        @NullWhenAbsent var originalTransactionId: String?
-        @NullWhenAbsent var userId: String?
+/// What `events import` prints, line by line as the import decides them: skipped lines on stdout,
+/// rejected ones on stderr (`storedesk: FILE:LINE: reason`), or with `--json` one object a line inside
+/// `{"file", "store", "lines": [...], counts}`. Nothing is kept per line, so a file of a million lines
+/// prints as it goes. Until a line turns out to be a notification, lines wait: a file with none fails
+/// whole, with one error and nothing on stdout.
+struct ImportOutput {
+    var file: String
+    var json: Bool
+    var store = ""
+    private var waiting: [NotificationImport.Line] = []
+    private var started = false
+    private var linesWritten = 0
+
+    init(file: String, json: Bool) {
+        self.file = file
+        self.json = json
     }
 
-    var file: String
-    var store: String
-    var imported, skipped, rejected: Int
-    var lines: [Line]
-    var usersCreated: [String]
-    var subscriptions: [String]
+    mutating func line(_ line: NotificationImport.Line) {
+        guard started || line.notificationUUID != nil else {
+            waiting.append(line)
+            return
+        }
+        if !started {
+            started = true
+            if json { write("{\"file\": \(Self.quoted(file)), \"store\": \(Self.quoted(store)), \"lines\": [") }
+            let held = waiting
+            waiting = []
+            for line in held { emit(line) }
+        }
+        emit(line)
+    }
 
-    init(_ report: NotificationImport.Report, file: String, store: String) {
-        self.file = file
-        self.store = store
+    mutating func finish(_ report: NotificationImport.Report) {
+        if !started {
+            started = true
+            if json { write("{\"file\": \(Self.quoted(file)), \"store\": \(Self.quoted(store)), \"lines\": [") }
+            for line in waiting { emit(line) }
+        }
+        if json {
+            let summary = ImportSummaryJSON(report)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoded = (try? encoder.encode(summary)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            write((linesWritten > 0 ? "\n" : "") + "], " + encoded.dropFirst() + "\n")
+        } else {
+            print(ImportSummaryText.line(report, file: file, store: store))
+        }
+    }
+
+    private mutating func emit(_ line: NotificationImport.Line) {
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let entry = ImportLineJSON(
+                line: line.line, outcome: line.outcome.name, reason: line.outcome.reason, notificationUUID: line.notificationUUID,
+                originalTransactionId: line.originalTransactionId, userId: line.userId)
+            let text = (try? encoder.encode(entry)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            write((linesWritten > 0 ? ",\n" : "\n") + text)
+            linesWritten += 1
+            return
+        }
+        switch line.outcome {
+        case .imported: break
+        case .skipped(let reason): print("line \(line.line) skipped: \(reason)")
+        case .rejected(let reason):
+            FileHandle.standardError.write(Data("storedesk: \(file):\(line.line): \(reason)\n".utf8))
+        }
+    }
+
+    private func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func quoted(_ text: String) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+}
+
+/// The summary line of `events import`: the counts, how far the imported lines are trusted, and a few of
+/// the players it made (not 20,000 ids on one line).
+enum ImportSummaryText {
+    static func line(_ report: NotificationImport.Report, file: String, store: String) -> String {
+        let trust = SubscriptionEvent.Provenance.allCases.compactMap { provenance -> String? in
+            guard let count = report.provenance[provenance], count > 0 else { return nil }
+            return "\(count) \(provenance.shortLabel)"
+        }
+        return "imported \(report.imported), skipped \(report.skipped), rejected \(report.rejected) (\(file) → \(store))"
+            + (trust.isEmpty ? "" : "; " + trust.joined(separator: ", "))
+            + (report.newUsersSummary.map { "; " + $0 } ?? "")
+    }
+}
+
+/// One line of `events import --json`.
+struct ImportLineJSON: Encodable {
+    var line: Int
+    var outcome: String
+    @NullWhenAbsent var reason: String?
+    @NullWhenAbsent var notificationUUID: String?
+    @NullWhenAbsent var originalTransactionId: String?
+    @NullWhenAbsent var userId: String?
+}
+
+/// The counts after the lines of `events import --json`.
+struct ImportSummaryJSON: Encodable {
+    var imported, skipped, rejected: Int
+    /// Imported lines by provenance (`verified`, `decoded_json`, ...).
+    var provenance: [String: Int]
+    /// How many players the import made, and the first few of them.
+    var usersCreatedCount: Int
+    var usersCreated: [String]
+    var subscriptionsWritten: Int
+
+    init(_ report: NotificationImport.Report) {
         imported = report.imported
         skipped = report.skipped
         rejected = report.rejected
-        lines = report.lines.map {
-            Line(
-                line: $0.line, outcome: $0.outcome.name, reason: $0.outcome.reason, notificationUUID: $0.notificationUUID,
-                originalTransactionId: $0.originalTransactionId, userId: $0.userId)
-        }
+        provenance = Dictionary(uniqueKeysWithValues: report.provenance.map { ($0.key.rawValue, $0.value) })
+        usersCreatedCount = report.usersCreatedCount
         usersCreated = report.usersCreated
-        subscriptions = report.subscriptions
+        subscriptionsWritten = report.subscriptionsWritten
     }
 }

@@ -66,8 +66,9 @@ struct SubsCommand: ParsableCommand {
             print("  timeline (\(entries.count) notification\(entries.count == 1 ? "" : "s"))")
             let width = entries.map(\.name.count).max() ?? 0
             for (entry, event) in zip(entries, timeline.events) {
-                let unverified = event.provenance == .unverifiedJWS ? "  (signed; signature not verified)" : ""
-                print("    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(entry.summary)\(unverified)")
+                print(
+                    "    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
+                        + "\(entry.summary)  [\(event.trustMark)]")
             }
         }
     }
@@ -162,11 +163,24 @@ struct SubsJSON: Encodable {
         }
     }
 
-    /// One notification on the timeline, named as Apple names it.
+    /// One notification on the timeline, named as Apple names it, with how far it is trusted.
     struct EventJSON: Encodable {
-        var notificationUUID, name, signedDate, summary, provenance: String
+        var notificationUUID, name, signedDate, summary: String
+        /// `verified`, `decoded_json`, `unverified_jws`, `storekit_testing` or `simulated`.
+        var provenance: String
+        /// Whether the App Store's signature was verified.
+        var verified: Bool
+        /// The same in words (`verified: signed by ... under Apple Root CA - G3`, `signed, NOT verified`).
+        var trust: String
+        /// Who signed it, when verified: the root it chained to and the leaf's subject and serial.
+        @NullWhenAbsent var signer: SignerJSON?
         @NullWhenAbsent var originalTransactionId: String?
         @NullWhenAbsent var productId: String?
+
+        struct SignerJSON: Encodable {
+            var rootSHA256, rootSubject, leafSubject, leafSerial: String
+            var rootIsAppleRootCAG3: Bool
+        }
 
         init(_ event: SubscriptionEvent) {
             let entry = TimelineEntry(event)
@@ -175,6 +189,13 @@ struct SubsJSON: Encodable {
             signedDate = entry.date.iso8601
             summary = entry.summary
             provenance = event.provenance.rawValue
+            verified = event.provenance.isVerified
+            trust = event.trustDescription
+            signer = event.signer.map {
+                SignerJSON(
+                    rootSHA256: $0.rootSHA256, rootSubject: $0.rootSubject, leafSubject: $0.leafSubject, leafSerial: $0.leafSerial,
+                    rootIsAppleRootCAG3: $0.isApple)
+            }
             originalTransactionId = entry.originalTransactionId
             productId = entry.productId
         }

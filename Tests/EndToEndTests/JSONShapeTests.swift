@@ -123,7 +123,10 @@ import Testing
 
         let notifications = Binary.repository.appendingPathComponent("Data/Demo/notifications.jsonl").path
         let imported = try Self.json(["events", "import", notifications], db: db, home: home) as? [String: Any]
-        #expect(Self.keys(imported) == ["file", "store", "imported", "skipped", "rejected", "lines", "usersCreated", "subscriptions"])
+        #expect(Self.keys(imported) == [
+            "file", "store", "lines", "imported", "skipped", "rejected", "provenance", "usersCreatedCount", "usersCreated",
+            "subscriptionsWritten",
+        ])
         #expect(Self.keys(Self.first(imported?["lines"])) == [
             "line", "outcome", "reason", "notificationUUID", "originalTransactionId", "userId",
         ])

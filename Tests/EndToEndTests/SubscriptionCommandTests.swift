@@ -33,24 +33,39 @@ func jsonObject(_ text: String) throws -> [String: Any] {
 
     static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
 
+    static let demoRoot = Binary.repository.appendingPathComponent("Data/Demo/trust-root.pem").path
+
     @Test func importingTheDemoNotificationsIntoASeededStore() throws {
         let home = TemporaryHome()
         let store = try Self.seededStore(home)
-        let first = try storedesk(["events", "import", Self.demoNotifications, "--db", store, "--json"], home: home)
+        // A seeded store trusts no root: the demo's signed lines are refused, its decoded chain goes in.
+        let bare = try storedesk(["events", "import", Self.demoNotifications, "--db", store, "--json"], home: home)
+        #expect(bare.status == 2, "\(bare.stderr)")
+        let refused = try jsonObject(bare.stdout)
+        #expect((refused["imported"] as? Int, refused["rejected"] as? Int) == (3, 15))
+        let reasons = try #require(refused["lines"] as? [[String: Any]]).compactMap { $0["reason"] as? String }
+        #expect(reasons.allSatisfy { $0 == "no trusted root: add Apple Root CA G3 with storedesk trust add" })
+        #expect(refused["provenance"] as? [String: Int] == ["decoded_json": 3])
+        // With the demo's root for this run, every signed line verifies.
+        let first = try storedesk(
+            ["events", "import", Self.demoNotifications, "--db", store, "--json", "--trust-root", Self.demoRoot], home: home)
         #expect(first.status == 0, "\(first.stderr)")
         let report = try jsonObject(first.stdout)
-        #expect(report["imported"] as? Int == 17)
-        #expect(report["skipped"] as? Int == 1)
+        #expect(report["imported"] as? Int == 14)
+        #expect(report["skipped"] as? Int == 4)
         #expect(report["rejected"] as? Int == 0)
+        #expect(report["provenance"] as? [String: Int] == ["verified": 14])
         // Nobody in a seeded store holds the demo's tokens: each chain gets a player named after it.
-        #expect((report["usersCreated"] as? [String])?.count == 5)
+        #expect(report["usersCreatedCount"] as? Int == 4)
         let lines = try #require(report["lines"] as? [[String: Any]])
         #expect(lines.count == 18)
         #expect(lines.last?["outcome"] as? String == "skipped")
         #expect((lines.last?["reason"] as? String)?.hasPrefix("repeats notification") == true)
         #expect(lines.first?["userId"] as? String == "ot-2000000100000201")
+        // The root was for that run only: the store still trusts none.
+        #expect(try storedesk(["trust", "list", "--db", store], home: home).stdout.hasPrefix("no trusted root"))
         // Again: every line is already there, and the store is still clean.
-        let again = try storedesk(["events", "import", Self.demoNotifications, "--db", store], home: home)
+        let again = try storedesk(["events", "import", Self.demoNotifications, "--db", store, "--trust-root", Self.demoRoot], home: home)
         #expect(again.status == 0)
         #expect(again.stdout.hasSuffix("imported 0, skipped 18, rejected 0 (\(Self.demoNotifications) → \(store))\n"))
         #expect(try storedesk(["check", "--db", store], home: home).status == 0)
@@ -63,6 +78,12 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let latest = try #require(state["latest"] as? [String: Any])
         #expect(latest["productId"] as? String == "com.storedesk.starvoyage.vip.yearly")
         #expect(latest["autoRenewProductId"] as? String == "com.storedesk.starvoyage.vip.monthly")
+        let events = try #require(state["events"] as? [[String: Any]])
+        #expect(events.allSatisfy { $0["verified"] as? Bool == true && $0["provenance"] as? String == "verified" })
+        let signer = try #require(events.first?["signer"] as? [String: Any])
+        #expect(signer["rootSubject"] as? String == "O=StoreDesk Demo,CN=StoreDesk Demo Root CA")
+        #expect(signer["rootIsAppleRootCAG3"] as? Bool == false)
+        #expect((signer["leafSerial"] as? String)?.isEmpty == false)
     }
 
     @Test func subsAnswersAtTheStoresClockOrAnyInstant() throws {
@@ -96,7 +117,12 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         #expect((refund["groups"] as? [[String: Any]])?.first?["status"] as? Int == 5)
         let events = try #require(refund["events"] as? [[String: Any]])
         #expect(events.map { $0["name"] as? String } == ["SUBSCRIBED/INITIAL_BUY", "REFUND"])
-        #expect(events.last?["provenance"] as? String == "unverified_jws")
+        #expect(events.last?["provenance"] as? String == "verified")
+        #expect(events.last?["verified"] as? Bool == true)
+        #expect((events.last?["trust"] as? String)?.hasSuffix("under 'O=StoreDesk Demo,CN=StoreDesk Demo Root CA' (not Apple's root)") == true)
+        // The demo's unsigned chain is marked decoded.
+        let decoded = try jsonObject(try storedesk(["subs", "2000000100000241", "--json"], home: home).stdout)
+        #expect((decoded["events"] as? [[String: Any]])?.allSatisfy { $0["provenance"] as? String == "decoded_json" && $0["signer"] is NSNull } == true)
         // Read aloud.
         let text = try storedesk(["subs", "10000013"], home: home)
         #expect(text.stdout.contains("grace period ends Thursday 26 November 2026, 12:00 UTC (in 6 days)"))
@@ -110,11 +136,11 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let store = try Self.seededStore(home)
         let demo = try String(contentsOfFile: Self.demoNotifications, encoding: .utf8).split(separator: "\n")
         let file = home.path("mixed.jsonl")
-        try ([String(demo[0]), "{\"notificationType\": ", String(demo[1]), "[1, 2, 3]"].joined(separator: "\n") + "\n")
+        try ([String(demo[14]), "{\"notificationType\": ", String(demo[15]), "[1, 2, 3]"].joined(separator: "\r\n") + "\r\n")
             .write(toFile: file, atomically: true, encoding: .utf8)
         let result = try storedesk(["events", "import", file, "--db", store], home: home)
         #expect(result.status == 2)
-        #expect(result.stdout == "imported 2, skipped 0, rejected 2 (\(file) → \(store)); new users: ot-2000000100000201\n")
+        #expect(result.stdout == "imported 2, skipped 0, rejected 2 (\(file) → \(store)); 2 decoded; new users: ot-2000000100000241\n")
         let errors = result.stderr.split(separator: "\n")
         #expect(errors.count == 2)
         #expect(errors.first?.hasPrefix("storedesk: \(file):2: not a JSON object") == true)
@@ -185,17 +211,18 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         let csv = home.path("export.csv")
         try "notification,date\nDID_RENEW,2026-11-01\n".write(toFile: csv, atomically: true, encoding: .utf8)
         let refused = home.path("refused.jsonl")
-        // Three readable lines, each for a product this store does not sell: nothing to write.
-        let demo = try String(contentsOfFile: Self.demoNotifications, encoding: .utf8).split(separator: "\n").prefix(3)
+        // Three readable (decoded) lines, each for a product this store does not sell: nothing to write.
+        let demo = try String(contentsOfFile: Self.demoNotifications, encoding: .utf8).split(separator: "\n")[14..<17]
         try demo.joined(separator: "\n").replacingOccurrences(of: "com.storedesk.", with: "com.elsewhere.")
             .write(toFile: refused, atomically: true, encoding: .utf8)
         let missing = home.path("missing.jsonl")
         let cases: [(arguments: [String], status: Int32, message: String)] = [
-            (["events", "import", missing], 1, "storedesk: \(missing): missing or unreadable"),
-            (["events", "import", png], 1, "storedesk: \(png): not UTF-8 text: expected JSON Lines of App Store notifications"),
+            (["events", "import", missing], 1, "storedesk: \(missing): missing, unreadable or not a regular file"),
+            (["events", "import", png], 1, "storedesk: \(png): no line is an App Store notification (line 1: the line is not UTF-8 text)"),
             (["events", "import", csv], 1, "storedesk: \(csv): no line is an App Store notification (line 1: not a JSON object"),
-            (["events", "import", home.url.path], 1, "storedesk: \(home.url.path): missing or unreadable"),
-            (["events", "import", refused], 2, "storedesk: \(refused):1: unknown product 'com.elsewhere.starvoyage.vip.monthly'"),
+            (["events", "import", home.url.path], 1, "storedesk: \(home.url.path): missing, unreadable or not a regular file"),
+            (["events", "import", csv, "--trust-root", png], 1, "storedesk: \(png): not a certificate (DER or PEM)"),
+            (["events", "import", refused], 2, "storedesk: \(refused):1: unknown product 'com.elsewhere.pocketgarden.plus.monthly'"),
             (["subs", "nobody"], 1, "storedesk: no user or original transaction id 'nobody'"),
             (["subs", "10000013", "--at", "yesterday"], 1,
              "storedesk: --at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got 'yesterday'"),
@@ -238,7 +265,8 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         try tmux.keys("/")
         try tmux.literal("2000000100000231")
         try tmux.waitFor("no subscription matches")
-        let imported = try storedesk(["events", "import", Self.demoNotifications, "--db", store], home: home)
+        let imported = try storedesk(
+            ["events", "import", Self.demoNotifications, "--db", store, "--trust-root", Self.demoRoot], home: home)
         #expect(imported.status == 0, "\(imported.stderr)")
         var screen = try tmux.waitFor("vip.yearly")
         try tmux.keys("Enter")

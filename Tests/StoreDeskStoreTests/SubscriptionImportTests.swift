@@ -349,25 +349,32 @@ let importStories: [ImportStory] = [
         #expect(Fixtures.checksum(path) == before)
     }
 
-    @Test func aFileThatCannotBeReadIsRefusedBeforeAnyStoreIsOpened() throws {
+    @Test func aFileThatIsNoNotificationsLeavesTheStoreUntouched() throws {
         let folder = TemporaryFolder()
+        let path = folder.path("demo.sqlite")
+        let store = try Fixtures.demoStore(at: path)
         let binary = folder.path("photo.png")
         try Data([0x89, 0x50, 0x4E, 0x47, 0xFF, 0xFE, 0x00, 0x01]).write(to: URL(fileURLWithPath: binary))
         let csv = folder.path("export.csv")
         try "uuid,type\n1,DID_RENEW\n".write(toFile: csv, atomically: true, encoding: .utf8)
-        #expect(throws: StoreError.dataFile(path: binary, message: "not UTF-8 text: expected JSON Lines of App Store notifications")) {
-            try AppDatabase.notificationLines(fromFile: binary)
+        #expect(throws: StoreError.dataFile(path: folder.path("none.jsonl"), message: "missing, unreadable or not a regular file")) {
+            try NotificationFile(path: folder.path("none.jsonl"))
         }
-        #expect(throws: StoreError.dataFile(path: folder.path("none.jsonl"), message: "missing or unreadable")) {
-            try AppDatabase.notificationLines(fromFile: folder.path("none.jsonl"))
+        #expect(throws: StoreError.dataFile(path: folder.path(""), message: "missing, unreadable or not a regular file")) {
+            try NotificationFile(path: folder.path(""))
+        }
+        let before = Fixtures.checksum(path)
+        #expect(throws: StoreError.dataFile(path: binary, message: "no line is an App Store notification (line 1: the line is not UTF-8 text)")) {
+            try store.importNotifications(from: NotificationFile(path: binary), source: "photo.png", importedAt: at("11-22"))
         }
         do {
-            _ = try AppDatabase.notificationLines(fromFile: csv)
+            _ = try store.importNotifications(from: NotificationFile(path: csv), source: "export.csv", importedAt: at("11-22"))
             Issue.record("a CSV file was read as notifications")
         } catch let error as StoreError {
             #expect(error.description.hasPrefix("\(csv): no line is an App Store notification (line 1: not a JSON object"))
             #expect(!error.description.contains("\n"))
         }
+        #expect(Fixtures.checksum(path) == before)
     }
 
     @Test func theDemoNotificationsAreImportedWithTheDemo() throws {
@@ -379,7 +386,7 @@ let importStories: [ImportStory] = [
         let states: [(String, String, SubscriptionState)] = [
             ("10000005", "2000000100000201", .active),  // grace, then recovery
             ("10000007", "2000000100000211", .expired),  // billing retry, then expiry
-            ("10000008", "2000000100000221", .revoked),  // refund (a raw signedPayload line)
+            ("10000008", "2000000100000221", .revoked),  // refund (signed by the demo chain)
             ("10000006", "2000000100000231", .active),  // upgrade, then a downgrade waiting for renewal
             ("10000036", "2000000100000241", .active),  // a free trial converted, then auto-renew off
         ]
@@ -389,7 +396,14 @@ let importStories: [ImportStory] = [
             #expect(try Self.row(store, original)?.state == state, "\(user)")
         }
         let refund = try store.subscriptionRecords(userId: "10000008").events.first { $0.notificationType == .refund }
-        #expect(refund?.provenance == .unverifiedJWS)
+        // The demo's signed lines are verified against the demo's own root (Data/Demo/trust-root.pem), which
+        // the demo store trusts; the chain the demo left decoded stays marked decoded.
+        #expect(refund?.provenance == .verified)
+        #expect(refund?.signer?.rootSHA256 == demo.trustRoots.first?.sha256)
+        #expect(refund?.signer?.isApple == false)
+        #expect(try store.trustRoots().map(\.sha256) == demo.trustRoots.map(\.sha256))
+        let decoded = try store.subscriptionRecords(userId: "10000036").events
+        #expect(!decoded.isEmpty && decoded.allSatisfy { $0.provenance == .decodedJSON })
         let names = SubscriptionTimeline(events: try store.subscriptionRecords(userId: "10000005").events).entries.map(\.name)
         #expect(names == [
             "SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_FAIL_TO_RENEW/GRACE_PERIOD", "DID_RENEW/BILLING_RECOVERY", "DID_RENEW",

@@ -148,6 +148,26 @@ import Testing
         try Golden.check(console.frame, named: "subscriptions-\(size)")
     }
 
+    /// How far a subscription's notifications are trusted, on the Subscriptions screen: a chain the demo
+    /// left unsigned reads "decoded, not signed" as a warning; one verified under the demo's own root says
+    /// so (test root), green, and names who signed it.
+    @Test func subscriptionsScreenSaysHowEachSubscriptionsNotificationsAreTrusted() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("subscriptions")
+        console.press(.character("j"), .character("j"))
+        try Golden.check(console.frame, named: "subscriptions-decoded-120x40")
+        func trustRow() throws -> Int {
+            try #require(console.text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("│ trust ") })
+        }
+        #expect(console.text.contains("3 decoded, not signed"))
+        #expect(console.frame.roles(row: try trustRow()).contains(.statusWarning))
+        for _ in 0..<6 { console.press(.character("j")) }
+        try Golden.check(console.frame, named: "subscriptions-verified-120x40")
+        #expect(console.text.contains("4 verified (test root)"))
+        #expect(console.text.contains("signed by"))
+        #expect(console.frame.roles(row: try trustRow()).contains(.statusSuccess))
+    }
+
     /// Grace period only, the second row selected, then the same screen a day later: its grace is over.
     @Test func subscriptionsScreenInGraceAsTheClockMoves() throws {
         let console = try ConsoleHarness(size: Size(width: 120, height: 40))

@@ -40,8 +40,13 @@ import Testing
         let badgeRow = try #require(text.split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains("● active         vip.yearly") })
         #expect(frame.roles(row: badgeRow).contains(.subscriptionActive))
         command(console, "user 10000008")
-        #expect(console.text.contains("REFUND unverified"))
+        // The demo's signed lines are verified by the demo's own root, and say it is not Apple's.
+        #expect(console.text.contains("2026-11-09 ✓ test REFUND"))
         #expect(console.text.contains("refunded 2026-11-09, reason: app issue; access removed"))
+        // A chain the demo left unsigned is marked decoded, on every line.
+        command(console, "user 10000036")
+        #expect(console.text.contains("2026-10-25 decoded SUBSCRIBED/INITIAL_BUY"))
+        #expect(console.text.contains("2026-11-15 decoded DID_CHANGE_RENEWAL_STATUS"))
     }
 
     @Test func theUserPaneMovesAsTheClockAdvances() throws {

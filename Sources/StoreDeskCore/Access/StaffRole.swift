@@ -32,6 +32,8 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
     case editLoginConfiguration
     /// Drive the carrier's one-click login simulator.
     case driveOneTap
+    /// Add or remove the root certificates App Store signatures are verified against.
+    case editTrustRoots
     /// Add an app or change its settings (`apps add|set`).
     case editApps
     /// Import an app's catalogue from its StoreKit configuration (`catalog import`).
@@ -42,7 +44,8 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .revealPhone: [.support]
         case .resolveRestores: [.support, .developer]
-        case .driveSimulation, .driveSubscriptionDemo, .editLoginConfiguration, .driveOneTap, .editApps, .importCatalogue:
+        case .driveSimulation, .driveSubscriptionDemo, .editLoginConfiguration, .driveOneTap, .editTrustRoots, .editApps,
+            .importCatalogue:
             [.developer]
         }
     }
@@ -56,6 +59,7 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
         case .driveSubscriptionDemo: "driving a demo subscription needs the developer role"
         case .editLoginConfiguration: "only a developer may edit the login configuration"
         case .driveOneTap: "only a developer may drive the one-tap login simulator"
+        case .editTrustRoots: "only a developer may change the trusted roots"
         case .editApps: "only a developer may change an app's settings"
         case .importCatalogue: "only a developer may change an app's catalogue"
         }

@@ -100,6 +100,15 @@ public enum AppEnvironments: String, Hashable, Sendable, Codable, CaseIterable {
     case production
     case both
 
+    /// `Sandbox`, `Production` or `Sandbox and Production`, as an operator reads it.
+    public var spoken: String {
+        switch self {
+        case .both: "Sandbox and Production"
+        case .sandbox: "Sandbox"
+        case .production: "Production"
+        }
+    }
+
     /// Whether data signed in `environment` (`Production`, `Sandbox`) belongs to this app.
     public func takes(_ environment: StoreEnvironment) -> Bool {
         switch self {

@@ -8,65 +8,18 @@ import Foundation
 /// shape with `transactionInfo` and `renewalInfo` objects, so a simulated timeline exported as JSON Lines
 /// reads back unchanged.
 extension SubscriptionEvent: Codable {
-    private enum Keys: String, CodingKey {
+    enum Keys: String, CodingKey {
         case notificationType, subtype, notificationUUID, signedDate, version, data, signedPayload
     }
 
-    private enum DataKeys: String, CodingKey {
+    enum DataKeys: String, CodingKey {
         case appAppleId, bundleId, bundleVersion, environment, status
         case transactionInfo, renewalInfo, signedTransactionInfo, signedRenewalInfo
     }
 
+    /// Decodes the event alone; `NotificationLine` also keeps the JWS each part came in.
     public init(from decoder: Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        if let signed = try container.decodeIfPresent(String.self, forKey: .signedPayload) {
-            var event = try UnverifiedJWS(compact: signed).decodePayload(SubscriptionEvent.self)
-            event.provenance = .unverifiedJWS
-            self = event
-            return
-        }
-        notificationType = try container.decode(NotificationType.self, forKey: .notificationType)
-        let subtype = try container.decodeIfPresent(NotificationSubtype.self, forKey: .subtype)
-        self.subtype = subtype?.rawValue.isEmpty == true ? nil : subtype
-        notificationUUID = try container.decode(String.self, forKey: .notificationUUID)
-        signedDate = try container.decode(Instant.self, forKey: .signedDate)
-        version = try container.decodeIfPresent(String.self, forKey: .version)
-        provenance = .decodedJSON
-        appAppleId = nil
-        bundleId = nil
-        bundleVersion = nil
-        environment = nil
-        status = nil
-        transaction = nil
-        renewal = nil
-        guard container.contains(.data), try !container.decodeNil(forKey: .data) else { return }
-        let data = try container.nestedContainer(keyedBy: DataKeys.self, forKey: .data)
-        appAppleId = try data.decodeIfPresent(Int64.self, forKey: .appAppleId)
-        bundleId = try data.decodeIfPresent(String.self, forKey: .bundleId)
-        bundleVersion = try data.decodeIfPresent(String.self, forKey: .bundleVersion)
-        environment = try data.decodeIfPresent(String.self, forKey: .environment)
-        status = try data.decodeIfPresent(Int.self, forKey: .status)
-        var fromJWS = false
-        transaction = try Self.info(
-            TransactionInfo.self, in: data, keys: [.transactionInfo, .signedTransactionInfo], fromJWS: &fromJWS)
-        renewal = try Self.info(
-            RenewalInfo.self, in: data, keys: [.renewalInfo, .signedRenewalInfo], fromJWS: &fromJWS)
-        if fromJWS { provenance = .unverifiedJWS }
-    }
-
-    /// The first of `keys` present, as an object or as a JWS string whose payload is that object.
-    private static func info<T: Decodable>(
-        _ type: T.Type, in data: KeyedDecodingContainer<DataKeys>, keys: [DataKeys], fromJWS: inout Bool
-    ) throws -> T? {
-        for key in keys where data.contains(key) {
-            if try data.decodeNil(forKey: key) { continue }
-            if let compact = try? data.decode(String.self, forKey: key) {
-                fromJWS = true
-                return try UnverifiedJWS(compact: compact).decodePayload(type)
-            }
-            return try data.decode(type, forKey: key)
-        }
-        return nil
+        self = try NotificationLine(from: decoder).event
     }
 
     public func encode(to encoder: Encoder) throws {

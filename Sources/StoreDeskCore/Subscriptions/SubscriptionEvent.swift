@@ -29,14 +29,17 @@ public struct SubscriptionEvent: Hashable, Sendable, Identifiable {
     public var transaction: TransactionInfo?
     /// The decoded `signedRenewalInfo`.
     public var renewal: RenewalInfo?
-    /// Where the event came from; not part of Apple's JSON.
+    /// Where the event came from and how far it is trusted; not part of Apple's JSON.
     public var provenance: Provenance
+    /// Who signed it, when `provenance` is `.verified`: the trusted root and the leaf certificate.
+    public var signer: Signer?
 
     public init(
         notificationType: NotificationType, subtype: NotificationSubtype? = nil, notificationUUID: String,
         signedDate: Instant, version: String? = "2.0", appAppleId: Int64? = nil, bundleId: String? = nil,
         bundleVersion: String? = nil, environment: String? = nil, status: Int? = nil,
-        transaction: TransactionInfo? = nil, renewal: RenewalInfo? = nil, provenance: Provenance = .decodedJSON
+        transaction: TransactionInfo? = nil, renewal: RenewalInfo? = nil, provenance: Provenance = .decodedJSON,
+        signer: Signer? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -51,6 +54,7 @@ public struct SubscriptionEvent: Hashable, Sendable, Identifiable {
         self.transaction = transaction
         self.renewal = renewal
         self.provenance = provenance
+        self.signer = signer
     }
 
     public var id: String { notificationUUID }
@@ -66,14 +70,46 @@ public struct SubscriptionEvent: Hashable, Sendable, Identifiable {
         transaction?.originalTransactionId ?? renewal?.originalTransactionId
     }
 
-    /// How much to trust an event: nothing here verifies Apple's signature.
-    public enum Provenance: String, Hashable, Sendable, Codable {
+    /// How far an event is trusted: whether Apple's signature was verified, and if not, why not.
+    public enum Provenance: String, Hashable, Sendable, Codable, CaseIterable {
+        /// Signed, and verified as Apple's App Store Server Library verifies it: the chain to a configured
+        /// root at the signing date, Apple's OIDs, the ES256 signature, then the app (`signer` says who).
+        case verified
         /// Plain decoded-notification JSON; there was no signature to check.
         case decodedJSON = "decoded_json"
-        /// Taken from a JWS (`signedPayload` or a signed info string) without verifying the signature.
+        /// Signed, but the signature was not verified: the operator took it with `--allow-unverified`
+        /// (no trusted root), or it was imported before StoreDesk verified signatures.
         case unverifiedJWS = "unverified_jws"
+        /// From Xcode or StoreKit local testing (environment `Xcode` or `LocalTesting`): not signed by the
+        /// App Store, so, as Apple's library does, decoded without a signature check.
+        case storeKitTesting = "storekit_testing"
         /// Made by `SubscriptionSimulation`, never seen by Apple.
         case simulated
+
+        /// Whether the App Store's signature was checked and held.
+        public var isVerified: Bool { self == .verified }
+
+        /// One word or two, for counts: `14 verified, 3 decoded`.
+        public var shortLabel: String {
+            switch self {
+            case .verified: "verified"
+            case .decodedJSON: "decoded"
+            case .unverifiedJWS: "UNVERIFIED"
+            case .storeKitTesting: "StoreKit testing"
+            case .simulated: "simulated"
+            }
+        }
+
+        /// How the console and `subs` say it, short.
+        public var label: String {
+            switch self {
+            case .verified: "verified"
+            case .decodedJSON: "decoded, not signed"
+            case .unverifiedJWS: "signed, NOT verified"
+            case .storeKitTesting: "StoreKit testing, not signed by the App Store"
+            case .simulated: "simulated"
+            }
+        }
     }
 }
 

@@ -41,6 +41,14 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
             self.millis = millis
             return
         }
+        // Xcode's StoreKit testing writes fractions of a millisecond (1697679936049.7297): the whole
+        // milliseconds are the instant, as Apple's libraries read them.
+        if let millis = try? container.decode(Double.self), millis.isFinite,
+            millis >= -9.2e18, millis <= 9.2e18
+        {
+            self.millis = Int64(millis.rounded(.down))
+            return
+        }
         let text = try container.decode(String.self)
         guard let instant = Instant(iso8601: text) else {
             throw DecodingError.dataCorruptedError(

@@ -37,15 +37,42 @@ extension DetailText {
         let access = info.isEntitled ? "access: " + Self.shortProduct(info.productId) : "no access"
         line(Span("  since \(day(info.originalPurchaseDate)) · auto-renew \(info.autoRenew ? "on" : "off") · \(access)", .muted))
         if let offer = info.offerText { line(Span("  offer: " + offer, .muted)) }
+        if !events.isEmpty {
+            let trust = TrustSummary(events)
+            line(Span("  notifications: ", .muted), Span(trust.text, Self.role(trust)))
+        }
         for event in events { timelineLine(event, zone: zone, dateWidth: 10) }
     }
 
-    /// `2026-10-05 DID_FAIL_TO_RENEW/GRACE_PERIOD`, and a warning when it came signed but unverified.
+    /// `2026-10-05 ✓ DID_FAIL_TO_RENEW/GRACE_PERIOD`, marked by how far it is trusted: a check for a
+    /// verified signature, a word for anything else, never nothing, and before the name so a narrow pane
+    /// clips the name, not the mark: an unverified event never looks like a verified one.
     mutating func timelineLine(_ event: SubscriptionEvent, zone: TimeZone, dateWidth: Int) {
         let date = dateWidth > 10 ? event.signedDate.shortText(in: zone) : event.signedDate.dayText(in: zone)
-        var spans = [Span("  " + date + " ", .muted), Span(event.appleName, .detailValue)]
-        if event.provenance == .unverifiedJWS { spans.append(Span(" unverified", .statusWarning)) }
-        line(spans)
+        line([Span("  " + date + " ", .muted), Self.trustMark(event), Span(" " + event.appleName, .detailValue)])
+    }
+
+    /// How a subscription's notifications read together: green when all are verified, a warning when some
+    /// are decoded or from StoreKit testing, an error when some came signed but were not verified.
+    static func role(_ trust: TrustSummary) -> Role {
+        switch trust.weakest {
+        case .unverifiedJWS: .statusError
+        case .decodedJSON, .storeKitTesting: .statusWarning
+        case .verified: .statusSuccess
+        case .simulated, nil: .muted
+        }
+    }
+
+    /// The mark beside an event on a timeline. A chain to a root other than Apple's (the demo's, a test
+    /// CA) is marked `✓ test`: verified, but not by Apple.
+    static func trustMark(_ event: SubscriptionEvent) -> Span {
+        switch event.provenance {
+        case .verified: Span(event.signer?.isApple == true ? "✓" : "✓ test", .statusSuccess)
+        case .decodedJSON: Span("decoded", .statusWarning)
+        case .unverifiedJWS: Span("UNVERIFIED", .statusError)
+        case .storeKitTesting: Span("StoreKit test", .statusWarning)
+        case .simulated: Span("simulated", .muted)
+        }
     }
 
     /// `vip.monthly` for `com.storedesk.starvoyage.vip.monthly`: the last two parts, as the panes show products.

@@ -110,6 +110,12 @@ extension SubscriptionsScreen {
         }
         if let pending = info.pendingProductId { text.field("renews as", pending) }
         text.field("access", info.isEntitled ? "yes" : "no", info.isEntitled ? .subscriptionActive : .subscriptionExpired)
+        if !detail.events.isEmpty {
+            // How far the notifications behind this row are trusted, and who signed the verified ones.
+            let trust = TrustSummary(detail.events)
+            text.field("trust", trust.text, DetailText.role(trust))
+            for signer in trust.signers { text.wrapped("signed by", signer.description, width: width, .muted) }
+        }
         let signed = SubscriptionTimeline(events: detail.events.filter { $0.signedDate <= now })
         text.heading(signed.events.isEmpty ? "Timeline: none (the stored row, played to now)" : "Timeline (\(signed.events.count))")
         var timeline = DetailText(labelWidth: 4)

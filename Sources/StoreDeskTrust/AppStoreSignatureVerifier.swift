@@ -1,0 +1,217 @@
+import Crypto
+import Foundation
+import StoreDeskCore
+import X509
+
+/// Verifies App Store signed data (notifications, transaction and renewal infos) as Apple's App Store
+/// Server Library's `SignedDataVerifier` does with online checks off: `alg` ES256, an `x5c` of exactly
+/// three certificates, the leaf and intermediate validated by swift-certificates' `Verifier`
+/// (`RFC5280Policy` at the signing date, then `AppStoreOIDPolicy`) up to one of the configured roots, never
+/// to `x5c[2]` for being there, and the ES256 signature (raw r‖s) over `header.payload` with the leaf's key.
+/// Revocation (OCSP) needs the network and is not checked.
+///
+/// Each distinct header is read once and each distinct chain validated once (cached by its bytes, with
+/// the span of dates in which the whole chain is valid), so a file of a hundred thousand notifications
+/// signed by one chain costs one chain validation and a hundred thousand signature checks, which any
+/// number of threads may run at once.
+///
+///     let verifier = try AppStoreSignatureVerifier(roots: [appleRootCAG3])
+///     verifier.verify(jws, at: signedDate)   // .success(Signer) or .failure(SignatureFailure)
+public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sendable {
+    /// The configured roots, as the verifier's store and by subject for reports.
+    private let roots: CertificateStore
+    private let rootsByCertificate: [Certificate: TrustedRoot]
+    public let trustedRoots: [TrustedRoot]
+
+    // Guarded by `lock`: headers read (by their base64url text) and chains validated (by their two certificates' bytes).
+    private let lock = NSLock()
+    private var headers: [Substring: Result<ChainKey, SignatureFailure>] = [:]
+    private var chains: [ChainKey: ChainState] = [:]
+    /// How many chains were validated with swift-certificates (not answered from the cache).
+    public private(set) var chainValidations = 0
+
+    /// - Throws: `TrustRootFile.Problem` when a root's DER is not a certificate (a store row gone bad).
+    public init(roots: [TrustedRoot]) throws {
+        var certificates: [Certificate] = []
+        var byCertificate: [Certificate: TrustedRoot] = [:]
+        for root in roots {
+            guard let certificate = try? Certificate(derEncoded: root.der) else {
+                throw TrustRootFile.Problem(path: root.subject, reason: "the trusted root \(root.sha256) is not a certificate")
+            }
+            certificates.append(certificate)
+            byCertificate[certificate] = root
+        }
+        self.roots = CertificateStore(certificates)
+        self.rootsByCertificate = byCertificate
+        self.trustedRoots = roots
+    }
+
+    public func verify(_ jws: UnverifiedJWS, at instant: Instant) -> Result<Signer, SignatureFailure> {
+        let chain: ValidChain
+        switch validChain(for: jws, at: instant.date) {
+        case .success(let valid): chain = valid
+        case .failure(let failure): return .failure(failure)
+        }
+        guard let raw = UnverifiedJWS.base64URLDecode(jws.signature),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else {
+            return .failure(SignatureFailure(.signature, "the signature is not an ES256 r‖s pair of 64 bytes"))
+        }
+        guard chain.key.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
+            return .failure(SignatureFailure(.signature, "the ES256 signature does not match the leaf's key"))
+        }
+        return .success(chain.signer)
+    }
+
+    // MARK: - Chains
+
+    /// The leaf and intermediate of a header, by their bytes.
+    struct ChainKey: Hashable {
+        var leaf: [UInt8]
+        var intermediate: [UInt8]
+    }
+
+    /// A chain validated at some instant: who signs with it, with which key, and from when to when every
+    /// certificate in it is valid (outside that span it is validated again, and fails with the reason).
+    struct ValidChain {
+        var signer: Signer
+        var key: P256.Signing.PublicKey
+        var validFrom: Date
+        var validUntil: Date
+    }
+
+    enum ChainState {
+        case valid(ValidChain)
+        /// Fails whatever the date: not to a trusted root, an OID missing, not a P-256 leaf.
+        case refused(SignatureFailure)
+    }
+
+    private func validChain(for jws: UnverifiedJWS, at time: Date) -> Result<ValidChain, SignatureFailure> {
+        lock.lock()
+        defer { lock.unlock() }
+        let key: ChainKey
+        if let known = headers[jws.headerSegment] {
+            switch known {
+            case .success(let chainKey): key = chainKey
+            case .failure(let failure): return .failure(failure)
+            }
+        } else {
+            let read = Self.chainKey(header: jws.header)
+            headers[Substring(String(jws.headerSegment))] = read
+            switch read {
+            case .success(let chainKey): key = chainKey
+            case .failure(let failure): return .failure(failure)
+            }
+        }
+        switch chains[key] {
+        case .valid(let chain) where chain.validFrom <= time && time <= chain.validUntil: return .success(chain)
+        case .refused(let failure): return .failure(failure)
+        case .valid, nil: break
+        }
+        chainValidations += 1
+        switch validate(key, at: time) {
+        case .success(let chain):
+            chains[key] = .valid(chain)
+            return .success(chain)
+        case .failure(let failure):
+            if failure.check != .validity { chains[key] = .refused(failure) }
+            return .failure(failure)
+        }
+    }
+
+    /// The header's checks, as Apple's `ChainVerifier` makes them before any certificate is trusted.
+    static func chainKey(header: Data) -> Result<ChainKey, SignatureFailure> {
+        struct Header: Decodable {
+            var alg: String?
+            var x5c: [String]?
+        }
+        guard let decoded = try? JSONDecoder().decode(Header.self, from: header) else {
+            return .failure(SignatureFailure(.format, "the JWS header is not a JSON object with alg and x5c"))
+        }
+        guard let x5c = decoded.x5c else {
+            return .failure(SignatureFailure(.format, "the JWS header has no x5c certificate chain"))
+        }
+        guard decoded.alg == "ES256" else {
+            return .failure(SignatureFailure(.algorithm, "alg is \(decoded.alg.map { "'\($0)'" } ?? "missing"), not ES256"))
+        }
+        guard x5c.count == 3 else {
+            return .failure(
+                SignatureFailure(
+                    .chainLength,
+                    "x5c holds \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"), not 3 (leaf, intermediate, root)"))
+        }
+        var certificates: [[UInt8]] = []
+        for (index, text) in x5c.prefix(2).enumerated() {
+            guard let der = Data(base64Encoded: text), (try? Certificate(derEncoded: Array(der))) != nil else {
+                return .failure(SignatureFailure(.certificate, "x5c[\(index)] is not a certificate (base64 DER)"))
+            }
+            certificates.append(Array(der))
+        }
+        return .success(ChainKey(leaf: certificates[0], intermediate: certificates[1]))
+    }
+
+    /// Validates leaf → intermediate → a configured root at `time` with swift-certificates.
+    private func validate(_ key: ChainKey, at time: Date) -> Result<ValidChain, SignatureFailure> {
+        guard let leaf = try? Certificate(derEncoded: key.leaf),
+            let intermediate = try? Certificate(derEncoded: key.intermediate)
+        else {
+            return .failure(SignatureFailure(.certificate, "x5c holds a certificate that cannot be read"))
+        }
+        switch ChainValidation.validate(leaf: leaf, intermediate: intermediate, roots: roots, at: time) {
+        case .validCertificate(let chain):
+            guard let root = rootsByCertificate[chain.root] else {
+                return .failure(SignatureFailure(.untrustedRoot, "the chain ends at a root that is not configured"))
+            }
+            guard let key = P256.Signing.PublicKey(leaf.publicKey) else {
+                return .failure(SignatureFailure(.signature, "the leaf's key is not a P-256 key, so it cannot sign ES256"))
+            }
+            let signer = Signer(
+                rootSHA256: root.sha256, rootSubject: root.subject, leafSubject: leaf.subject.description,
+                leafSerial: Self.serial(leaf.serialNumber))
+            return .success(
+                ValidChain(
+                    signer: signer, key: key, validFrom: chain.map(\.notValidBefore).max() ?? time,
+                    validUntil: chain.map(\.notValidAfter).min() ?? time))
+        case .couldNotValidate(let failures):
+            return .failure(explain(failures, leaf: leaf, intermediate: intermediate, at: time))
+        }
+    }
+
+    /// Says which check the chain failed: swift-certificates decided, this only names it in one line.
+    private func explain(
+        _ failures: [CertificateValidationResult.PolicyFailure], leaf: Certificate, intermediate: Certificate, at time: Date
+    ) -> SignatureFailure {
+        guard let first = failures.first else {
+            guard leaf.issuer == intermediate.subject,
+                intermediate.publicKey.isValidSignature(leaf.signature, for: leaf)
+            else {
+                return SignatureFailure(.untrustedRoot, "x5c[0] ('\(leaf.subject)') was not issued by x5c[1] ('\(intermediate.subject)')")
+            }
+            let count = trustedRoots.count
+            return SignatureFailure(
+                .untrustedRoot,
+                "the chain does not lead to a trusted root: x5c[1] ('\(intermediate.subject)') was issued by none of "
+                    + "the \(count) trusted root\(count == 1 ? "" : "s") (x5c[2] is never trusted for being in the header)")
+        }
+        let reason = first.policyFailureReason.description
+        if reason.hasPrefix(AppStoreOIDPolicy.intermediateReason) { return SignatureFailure(.intermediateOID, reason) }
+        if reason.hasPrefix(AppStoreOIDPolicy.leafReason) { return SignatureFailure(.leafOID, reason) }
+        if reason.hasPrefix(AppStoreOIDPolicy.lengthReason) { return SignatureFailure(.chainLength, reason) }
+        for certificate in first.chain where !(certificate.notValidBefore <= time && time <= certificate.notValidAfter) {
+            return SignatureFailure(
+                .validity,
+                "certificate '\(certificate.subject)' is not valid at the signing date \(Instant(time).iso8601): "
+                    + "valid \(Instant(certificate.notValidBefore).iso8601) to \(Instant(certificate.notValidAfter).iso8601)")
+        }
+        let line = reason.split(whereSeparator: \.isNewline).first.map(String.init) ?? reason
+        return SignatureFailure(.chain, "the chain breaks RFC 5280: \(line.prefix(200))")
+    }
+
+    /// `0c`, `2d:c5:fc:88`: a serial number in colon-separated hex, two digits a byte.
+    static func serial(_ number: Certificate.SerialNumber) -> String { hex(number.bytes, separator: ":") }
+}
+
+extension Instant {
+    /// The same moment as a Foundation `Date`, as swift-certificates takes it.
+    var date: Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
+}

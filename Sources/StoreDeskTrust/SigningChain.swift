@@ -1,0 +1,187 @@
+import Crypto
+import Foundation
+import StoreDeskCore
+import SwiftASN1
+import X509
+
+/// A certificate chain shaped like Apple's App Store signing chain (root → intermediate with the WWDR OID
+/// → leaf with the receipt-signing OID, P-256, ES256), made on the spot, and the JWS it signs.
+///
+/// For the demo's signed notifications, the tests and the benchmarks: never Apple's chain, and its
+/// private keys live only as long as the value (the demo commits its root certificate alone).
+///
+///     let chain = try SigningChain(name: "StoreDesk demo")
+///     let jws = try chain.sign(payload)          // header {"alg":"ES256","x5c":[leaf, intermediate, root]}
+///     TrustedRoot(chain.root)                     // what a store must trust to verify it
+public struct SigningChain: @unchecked Sendable {
+    // swift-crypto does not mark P-256 keys Sendable; these are never mutated after `init`, and BoringSSL
+    // signs with a shared key from several threads (the benchmark signs on both cores).
+    public var root: Certificate
+    public var intermediate: Certificate
+    public var leaf: Certificate
+    public var rootKey: P256.Signing.PrivateKey
+    public var intermediateKey: P256.Signing.PrivateKey
+    public var leafKey: P256.Signing.PrivateKey
+
+    /// How to make a chain: the defaults are Apple's shape; tests turn one thing off at a time.
+    public struct Options: Sendable {
+        public var name: String
+        public var validFrom: Date
+        public var validUntil: Date
+        /// The leaf's own validity, when it differs from the chain's (an expired leaf).
+        public var leafValidity: ClosedRange<Date>?
+        public var intermediateOID = true
+        public var leafOID = true
+
+        public init(
+            name: String, validFrom: Date = Date(timeIntervalSince1970: 1_577_836_800),
+            validUntil: Date = Date(timeIntervalSince1970: 2_524_608_000), leafValidity: ClosedRange<Date>? = nil,
+            intermediateOID: Bool = true, leafOID: Bool = true
+        ) {
+            self.name = name
+            self.validFrom = validFrom
+            self.validUntil = validUntil
+            self.leafValidity = leafValidity
+            self.intermediateOID = intermediateOID
+            self.leafOID = leafOID
+        }
+    }
+
+    /// Makes a new chain with new keys. By default valid 2020-01-01 to 2050-01-01.
+    public init(name: String) throws { try self.init(Options(name: name)) }
+
+    public init(_ options: Options) throws {
+        rootKey = P256.Signing.PrivateKey()
+        intermediateKey = P256.Signing.PrivateKey()
+        leafKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName {
+            CommonName("\(options.name) Root CA")
+            OrganizationName(options.name)
+        }
+        let intermediateName = try DistinguishedName {
+            CommonName("\(options.name) Signing Intermediate")
+            OrganizationName(options.name)
+        }
+        let leafName = try DistinguishedName {
+            CommonName("\(options.name) Notification Signing")
+            OrganizationName(options.name)
+        }
+        root = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(rootKey.publicKey),
+            notValidBefore: options.validFrom, notValidAfter: options.validUntil, issuer: rootName, subject: rootName,
+            signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            },
+            issuerPrivateKey: .init(rootKey))
+        var intermediateExtensions = try Certificate.Extensions {
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+        }
+        if options.intermediateOID { try intermediateExtensions.append(Self.marker(AppStoreOIDPolicy.intermediateOID)) }
+        intermediate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(intermediateKey.publicKey),
+            notValidBefore: options.validFrom, notValidAfter: options.validUntil, issuer: rootName,
+            subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256, extensions: intermediateExtensions,
+            issuerPrivateKey: .init(rootKey))
+        var leafExtensions = try Certificate.Extensions {
+            BasicConstraints.notCertificateAuthority
+            Critical(KeyUsage(digitalSignature: true))
+        }
+        if options.leafOID { try leafExtensions.append(Self.marker(AppStoreOIDPolicy.leafOID)) }
+        let leafValidity = options.leafValidity ?? options.validFrom...options.validUntil
+        leaf = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(leafKey.publicKey),
+            notValidBefore: leafValidity.lowerBound, notValidAfter: leafValidity.upperBound, issuer: intermediateName,
+            subject: leafName, signatureAlgorithm: .ecdsaWithSHA256, extensions: leafExtensions,
+            issuerPrivateKey: .init(intermediateKey))
+    }
+
+    /// Apple's marker extensions hold an ASN.1 NULL.
+    private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {
+        Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
+    }
+
+    /// A certificate as `x5c` carries it: base64 (not base64url) DER.
+    public static func x5cEntry(_ certificate: Certificate) throws -> String {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return Data(serializer.serializedBytes).base64EncodedString()
+    }
+
+    /// `[leaf, intermediate, root]`, as Apple sends it.
+    public func x5c() throws -> [String] {
+        [try Self.x5cEntry(leaf), try Self.x5cEntry(intermediate), try Self.x5cEntry(root)]
+    }
+
+    /// The root as a PEM file's text, for `storedesk trust add`.
+    public func rootPEM() throws -> String { try root.serializeAsPEM().pemString + "\n" }
+
+    /// Whether `jws`'s ES256 signature verifies with this chain's leaf key, and nothing else (no header,
+    /// no chain): what the signatures alone cost, as a benchmark's floor.
+    public func isSignatureValid(_ jws: UnverifiedJWS) -> Bool {
+        guard let raw = UnverifiedJWS.base64URLDecode(jws.signature),
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
+        else { return false }
+        return leafKey.publicKey.isValidSignature(signature, for: Data(jws.signingInput.utf8))
+    }
+
+    /// Signs `payload` as a compact JWS. The defaults are Apple's header and this chain's leaf key; a
+    /// test passes another `alg`, `x5c` (nil leaves it out) or key to make one check fail on its own.
+    public func sign(
+        _ payload: Data, alg: String? = "ES256", x5c: [String]?? = .none, key: P256.Signing.PrivateKey? = nil
+    ) throws -> String {
+        struct Header: Encodable {
+            var alg: String?
+            var x5c: [String]?
+        }
+        let chain: [String]? = try x5c ?? self.x5c()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        let header = UnverifiedJWS.base64URLEncode(try encoder.encode(Header(alg: alg, x5c: chain)))
+        let input = header + "." + UnverifiedJWS.base64URLEncode(payload)
+        let signature = try (key ?? leafKey).signature(for: Data(input.utf8))
+        return input + "." + UnverifiedJWS.base64URLEncode(signature.rawRepresentation)
+    }
+}
+
+extension SigningChain {
+    /// `{"signedPayload": "<JWS>"}` for `event`, shaped as Apple sends it: the transaction and renewal
+    /// infos signed as JWS of their own (each with the notification's signing date and environment when
+    /// it has none) inside the signed notification. `infoChain` signs the infos instead (a test's
+    /// untrusted chain); `payloadEdit` changes the payload's JSON object before it is signed.
+    public func signedNotificationLine(
+        _ event: SubscriptionEvent, infoChain: SigningChain? = nil, payloadEdit: (inout [String: Any]) -> Void = { _ in }
+    ) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let infoSigner = infoChain ?? self
+        var data: [String: Any] = [:]
+        if let appAppleId = event.appAppleId { data["appAppleId"] = appAppleId }
+        if let bundleId = event.bundleId { data["bundleId"] = bundleId }
+        if let bundleVersion = event.bundleVersion { data["bundleVersion"] = bundleVersion }
+        if let environment = event.environment { data["environment"] = environment }
+        if let status = event.status { data["status"] = status }
+        if var transaction = event.transaction {
+            transaction.signedDate = transaction.signedDate ?? event.signedDate
+            transaction.environment = transaction.environment ?? event.environment
+            transaction.bundleId = transaction.bundleId ?? event.bundleId
+            data["signedTransactionInfo"] = try infoSigner.sign(try encoder.encode(transaction))
+        }
+        if var renewal = event.renewal {
+            renewal.signedDate = renewal.signedDate ?? event.signedDate
+            renewal.environment = renewal.environment ?? event.environment
+            data["signedRenewalInfo"] = try infoSigner.sign(try encoder.encode(renewal))
+        }
+        var payload: [String: Any] = [
+            "notificationType": event.notificationType.rawValue, "notificationUUID": event.notificationUUID,
+            "signedDate": event.signedDate.millis, "data": data,
+        ]
+        if let subtype = event.subtype { payload["subtype"] = subtype.rawValue }
+        if let version = event.version { payload["version"] = version }
+        payloadEdit(&payload)
+        let json = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes])
+        return String(decoding: try encoder.encode(["signedPayload": try sign(json)]), as: UTF8.self)
+    }
+}

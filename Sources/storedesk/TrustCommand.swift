@@ -1,0 +1,141 @@
+import ArgumentParser
+import Foundation
+import StoreDeskCore
+import StoreDeskStore
+import StoreDeskTrust
+
+/// `storedesk trust add|list|remove`: the root certificates App Store signatures are verified against.
+struct TrustCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trust", abstract: "The root certificates App Store signatures are verified against.",
+        discussion: """
+            App Store notifications, transactions and renewal infos are signed by a chain that ends at Apple \
+            Root CA - G3. Download it from https://www.apple.com/certificateauthority/ (AppleRootCA-G3.cer) \
+            and add it: storedesk trust add AppleRootCA-G3.cer --role developer. StoreDesk knows its SHA-256 \
+            (\(TrustedRoot.spaced(TrustedRoot.appleRootCAG3SHA256))) and refuses a file that calls itself \
+            Apple's root but is not it. Revocation (OCSP) is not checked: it needs the network.
+            """,
+        subcommands: [Add.self, List.self, Remove.self])
+
+    /// Reads a root file for `trust add` or `events import --trust-root`; refuses a file that presents
+    /// itself as Apple's root but is not Apple Root CA - G3.
+    static func readRoot(_ path: String) throws -> TrustedRoot {
+        let root: TrustedRoot
+        do {
+            root = try TrustRootFile.read(path: path)
+        } catch {
+            throw StoreError.invalidArgument(error.description)
+        }
+        if root.claimsToBeApple, !root.isAppleRootCAG3 {
+            throw StoreError.invalidArgument(
+                "\(path) is not Apple Root CA - G3: its subject is '\(root.subject)' and its SHA-256 is "
+                    + "\(TrustedRoot.spaced(root.sha256)); Apple's is \(TrustedRoot.spaced(TrustedRoot.appleRootCAG3SHA256)) "
+                    + "(download it from https://www.apple.com/certificateauthority/)")
+        }
+        return root
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Trust a root certificate (DER or PEM). Developers only.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var staff: StaffOptions
+        @Argument(help: "The root certificate file, DER (.cer) or PEM.") var file: String
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let stored = try reporting { () throws -> TrustedRoot in
+                let member = try staff.staff.member("trust add", may: .editTrustRoots)
+                let root = try TrustCommand.readRoot(file)
+                return try store.open(.readWrite).addTrustRoot(root, by: member, at: Instant(Date()))
+            }
+            if json { return try printJSON(TrustRootJSON(TrustRootUse(root: stored, verifiedNotifications: 0))) }
+            print("trusted root \(stored.id.map(String.init) ?? "?"): \(stored.subject)")
+            print("  SHA-256 \(TrustedRoot.spaced(stored.sha256))")
+            print("  " + TrustRootText.whose(stored))
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "The trusted roots, and how many stored notifications each verified.")
+        @OptionGroup var store: StoreOptions
+        @Flag(help: "Print the result as JSON.") var json = false
+
+        func run() throws {
+            let uses = try reporting { try store.open(.readOnly).trustRootUses() }
+            if json { return try printJSON(["roots": uses.map(TrustRootJSON.init)]) }
+            print(TrustRootText.list(uses))
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove",
+            abstract: "Stop trusting a root (its id from `trust list`, or a SHA-256 prefix). Developers only.",
+            discussion: "Notifications it verified stay marked verified by it: they were, when imported.")
+        @OptionGroup var store: StoreOptions
+        @OptionGroup var staff: StaffOptions
+        @Argument(help: "The root's id, or the start of its SHA-256 (8 hex digits or more).") var id: String
+
+        func run() throws {
+            let removed = try reporting { () throws -> TrustedRoot in
+                let member = try staff.staff.member("trust remove", may: .editTrustRoots)
+                return try store.open(.readWrite).removeTrustRoot(id, by: member, at: Instant(Date()))
+            }
+            print("no longer trusted: root \(removed.id.map(String.init) ?? id), \(removed.subject)")
+        }
+    }
+}
+
+/// `trust list` and `trust add` as text.
+enum TrustRootText {
+    /// Whether a root is Apple's, said plainly.
+    static func whose(_ root: TrustedRoot) -> String {
+        root.isAppleRootCAG3
+            ? "Apple Root CA - G3: the fingerprint matches Apple's"
+            : "not Apple's root: what it verifies is shown as verified by '\(root.subject)', not by Apple"
+    }
+
+    static func list(_ uses: [TrustRootUse]) -> String {
+        guard !uses.isEmpty else {
+            return "no trusted root: signed notifications are refused until one is added "
+                + "(storedesk trust add AppleRootCA-G3.cer --role developer; https://www.apple.com/certificateauthority/)"
+        }
+        return uses.map { use in
+            let root = use.root
+            let added = root.addedAt.map { " · added \($0.iso8601)" + (root.addedBy.map { " by \($0)" } ?? "") } ?? ""
+            return """
+                \(root.id.map(String.init) ?? "-")  \(root.subject)
+                   SHA-256 \(TrustedRoot.spaced(root.sha256))
+                   \(whose(root))
+                   valid \(root.notValidBefore.iso8601) to \(root.notValidAfter.iso8601)\(added) · verified \(use.verifiedNotifications) stored notification\(use.verifiedNotifications == 1 ? "" : "s")
+                """
+        }.joined(separator: "\n")
+    }
+}
+
+/// One root as `trust list --json` and `trust add --json` print it.
+struct TrustRootJSON: Encodable {
+    var id: Int64?
+    var sha256: String
+    var subject: String
+    var isAppleRootCAG3: Bool
+    var notValidBefore: String
+    var notValidAfter: String
+    @NullWhenAbsent var addedAt: String?
+    @NullWhenAbsent var addedBy: String?
+    var verifiedNotifications: Int
+
+    init(_ use: TrustRootUse) {
+        id = use.root.id
+        sha256 = use.root.sha256
+        subject = use.root.subject
+        isAppleRootCAG3 = use.root.isAppleRootCAG3
+        notValidBefore = use.root.notValidBefore.iso8601
+        notValidAfter = use.root.notValidAfter.iso8601
+        addedAt = use.root.addedAt?.iso8601
+        addedBy = use.root.addedBy
+        verifiedNotifications = use.verifiedNotifications
+    }
+}
