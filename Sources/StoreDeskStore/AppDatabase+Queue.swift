@@ -76,12 +76,13 @@ extension AppDatabase {
                 arguments: [limit])
             var deliveries = CallbackDeliveries()
             while let row = try rows.next() {
-                guard let url: String = row["url"] else { continue }
+                // `column` throws where `row["…"]` traps: a store edited by hand can hold text where a number belongs.
+                guard let url: String = try row.column("url") else { continue }
                 deliveries.record(
                     CallbackAttempt(
-                        orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: row["verdict"], reason: "",
-                        reply: row["reply"], receivedAt: Instant(millis: 0), url: url, httpStatus: row["http_status"],
-                        latencyMicros: row["latency_us"]))
+                        orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: try row.column("verdict"), reason: "",
+                        reply: try row.column("reply"), receivedAt: Instant(millis: 0), url: url, httpStatus: try row.column("http_status"),
+                        latencyMicros: try row.column("latency_us")))
             }
             return deliveries
         }

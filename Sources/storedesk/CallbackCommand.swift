@@ -66,7 +66,7 @@ struct CallbackSignCommand: ParsableCommand {
 
     func run() throws {
         let appKey = try key.checked()
-        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        let input = String(decoding: try reporting { try CallbackInput.standardInput() }, as: UTF8.self)
         let callback = try reporting { try TypedCallback(fields: try CallbackInput.fields(fromLines: input), appKey: appKey) }
         print(callback.body)
     }
@@ -86,7 +86,7 @@ struct CallbackVerifyCommand: ParsableCommand {
 
     func run() throws {
         let appKey = try key.checked()
-        let bytes = CallbackInput.body(from: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
+        let bytes = CallbackInput.body(from: [UInt8](try reporting { try CallbackInput.standardInput() }))
         let check = CallbackSignature.verify(bodyBytes: bytes, appKey: appKey)
         try output.show(CallbackVerifyReport(check: check))
         if !check.isValid { throw ExitCode(1) }
@@ -116,6 +116,25 @@ enum CallbackInput {
                 TypedCallback.Field(line: index + 1, name: String(line[..<equals]), value: String(line[line.index(after: equals)...])))
         }
         return fields
+    }
+
+    /// The most standard input may hold: `serve` takes bodies of at most 16 MiB, and PHP's own
+    /// `post_max_size` is 8 MiB by default. Without a bound, `yes | storedesk callback verify` would
+    /// read until memory ran out.
+    static let inputLimit = 16 * 1024 * 1024
+
+    /// Standard input, all of it, or an error when it holds more than `inputLimit` bytes.
+    static func standardInput() throws -> Data {
+        let data: Data
+        do {
+            data = try FileHandle.standardInput.read(upToCount: inputLimit + 1) ?? Data()
+        } catch {
+            throw StoreError.invalidArgument("standard input cannot be read: \(error.localizedDescription)")
+        }
+        guard data.count <= inputLimit else {
+            throw StoreError.invalidArgument("standard input holds more than 16 MiB: a callback body is at most that (serve's --max-body)")
+        }
+        return data
     }
 
     /// The body without the line ending a shell adds (`echo`, here-strings).

@@ -81,6 +81,13 @@ import Testing
         let write = try Binary.run(["simulate", "--seconds", "1", "--rate", "5", "--db", nokey], home: home, environment: env)
         Self.expectOneLineError(write, naming: nokey, "simulate on a store without the user key")
         #expect(write.stderr.contains("foreign key mismatch"))
+        // The demo's notifications cannot be stored there: before, one line per notification (exit 2); the
+        // store's fault is one line naming it, and the import is rolled back whole.
+        let before = try Self.sql(nokey, "SELECT COUNT(*) FROM subscription_event")
+        let demo = try Binary.run(["events", "simulate", "10000004", "--role", "developer", "--db", nokey], home: home, environment: env)
+        Self.expectOneLineError(demo, naming: nokey, "events simulate on a store without the user key")
+        #expect(demo.stderr.contains("foreign key mismatch"))
+        #expect(try Self.sql(nokey, "SELECT COUNT(*) FROM subscription_event") == before)
         let check = try Binary.run(["check", "--db", nokey], home: home)
         #expect(check.status == 1)
         #expect(check.stdout.contains("schema_key_missing: table user has no unique key on id"))
@@ -117,7 +124,7 @@ import Testing
         try tmux.literal("10000004")
         try tmux.keys("Enter")
         let screen = try tmux.waitFor("foreign key mismatch")
-        #expect(screen.contains("demo notification refused: the store refused it: foreign key mismatch"))
+        #expect(screen.contains("nokey.sqlite is damaged: SQLite says: foreign key mismatch"), "\(screen)")
         try tmux.keys("q")
         let after = Self.afterExit(marker)
         #expect(after.hasPrefix("EXIT=0\n"), "\(after)")
@@ -223,6 +230,28 @@ import Testing
         }
     }
 
+    /// Inputs that never end and a log file nobody reads: each refused at once in one line.
+    @Test func endlessInputsAreRefused() throws {
+        let home = TemporaryHome()
+        let store = try Self.demoStore(home)
+        for command in ["callback verify --app-key k3y", "callback sign --app-key k3y"] {
+            let (status, output) = try shell("head -c 17000000 /dev/zero | tr '\\0' a | timeout 60 \(Binary.path) \(command)")
+            #expect(status == 1, "\(command): \(status) \(output)")
+            #expect(output == "storedesk: standard input holds more than 16 MiB: a callback body is at most that (serve's --max-body)\n", "\(command)")
+        }
+        let zero = try Binary.run(["events", "import", "/dev/zero", "--db", store], home: home, timeout: 30)
+        Self.expectOneLineError(zero, naming: "/dev/zero", "events import /dev/zero")
+        #expect(zero.stderr.contains("not a regular file"))
+        let folder = try Binary.run(["events", "import", home.url.path, "--db", store], home: home, timeout: 30)
+        Self.expectOneLineError(folder, "events import of a directory")
+        #expect(folder.stderr.contains("not a regular file"))
+        let fifo = home.path("log.fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let serve = try Binary.run(["serve", "--listen", "127.0.0.1:0", "--log", fifo, "--db", store], home: home, timeout: 30)
+        Self.expectOneLineError(serve, naming: fifo, "serve --log on a fifo nobody reads")
+        #expect(serve.stderr.contains("a fifo nobody reads"))
+    }
+
     // MARK: - Item 4: import
 
     /// One notification line from the demo's first, with its transaction's dates changed.
@@ -230,6 +259,22 @@ import Testing
         let file = Binary.repository.appendingPathComponent("Data/Demo/notifications.jsonl")
         let first = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")[0]
         var note = try #require(try JSONSerialization.jsonObject(with: Data(first.utf8)) as? [String: Any])
+        // The demo's lines are signed: take the notification and its transaction and renewal out of their
+        // JWS, so the line can be changed (a decoded line, imported as such).
+        func payload(_ jws: Any?) throws -> [String: Any] {
+            let part = try #require((jws as? String)?.split(separator: ".").dropFirst().first)
+            var text = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            text += String(repeating: "=", count: (4 - text.count % 4) % 4)
+            let bytes = try #require(Data(base64Encoded: text))
+            return try #require(try JSONSerialization.jsonObject(with: bytes) as? [String: Any])
+        }
+        if let signed = note["signedPayload"] {
+            note = try payload(signed)
+            var data = note["data"] as? [String: Any] ?? [:]
+            data["transactionInfo"] = try payload(data.removeValue(forKey: "signedTransactionInfo"))
+            data["renewalInfo"] = try payload(data.removeValue(forKey: "signedRenewalInfo"))
+            note["data"] = data
+        }
         note["notificationUUID"] = "00000000-0000-4000-8000-\(String(format: "%012ld", uuid))"
         var data = note["data"] as? [String: Any] ?? [:]
         var transaction = data["transactionInfo"] as? [String: Any] ?? [:]
@@ -258,14 +303,15 @@ import Testing
             ("is after the notification was signed", { $0["purchaseDate"] = Int64.max; $0["originalPurchaseDate"] = Int64.max }),
             ("has no expiresDate", { $0.removeValue(forKey: "expiresDate") }),
             ("is not after purchaseDate", { $0["expiresDate"] = purchase - 1000 }),
+            ("is not a whole number of milliseconds", { $0["expiresDate"] = 1.5e300 }),
         ]
         let lines = try bad.enumerated().map { try Self.notification(uuid: $0.offset, chain: "99000\($0.offset)", $0.element.1) }
         try (lines.joined(separator: "\n") + "\n").write(toFile: home.path("bad.jsonl"), atomically: true, encoding: .utf8)
         let result = try Binary.run(["events", "import", home.path("bad.jsonl"), "--db", store], home: home)
         #expect(result.status == 2)
-        #expect(result.stdout.contains("imported 0, skipped 0, rejected 8"))
+        #expect(result.stdout.contains("imported 0, skipped 0, rejected 9"))
         let reasons = result.stderr.split(separator: "\n")
-        try #require(reasons.count == 8, "\(result.stderr)")
+        try #require(reasons.count == 9, "\(result.stderr)")
         for (index, (reason, _)) in bad.enumerated() {
             #expect(reasons[index].hasPrefix("storedesk: \(home.path("bad.jsonl")):\(index + 1): "), "\(reasons[index])")
             #expect(reasons[index].contains(reason), "\(reasons[index]) should say \(reason)")

@@ -49,6 +49,10 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
             self.millis = Int64(millis.rounded(.down))
             return
         }
+        if let number = try? container.decode(Double.self) {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(number) is not a whole number of milliseconds (at most 19 digits)")
+        }
         let text = try container.decode(String.self)
         guard let instant = Instant(iso8601: text) else {
             throw DecodingError.dataCorruptedError(
