@@ -32,24 +32,25 @@ struct EventsCommand: ParsableCommand {
         var trustRoots: [String] = []
         @Flag(help: "With no trusted root, take signed lines without verifying them (marked unverified).")
         var allowUnverified = false
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
-            var output = ImportOutput(file: file, json: json)
+            // Printed line by line as the import decides them, not as one report at the end.
+            var printer = ImportOutput(file: file, json: output.json)
             let report = try reporting { () throws -> NotificationImport.Report in
                 // The file and the roots are read before the store is opened: a file that cannot be read at
                 // all leaves the store as it was.
                 let notifications = try NotificationFile(path: file)
                 let roots = try trustRoots.map(TrustCommand.readRoot)
                 let database = try store.open(.readWrite)
-                output.store = database.path
+                printer.store = database.path
                 let report = try database.importNotifications(
                     from: notifications, extraRoots: roots, allowUnverified: allowUnverified, source: notifications.name,
                     importedAt: Instant(Date())
-                ) { line in output.line(line) }
+                ) { line in printer.line(line) }
                 return report
             }
-            output.finish(report)
+            printer.finish(report)
             if report.rejected > 0 { throw ExitCode(2) }
         }
     }

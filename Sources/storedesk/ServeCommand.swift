@@ -7,13 +7,15 @@ import StoreDeskStore
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), GET /healthz.",
+        abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), POST /notifications, GET /healthz.",
         discussion: """
             A callback is verified with its app's AppKey (found by client_id) exactly as `callback verify` \
             does, de-duplicated by order_id, granted by the platform's rules and committed before the reply: \
             success (also for a repeat) or fail. One log line per request on stderr (or --log), the AppKey \
-            never shown and phone numbers masked. SIGTERM or SIGINT stops it gracefully: requests in flight \
-            finish and commit.
+            never shown and phone numbers masked. POST /notifications takes an App Store Server Notification \
+            V2 ({"signedPayload": ...}), verified with the store's trusted roots (`trust add`) and imported \
+            before the reply: 200, or 4xx with nothing stored. SIGTERM or SIGINT stops it gracefully: \
+            requests in flight finish and commit.
             """)
 
     @Option(help: ArgumentHelp("Where to listen (loopback by default; port 0 picks a free one).", valueName: "host:port"))
@@ -53,7 +55,7 @@ struct ServeCommand: ParsableCommand {
             try waitFor {
                 try await server.run { port in
                     FileHandle.standardOutput.write(
-                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, GET /healthz), store \(path)\n".utf8))
+                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, GET /healthz), store \(path)\n".utf8))
                 }
             }
         }

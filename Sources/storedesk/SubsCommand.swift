@@ -14,7 +14,7 @@ struct SubsCommand: ParsableCommand {
     @Argument(help: "A user id, or the original transaction id of one of the player's subscriptions.") var user: String
     @Option(help: "The instant, ISO-8601 (default: the store's clock).") var at: String?
     @Option(help: "Also say whether this product gives access at that instant.") var product: String?
-    @Flag(help: "Print the result as JSON.") var json = false
+    @OptionGroup var output: OutputOptions
 
     func run() throws {
         let (owner, records, instant) = try reporting { () throws -> (User, SubscriptionRecords, Instant) in
@@ -34,43 +34,7 @@ struct SubsCommand: ParsableCommand {
         }
         let snapshot = records.snapshot(at: instant)
         let timeline = SubscriptionTimeline(events: records.events.filter { $0.signedDate <= instant })
-        if json {
-            try printJSON(SubsJSON(user: owner, snapshot: snapshot, product: product, timeline: timeline))
-            return
-        }
-        let zone = TimeZone.local
-        let spoken = { (date: Instant) in date.spokenText(in: zone) }
-        let aloud = { (date: Instant) in spoken(date) + " (" + date.relativeText(from: instant) + ")" }
-        func field(_ label: String, _ value: String) { print("  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value) }
-        print("\(owner.displayName) (\(owner.id)) at \(spoken(instant))")
-        let valid = snapshot.valid.count
-        field("unlocked", snapshot.unlocked ? "yes (\(valid) valid subscription\(valid == 1 ? "" : "s"))" : "no")
-        field("in grace period", snapshot.inGracePeriod ? "yes: ask the player to fix their payment method" : "no")
-        field("first subscribed", snapshot.originalTransactionDate.map(spoken) ?? "-")
-        field("current expiry", snapshot.currentExpiresDate.map(aloud) ?? "-")
-        field("grace period ends", snapshot.gracePeriodExpiresDate.map(aloud) ?? "-")
-        let groups = snapshot.groups.map { "\($0.groupId): \($0.state.name) (\($0.state.appleStatus))" }
-        field("groups", groups.isEmpty ? "-" : groups.joined(separator: ", "))
-        if let product { field("product", "\(product): " + (snapshot.isProductValid(product) ? "valid" : "not valid")) }
-        for info in snapshot.all.reversed() {
-            print("")
-            print("  ● \(info.state.name)  \(info.productId)  (original transaction \(info.originalTransactionId))")
-            print("      " + info.standing(aloud))
-            print("      first bought \(spoken(info.originalPurchaseDate)); this period began \(spoken(info.purchaseDate))")
-            print("      auto-renew \(info.autoRenew ? "on" : "off")" + (info.offerText.map { "; offer: " + $0 } ?? "")
-                + "; access: " + (info.isEntitled ? "yes" : "no"))
-        }
-        let entries = timeline.entries
-        if !entries.isEmpty {
-            print("")
-            print("  timeline (\(entries.count) notification\(entries.count == 1 ? "" : "s"))")
-            let width = entries.map(\.name.count).max() ?? 0
-            for (entry, event) in zip(entries, timeline.events) {
-                print(
-                    "    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
-                        + "\(entry.summary)  [\(event.trustMark)]")
-            }
-        }
+        try output.show(SubsReport(owner: owner, snapshot: snapshot, timeline: timeline, instant: instant, product: product, zone: .local))
     }
 }
 
@@ -199,5 +163,55 @@ struct SubsJSON: Encodable {
             originalTransactionId = entry.originalTransactionId
             productId = entry.productId
         }
+    }
+}
+
+/// `subs`: a player's subscriptions at an instant, each group's status, and the notifications so far.
+struct SubsReport: CommandReport {
+    var owner: User
+    var snapshot: SubscriptionSnapshot
+    var timeline: SubscriptionTimeline
+    var instant: Instant
+    var product: String?
+    var zone: TimeZone
+
+    var json: SubsJSON { SubsJSON(user: owner, snapshot: snapshot, product: product, timeline: timeline) }
+
+    var text: String {
+        var lines: [String] = []
+        func out(_ line: String) { lines.append(line) }
+        let spoken = { (date: Instant) in date.spokenText(in: zone) }
+        let aloud = { (date: Instant) in spoken(date) + " (" + date.relativeText(from: instant) + ")" }
+        func field(_ label: String, _ value: String) { out("  " + label.padding(toLength: 18, withPad: " ", startingAt: 0) + value) }
+        out("\(owner.displayName) (\(owner.id)) at \(spoken(instant))")
+        let valid = snapshot.valid.count
+        field("unlocked", snapshot.unlocked ? "yes (\(valid) valid subscription\(valid == 1 ? "" : "s"))" : "no")
+        field("in grace period", snapshot.inGracePeriod ? "yes: ask the player to fix their payment method" : "no")
+        field("first subscribed", snapshot.originalTransactionDate.map(spoken) ?? "-")
+        field("current expiry", snapshot.currentExpiresDate.map(aloud) ?? "-")
+        field("grace period ends", snapshot.gracePeriodExpiresDate.map(aloud) ?? "-")
+        let groups = snapshot.groups.map { "\($0.groupId): \($0.state.name) (\($0.state.appleStatus))" }
+        field("groups", groups.isEmpty ? "-" : groups.joined(separator: ", "))
+        if let product { field("product", "\(product): " + (snapshot.isProductValid(product) ? "valid" : "not valid")) }
+        for info in snapshot.all.reversed() {
+            out("")
+            out("  ● \(info.state.name)  \(info.productId)  (original transaction \(info.originalTransactionId))")
+            out("      " + info.standing(aloud))
+            out("      first bought \(spoken(info.originalPurchaseDate)); this period began \(spoken(info.purchaseDate))")
+            out("      auto-renew \(info.autoRenew ? "on" : "off")" + (info.offerText.map { "; offer: " + $0 } ?? "")
+                + "; access: " + (info.isEntitled ? "yes" : "no"))
+        }
+        let entries = timeline.entries
+        if !entries.isEmpty {
+            out("")
+            out("  timeline (\(entries.count) notification\(entries.count == 1 ? "" : "s"))")
+            let width = entries.map(\.name.count).max() ?? 0
+            for (entry, event) in zip(entries, timeline.events) {
+                out(
+                    "    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
+                        + "\(entry.summary)  [\(event.trustMark)]")
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 }

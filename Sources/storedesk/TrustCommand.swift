@@ -41,7 +41,7 @@ struct TrustCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The root certificate file, DER (.cer) or PEM.") var file: String
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let stored = try reporting { () throws -> TrustedRoot in
@@ -49,10 +49,7 @@ struct TrustCommand: ParsableCommand {
                 let root = try TrustCommand.readRoot(file)
                 return try store.open(.readWrite).addTrustRoot(root, by: member, at: Instant(Date()))
             }
-            if json { return try printJSON(TrustRootJSON(TrustRootUse(root: stored, verifiedNotifications: 0))) }
-            print("trusted root \(stored.id.map(String.init) ?? "?"): \(stored.subject)")
-            print("  SHA-256 \(TrustedRoot.spaced(stored.sha256))")
-            print("  " + TrustRootText.whose(stored))
+            try output.show(TrustRootAddedReport(root: stored))
         }
     }
 
@@ -60,12 +57,11 @@ struct TrustCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "The trusted roots, and how many stored notifications each verified.")
         @OptionGroup var store: StoreOptions
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let uses = try reporting { try store.open(.readOnly).trustRootUses() }
-            if json { return try printJSON(["roots": uses.map(TrustRootJSON.init)]) }
-            print(TrustRootText.list(uses))
+            try output.show(TrustRootListReport(uses: uses))
         }
     }
 
@@ -85,57 +81,5 @@ struct TrustCommand: ParsableCommand {
             }
             print("no longer trusted: root \(removed.id.map(String.init) ?? id), \(removed.subject)")
         }
-    }
-}
-
-/// `trust list` and `trust add` as text.
-enum TrustRootText {
-    /// Whether a root is Apple's, said plainly.
-    static func whose(_ root: TrustedRoot) -> String {
-        root.isAppleRootCAG3
-            ? "Apple Root CA - G3: the fingerprint matches Apple's"
-            : "not Apple's root: what it verifies is shown as verified by '\(root.subject)', not by Apple"
-    }
-
-    static func list(_ uses: [TrustRootUse]) -> String {
-        guard !uses.isEmpty else {
-            return "no trusted root: signed notifications are refused until one is added "
-                + "(storedesk trust add AppleRootCA-G3.cer --role developer; https://www.apple.com/certificateauthority/)"
-        }
-        return uses.map { use in
-            let root = use.root
-            let added = root.addedAt.map { " · added \($0.iso8601)" + (root.addedBy.map { " by \($0)" } ?? "") } ?? ""
-            return """
-                \(root.id.map(String.init) ?? "-")  \(root.subject)
-                   SHA-256 \(TrustedRoot.spaced(root.sha256))
-                   \(whose(root))
-                   valid \(root.notValidBefore.iso8601) to \(root.notValidAfter.iso8601)\(added) · verified \(use.verifiedNotifications) stored notification\(use.verifiedNotifications == 1 ? "" : "s")
-                """
-        }.joined(separator: "\n")
-    }
-}
-
-/// One root as `trust list --json` and `trust add --json` print it.
-struct TrustRootJSON: Encodable {
-    var id: Int64?
-    var sha256: String
-    var subject: String
-    var isAppleRootCAG3: Bool
-    var notValidBefore: String
-    var notValidAfter: String
-    @NullWhenAbsent var addedAt: String?
-    @NullWhenAbsent var addedBy: String?
-    var verifiedNotifications: Int
-
-    init(_ use: TrustRootUse) {
-        id = use.root.id
-        sha256 = use.root.sha256
-        subject = use.root.subject
-        isAppleRootCAG3 = use.root.isAppleRootCAG3
-        notValidBefore = use.root.notValidBefore.iso8601
-        notValidAfter = use.root.notValidAfter.iso8601
-        addedAt = use.root.addedAt?.iso8601
-        addedBy = use.root.addedBy
-        verifiedNotifications = use.verifiedNotifications
     }
 }
