@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
-            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI"],
+            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust"],
             resources: [.copy("GameServer")]),
     ],
     swiftLanguageModes: [.v6]

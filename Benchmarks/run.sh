@@ -70,3 +70,6 @@ done
 
 echo "== payment queue (headless pipeline beside raw SQLite inserts of the same rows, same run)"
 for run in 1 2 3; do "$BIN" bench queue --transactions 20000 | sed 's/^/  /'; done
+
+echo "== events import (100,000 notifications, decoded and verified, beside SQLite's json_extract insert and the signatures alone, same run)"
+"$BIN" bench import | sed 's/^/  /'

@@ -13,6 +13,8 @@ import StoreDeskStore
 ///   `client_id`) exactly as `callback verify` does; a genuine one goes to the `GameServerLedger`, which
 ///   de-duplicates by order id, grants by the platform's rules and commits, and only then is `success`
 ///   (also for a repeat) or `fail: …` written back. A refused callback stores nothing.
+/// - `POST /notifications`: an App Store Server Notification V2, verified with the store's trusted roots
+///   and imported before the reply (`NotificationHandler`).
 /// - `GET /healthz`: 200 while the server runs and its store answers.
 ///
 /// Bodies are bounded (`bodyLimit`), a body must arrive within `readTimeout`, a connection idle for
@@ -58,6 +60,9 @@ public struct GameServer: Sendable {
         let router = Router(context: ServeContext.self)
         router.middlewares.add(RequestLogMiddleware(log: log))
         router.post("/callback") { request, context in try await handler.callback(request, context) }
+        let notifications = NotificationHandler(
+            database: database, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
+        router.post("/notifications") { request, context in try await notifications.notification(request, context) }
         router.get("/healthz") { _, context in
             context.note.set("store ok")
             _ = try apps.healthy()
@@ -341,7 +346,9 @@ public final class RequestLog: @unchecked Sendable {
         var bytes = prefix
         bytes.reserveCapacity(prefix.count + 6 + line.utf8.count)
         bytes += [Self.digit(millis / 100), Self.digit(millis / 10 % 10), Self.digit(millis % 10), UInt8(ascii: "Z"), UInt8(ascii: " ")]
-        bytes += line.utf8
+        // An order_id or client_id comes from the request body: its controls are escaped, so it can neither
+        // send a sequence to the terminal the log is on nor add a line to it.
+        bytes += ControlCharacters.escaped(line).utf8
         bytes.append(UInt8(ascii: "\n"))
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }

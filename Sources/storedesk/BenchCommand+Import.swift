@@ -94,7 +94,7 @@ extension BenchCommand {
                 print("      \(decoded.lastLine)")
                 print(
                     String(
-                        format: "  events import, decoded, %@ lines                      %8.0f ms  %@  peak %@ (%@ of the file: memory is flat)",
+                        format: "  events import, decoded, %@ lines                      %8.0f ms  %@  peak %@ (%@ of the whole file's peak)",
                         small.formattedWithSeparators, smallRun.ms, rate(smallRun.ms, small), megabytes(smallRun.peakKB * 1024),
                         ratio(Double(smallRun.peakKB), Double(decoded.peakKB))))
                 print(

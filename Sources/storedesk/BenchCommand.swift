@@ -80,8 +80,9 @@ struct BenchCommand: ParsableCommand {
         @Option(help: "At most this many steps per SQLite transaction (each step always with its events).") var batch: Int = 4096
 
         func validate() throws {
-            guard batch > 0 else { throw fail("--batch must be above 0, got \(batch)") }
-            guard transactions > 0 else { throw fail("--transactions must be above 0, got \(transactions)") }
+            guard (1...1_000_000).contains(batch) else { throw fail("--batch must be from 1 to 1000000, got \(batch)") }
+            // The engine-only pass keeps every change in memory: two million is a few gigabytes.
+            guard (1...2_000_000).contains(transactions) else { throw fail("--transactions must be from 1 to 2000000, got \(transactions)") }
         }
 
         func run() throws {

@@ -141,7 +141,9 @@ extension LoginCommand {
             @Argument(help: "Seconds, 1 or more.") var seconds: Int64
             @OptionGroup var output: OutputOptions
             func validate() throws {
-                guard seconds > 0 else { throw fail("advance takes 1 second or more, got \(seconds)") }
+                guard seconds > 0, seconds <= OneTapLogin.largestAdvanceSeconds else {
+                    throw fail("advance takes 1 to \(OneTapLogin.largestAdvanceSeconds) seconds (a year), got \(seconds)")
+                }
             }
 
             func run() throws {
@@ -150,7 +152,7 @@ extension LoginCommand {
                     login.advance(seconds: seconds)
                     return OneTapOutcome(
                         step: "advance", result: .success, detail: "the simulator's clock moved on \(seconds) s",
-                        at: Instant(millis: now.millis + seconds * 1000))
+                        at: now.adding(.seconds(seconds)))
                 }
             }
         }

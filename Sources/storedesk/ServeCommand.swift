@@ -7,13 +7,15 @@ import StoreDeskStore
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), GET /healthz.",
+        abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), POST /notifications, GET /healthz.",
         discussion: """
             A callback is verified with its app's AppKey (found by client_id) exactly as `callback verify` \
             does, de-duplicated by order_id, granted by the platform's rules and committed before the reply: \
             success (also for a repeat) or fail. One log line per request on stderr (or --log), the AppKey \
-            never shown and phone numbers masked. SIGTERM or SIGINT stops it gracefully: requests in flight \
-            finish and commit.
+            never shown and phone numbers masked. POST /notifications takes an App Store Server Notification \
+            V2 ({"signedPayload": ...}), verified with the store's trusted roots (`trust add`) and imported \
+            before the reply: 200, or 4xx with nothing stored. SIGTERM or SIGINT stops it gracefully: \
+            requests in flight finish and commit.
             """)
 
     @Option(help: ArgumentHelp("Where to listen (loopback by default; port 0 picks a free one).", valueName: "host:port"))
@@ -34,12 +36,7 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let (host, port) = try Self.address(listen)
-        let handle = try log.map { path -> FileHandle in
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-            guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("--log \(path): cannot open the file for writing") }
-            handle.seekToEndOfFile()
-            return handle
-        } ?? FileHandle.standardError
+        let handle = try log.map(Self.openLog) ?? FileHandle.standardError
         // SIGTERM and SIGINT stop the server gracefully, so they must reach it even when the parent
         // started it with them blocked (test runners and some supervisors do); every thread made from
         // here on inherits this mask.
@@ -58,11 +55,23 @@ struct ServeCommand: ParsableCommand {
             try waitFor {
                 try await server.run { port in
                     FileHandle.standardOutput.write(
-                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, GET /healthz), store \(path)\n".utf8))
+                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, GET /healthz), store \(path)\n".utf8))
                 }
             }
         }
         print("storedesk serve: stopped")
+    }
+
+    /// The `--log` file, opened to append (made when missing). Opened without blocking, so a fifo that
+    /// nobody reads is refused at once instead of holding the server before it listens.
+    static func openLog(_ path: String) throws -> FileHandle {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == ENXIO ? "a fifo nobody reads" : String(cString: strerror(errno))
+            throw fail("--log \(path): cannot open it for writing (\(reason))")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
     /// `HOST:PORT`, checked: a port from 0 to 65535.

@@ -133,7 +133,8 @@ struct SnapshotRequest: Equatable {
             trace.mark("render")
             return canvas
         }
-        print(canvas.plainText, terminator: "")
+        // The canvas is drawn text already: it shows controls escaped, and its newlines end its rows.
+        Swift.print(canvas.plainText, terminator: "")
         trace.mark("print")
         withExtendedLifetime(database) { exit(0) }
     }

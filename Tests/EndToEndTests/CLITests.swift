@@ -76,7 +76,7 @@ import Testing
             (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap)"),
             (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),
             (["snapshot", "--db", readOnly, "--theme", "no-such-theme"], readOnly, "storedesk: no-such-theme: no such theme (have: colorblind, dark, high-contrast, light, mono)"),
-            (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be 0 or more, got -3"),
+            (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be from 0 to 10000000 (ten million), got -3"),
         ]
         for item in cases {
             let before = try item.file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }

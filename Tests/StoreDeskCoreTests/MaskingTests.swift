@@ -11,6 +11,17 @@ import Testing
         #expect(Masking.phone(raw) == shown)
     }
 
+    /// Log lines mask every run of exactly 11 ASCII digits that starts with 1, whatever surrounds it.
+    @Test(arguments: [
+        ("u_13800000000", "u_138****0000"), ("13800000000", "138****0000"), ("order_id=13912345678&x=1", "order_id=139****5678&x=1"),
+        ("138000000001", "138000000001"), ("23800000000", "23800000000"), ("1380000000", "1380000000"),
+        ("张伟13800000000🇨🇳15012345678", "张伟138****0000🇨🇳150****5678"), ("", ""), ("no digits", "no digits"),
+        ("１３８００００００００", "１３８００００００００"), ("9223372030000000001", "9223372030000000001"),
+    ])
+    func phoneNumbersInFreeText(text: String, masked: String) {
+        #expect(Masking.phoneNumbers(in: text) == masked)
+    }
+
     @Test func idCardsKeepRegionAndLastFour() {
         #expect(Masking.idCard("110101199003071234") == "110***********1234")
         #expect(Masking.isMaskedIDCard("110***********1234"))

@@ -28,24 +28,39 @@ public enum Masking {
 
     /// Free text with every mainland mobile number in it masked: a run of exactly 11 digits that starts
     /// with 1 (`u_13800000000` → `u_138****0000`). For log lines whose fields may carry a phone number.
+    ///
+    /// Walks the UTF-8 bytes: an ASCII digit is one byte there and never part of another character, and a
+    /// text without such a number comes back as it was, with nothing built (`serve` masks two fields of
+    /// every request's log line).
     public static func phoneNumbers(in text: String) -> String {
-        let scalars = Array(text.unicodeScalars)
-        var out = String.UnicodeScalarView()
+        let bytes = Array(text.utf8)
+        func isDigit(_ i: Int) -> Bool { i >= 0 && i < bytes.count && bytes[i] >= 0x30 && bytes[i] <= 0x39 }
+        var out: [UInt8] = []
+        var masked = false
         var index = 0
-        func isDigit(_ i: Int) -> Bool { i >= 0 && i < scalars.count && scalars[i].properties.numericType == .decimal && scalars[i].isASCII }
-        while index < scalars.count {
+        while index < bytes.count {
             if isDigit(index) && !isDigit(index - 1) {
                 var end = index
                 while isDigit(end) { end += 1 }
-                let run = String(String.UnicodeScalarView(scalars[index..<end]))
-                out.append(contentsOf: (end - index == 11 && run.hasPrefix("1") ? phone(run) : run).unicodeScalars)
+                if end - index == 11 && bytes[index] == UInt8(ascii: "1") {
+                    if !masked {
+                        out.reserveCapacity(bytes.count)
+                        out += bytes[0..<index]
+                        masked = true
+                    }
+                    out += bytes[index..<(index + 3)]
+                    out += Array("****".utf8)
+                    out += bytes[(end - 4)..<end]
+                } else if masked {
+                    out += bytes[index..<end]
+                }
                 index = end
             } else {
-                out.append(scalars[index])
+                if masked { out.append(bytes[index]) }
                 index += 1
             }
         }
-        return String(out)
+        return masked ? String(decoding: out, as: UTF8.self) : text
     }
 
     /// Whether a stored ID-card number is already masked (the store never keeps one in the clear).

@@ -215,6 +215,7 @@ public enum NotificationImport {
                 "signed \(event.signedDate.iso8601), in the future: after both the store's clock \(clock.iso8601) "
                     + "and the wall clock \(wallClock.iso8601)")
         }
+        if let problem = dateProblem(in: event) { return .rejected(problem) }
         return nil
     }
 
