@@ -29,7 +29,7 @@ extension EventsCommand {
         @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
         @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
         var steps: [String] = []
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         static let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
 
@@ -107,25 +107,28 @@ extension EventsCommand {
                     subscription: info.map(SubsJSON.InfoJSON.init)), refusals)
             }
             for refusal in refusals { warn(refusal) }
-            if json {
-                try printJSON(result)
-            } else {
-                print("demo \(result.originalTransactionId): \(result.userId) subscribed to \(result.productId) at \(result.rate), \(result.start) → \(result.end)")
-                for event in result.notifications { print("  \(event.signedDate)  \(event.name)  \(event.summary)") }
-                if let info = result.subscription {
-                    print("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
-                }
-                print("imported \(result.imported), rejected \(result.rejected)")
-            }
+            try output.show(result)
             if result.rejected > 0 { throw ExitCode(2) }
         }
     }
 }
 
 /// `events simulate --json`: the demo subscription, its notifications, and its state at the end.
-struct SimulateJSON: Encodable {
+struct SimulateJSON: Encodable, CommandReport {
     var originalTransactionId, userId, productId, rate, start, end: String
     var imported, rejected: Int
     var notifications: [SubsJSON.EventJSON]
     @NullWhenAbsent var subscription: SubsJSON.InfoJSON?
+
+    var json: Self { self }
+
+    var text: String {
+        var lines = ["demo \(originalTransactionId): \(userId) subscribed to \(productId) at \(rate), \(start) → \(end)"]
+        lines += notifications.map { "  \($0.signedDate)  \($0.name)  \($0.summary)" }
+        if let info = subscription {
+            lines.append("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
+        }
+        lines.append("imported \(imported), rejected \(rejected)")
+        return lines.joined(separator: "\n")
+    }
 }
