@@ -31,17 +31,26 @@ extension LoginCommand {
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Option(name: .customLong("app-id"), help: "The carrier appId (12 digits).") var appId: String
-            @Option(name: .customLong("app-key"), help: "The carrier appKey (32 hex digits).") var appKey: String
+            @Option(
+                name: .customLong("app-key-file"),
+                help: ArgumentHelp("A file holding the carrier appKey (32 hex digits) on one line, or - to read it from standard input.", valueName: "file"))
+            var appKeyFile: String?
+            /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
+            @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
             @OptionGroup var output: OutputOptions
 
             func validate() throws {
-                guard !appId.trimmingCharacters(in: .whitespaces).isEmpty, !appKey.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw fail("--app-id and --app-key must not be empty")
+                if appKeyOnCommandLine != nil {
+                    throw fail(
+                        "--app-key is not taken here: other users can read a process's arguments; put the appKey in a file and use --app-key-file FILE (or - for standard input)")
                 }
+                guard appKeyFile != nil else { throw fail("register needs the appKey: --app-key-file FILE (or - for standard input)") }
+                guard !appId.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("--app-id must not be empty") }
             }
 
             func run() throws {
-                let (id, key) = (appId.trimmingCharacters(in: .whitespaces), appKey.trimmingCharacters(in: .whitespaces))
+                let id = appId.trimmingCharacters(in: .whitespaces)
+                let key = try reporting { try AppKeyFile.read(appKeyFile ?? "-") }
                 try OneTap.step(store, staff, output, "register") { login, now in
                     login.register(appId: id, appKey: key)
                     return OneTapOutcome(
