@@ -201,7 +201,7 @@ public enum NotificationImport {
             return .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
         }
         guard let product else {
-            return .rejected("unknown product '\(transaction.productId)': add it to the catalogue first")
+            return .rejected("unknown product '\(transaction.productId)': add it with storedesk catalog import FILE.storekit --app APP")
         }
         guard product.type == .autoRenewable else {
             return .skipped("\(product.id) is \(product.type.name), not an auto-renewable subscription")
