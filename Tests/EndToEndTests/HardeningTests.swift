@@ -250,6 +250,12 @@ import Testing
         let serve = try Binary.run(["serve", "--listen", "127.0.0.1:0", "--log", fifo, "--db", store], home: home, timeout: 30)
         Self.expectOneLineError(serve, naming: fifo, "serve --log on a fifo nobody reads")
         #expect(serve.stderr.contains("a fifo nobody reads"))
+        // A log file that cannot be made (its folder is missing) is one line naming it, before serve listens.
+        let unmade = home.path("no-such-folder/serve.log")
+        let missing = try Binary.run(["serve", "--listen", "127.0.0.1:0", "--log", unmade, "--db", store], home: home, timeout: 30)
+        Self.expectOneLineError(missing, naming: unmade, "serve --log in a missing folder")
+        #expect(missing.stderr.contains("cannot open it for writing (No such file or directory)"))
+        #expect(!FileManager.default.fileExists(atPath: unmade))
     }
 
     // MARK: - Item 4: import

@@ -35,8 +35,9 @@ enum Binary {
         // Files, not pipes: a hung child keeps a pipe open and its reader waiting.
         let outFile = home.appendingPathComponent("stdout-" + UUID().uuidString)
         let errFile = home.appendingPathComponent("stderr-" + UUID().uuidString)
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        // Made empty first (a failure names the file in its error); the child writes through handles on them.
+        try Data().write(to: outFile)
+        try Data().write(to: errFile)
         defer {
             try? FileManager.default.removeItem(at: outFile)
             try? FileManager.default.removeItem(at: errFile)

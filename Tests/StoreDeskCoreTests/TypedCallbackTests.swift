@@ -160,7 +160,7 @@ enum PHP {
             try? FileManager.default.removeItem(at: output)
         }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: input)
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        try Data().write(to: output)
         process.standardInput = try FileHandle(forReadingFrom: input)
         process.standardOutput = try FileHandle(forWritingTo: output)
         process.standardError = FileHandle.nullDevice
