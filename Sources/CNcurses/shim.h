@@ -11,6 +11,10 @@
 #endif
 
 #include <locale.h>
+#include <signal.h>
+#include <stddef.h>
+#include <termios.h>
+#include <unistd.h>
 #include <wchar.h>
 #include <ncursesw/curses.h>
 
@@ -42,6 +46,71 @@ static inline int sd_put_wide(WINDOW *w, int y, int x, const wchar_t *chars, att
 static inline int sd_init_pair(int pair, int fg, int bg) { return init_extended_pair(pair, fg, bg); }
 static inline int sd_init_color_rgb(int color, int r, int g, int b) {
     return init_extended_color(color, r * 1000 / 255, g * 1000 / 255, b * 1000 / 255);
+}
+
+// Giving the terminal back when the process dies of a fault (a trap, a crash, an abort): ncurses
+// restores it on SIGINT and the console does on TERM and HUP, but a trap would otherwise leave the
+// user's shell in raw mode with the cursor hidden. The handler only calls async-signal-safe functions
+// (tcsetattr, write, sigaction, raise), then puts back the handler that was there before (the Swift
+// runtime's backtracer, or the default) and raises the signal again, which ends the process as before.
+struct sd_fault_restore_state {
+    struct termios saved;
+    int saved_valid;
+    struct sigaction previous[NSIG];
+};
+
+/// The state lives in a function's static (a header's own static variables are not emitted for Swift).
+static inline struct sd_fault_restore_state *sd_fault_restore_state(void) {
+    static struct sd_fault_restore_state state;
+    return &state;
+}
+
+/// The signals a fault ends the process with.
+enum { SD_FAULT_SIGNAL_COUNT = 6 };
+static inline int sd_fault_signal(int index) {
+    switch (index) {
+    case 0: return SIGSEGV;
+    case 1: return SIGILL;
+    case 2: return SIGABRT;
+    case 3: return SIGBUS;
+    case 4: return SIGFPE;
+    default: return SIGTRAP;
+    }
+}
+
+static inline void sd_restore_terminal_on_fault(int sig) {
+    struct sd_fault_restore_state *state = sd_fault_restore_state();
+    if (state->saved_valid) tcsetattr(STDIN_FILENO, TCSANOW, &state->saved);
+    static const char reset[] = "\033[0m\033[?25h\033[?1049l\r\n";
+    ssize_t written = write(STDOUT_FILENO, reset, sizeof reset - 1);
+    (void)written;
+    sigaction(sig, &state->previous[sig], NULL);
+    // Blocked until this handler returns, then handled as before: a signal sent with kill(1) ends the
+    // process too, not only a fault that would happen again.
+    raise(sig);
+}
+
+/// Call before initscr(): remembers the terminal as the shell left it and takes over the fault signals.
+static inline void sd_install_fault_restore(void) {
+    struct sd_fault_restore_state *state = sd_fault_restore_state();
+    state->saved_valid = tcgetattr(STDIN_FILENO, &state->saved) == 0;
+    struct sigaction action;
+    action.sa_handler = sd_restore_terminal_on_fault;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;
+    for (int i = 0; i < SD_FAULT_SIGNAL_COUNT; i++) {
+        int sig = sd_fault_signal(i);
+        sigaction(sig, &action, &state->previous[sig]);
+    }
+}
+
+/// Call after endwin(): the fault signals go back to whoever had them.
+static inline void sd_remove_fault_restore(void) {
+    struct sd_fault_restore_state *state = sd_fault_restore_state();
+    for (int i = 0; i < SD_FAULT_SIGNAL_COUNT; i++) {
+        int sig = sd_fault_signal(i);
+        sigaction(sig, &state->previous[sig], NULL);
+    }
 }
 
 #endif

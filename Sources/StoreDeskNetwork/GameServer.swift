@@ -346,7 +346,9 @@ public final class RequestLog: @unchecked Sendable {
         var bytes = prefix
         bytes.reserveCapacity(prefix.count + 6 + line.utf8.count)
         bytes += [Self.digit(millis / 100), Self.digit(millis / 10 % 10), Self.digit(millis % 10), UInt8(ascii: "Z"), UInt8(ascii: " ")]
-        bytes += line.utf8
+        // An order_id or client_id comes from the request body: its controls are escaped, so it can neither
+        // send a sequence to the terminal the log is on nor add a line to it.
+        bytes += ControlCharacters.escaped(line).utf8
         bytes.append(UInt8(ascii: "\n"))
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }

@@ -14,7 +14,7 @@ public struct AppOverview: Sendable, Hashable {
 extension AppDatabase {
     /// One app, or nil when the store has none with that id.
     public func app(id: String) throws -> App? {
-        try reader.read { try App.fetchOne($0, key: id) }
+        try reader.read { try App.fetchOne($0, matching: "id", id) }
     }
 
     /// Every app with what the store holds for it, in id order.
@@ -37,7 +37,7 @@ extension AppDatabase {
     public func addApp(_ app: App, by staff: StaffMember, at now: Instant) throws {
         try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the app was not added")
         try writeImmediate { db in
-            if let existing = try App.fetchOne(db, key: app.id) {
+            if let existing = try App.fetchOne(db, matching: "id", app.id) {
                 throw StoreError.invalidArgument(
                     "app \(app.id) already exists (\(existing.name)): change it with `storedesk apps set \(app.id) ...`")
             }
@@ -60,7 +60,7 @@ extension AppDatabase {
     ) throws -> (old: App, new: App)? {
         try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the app was not changed")
         return try writeImmediate { db in
-            guard let old = try App.fetchOne(db, key: id) else { throw Self.unknownApp(id, db) }
+            guard let old = try App.fetchOne(db, matching: "id", id) else { throw Self.unknownApp(id, db) }
             let new = settings.applied(to: old)
             let changes = AppSettings.differences(old, new)
             guard !changes.isEmpty else { return nil }
@@ -80,7 +80,7 @@ extension AppDatabase {
     }
 
     private static func overviews(_ db: Database, appId: String?) throws -> [AppOverview] {
-        let apps = try appId.map { id in try App.fetchOne(db, key: id).map { [$0] } ?? [] }
+        let apps = try appId.map { id in try App.fetchOne(db, matching: "id", id).map { [$0] } ?? [] }
             ?? App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id")
         return try apps.map { app in
             let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM product WHERE app_id = ?", arguments: [app.id]) ?? 0

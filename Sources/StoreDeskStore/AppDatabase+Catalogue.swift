@@ -43,7 +43,7 @@ extension AppDatabase {
     /// - Throws: `StoreError.invalidArgument` naming the known apps when there is no such app.
     public func catalogue(appId: String) throws -> AppCatalogue {
         try reader.read { db in
-            guard let app = try App.fetchOne(db, key: appId) else { throw Self.unknownApp(appId, db) }
+            guard let app = try App.fetchOne(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
             return try CatalogueRows(db: db).catalogue(of: app)
         }
     }
@@ -56,8 +56,8 @@ extension AppDatabase {
                 db, sql: "SELECT time_rate, compatibility_time_rates FROM catalogue WHERE app_id = ?", arguments: [appId])
             else { return nil }
             let settings = StoreKitSettings(
-                timeRate: (row["time_rate"] as Int?).map(StoreKitTimeRate.init(rawValue:)),
-                compatibilityTimeRates: CatalogueRows.decodeJSON([Int].self, row["compatibility_time_rates"]) ?? [])
+                timeRate: (try row.column("time_rate") as Int?).map(StoreKitTimeRate.init(rawValue:)),
+                compatibilityTimeRates: CatalogueRows.decodeJSON([Int].self, try row.column("compatibility_time_rates")) ?? [])
             return settings.appliedTimeRate
         }
     }
@@ -71,12 +71,12 @@ extension AppDatabase {
     ) throws -> CatalogueImport.Report {
         try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the catalogue was not imported", permission: .importCatalogue)
         return try writeImmediate { db in
-            guard let app = try App.fetchOne(db, key: appId) else { throw Self.unknownApp(appId, db) }
+            guard let app = try App.fetchOne(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
             let rows = CatalogueRows(db: db)
             let ids = configuration.products.map(\.id)
             let existing = try rows.products(ids: ids)
             let names = try Dictionary(
-                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM app").map { ($0["id"] as String, $0["name"] as String) })
+                uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM app").map { (try $0.column("id") as String, try $0.column("name") as String) })
             if let conflict = CatalogueImport.conflict(appId: appId, existing: Array(existing.values), apps: names) {
                 throw StoreError.invalidArgument("\(conflict); nothing was imported")
             }
@@ -132,13 +132,13 @@ struct CatalogueRows {
         for row in try Row.fetchAll(
             db, sql: "SELECT app_id, ask_to_buy, fail_transactions FROM catalogue WHERE ask_to_buy OR fail_transactions")
         {
-            settings[row["app_id"]] = StoreKitPurchaseTesting(askToBuy: row["ask_to_buy"], failTransactions: row["fail_transactions"])
+            settings[try row.column("app_id")] = StoreKitPurchaseTesting(askToBuy: try row.column("ask_to_buy"), failTransactions: try row.column("fail_transactions"))
         }
         return settings
     }
 
     func catalogue(of app: App) throws -> AppCatalogue {
-        let source = try Row.fetchOne(db, sql: "SELECT * FROM catalogue WHERE app_id = ?", arguments: [app.id]).map(Self.source)
+        let source = try Row.fetchOne(db, sql: "SELECT * FROM catalogue WHERE app_id = ?", arguments: [app.id]).map { try Self.source($0) }
         let groups = try Row.fetchAll(
             db, sql: "SELECT id, name FROM catalogue_group WHERE app_id = ? ORDER BY position", arguments: [app.id])
         let localizations = try Row.fetchAll(
@@ -146,23 +146,23 @@ struct CatalogueRows {
             arguments: [app.id])
         var names: [String: [CatalogueLocalization]] = [:]
         for row in localizations {
-            let key = (row["subject"] as String) + " " + (row["subject_id"] as String)
+            let key = (try row.column("subject") as String) + " " + (try row.column("subject_id") as String)
             names[key, default: []].append(
-                CatalogueLocalization(locale: row["locale"], displayName: row["display_name"], description: row["description"]))
+                CatalogueLocalization(locale: try row.column("locale"), displayName: try row.column("display_name"), description: try row.column("description")))
         }
         let offers = try rowsByProduct("catalogue_offer", appId: app.id).mapValues { try $0.map(Self.offer) }
         let plans = try rowsByProduct("catalogue_billing_plan", appId: app.id).mapValues { try $0.map(Self.plan) }
         var details: [String: (position: Int, product: CatalogueProduct)] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT * FROM catalogue_product WHERE app_id = ?", arguments: [app.id]) {
-            let id: String = row["product_id"]
-            details[id] = (row["position"], try Self.product(row, localizations: names["product " + id] ?? [], offers: offers[id] ?? [], plans: plans[id] ?? []))
+            let id: String = try row.column("product_id")
+            details[id] = (try row.column("position"), try Self.product(row, localizations: names["product " + id] ?? [], offers: offers[id] ?? [], plans: plans[id] ?? []))
         }
         let products = try Product.fetchAll(db, sql: "SELECT * FROM product WHERE app_id = ? ORDER BY id", arguments: [app.id])
         let entries = products.map { AppCatalogue.Entry(product: $0, details: details[$0.id]?.product) }
             .sorted { (details[$0.product.id]?.position ?? .max, $0.product.id) < (details[$1.product.id]?.position ?? .max, $1.product.id) }
         return AppCatalogue(
             app: app, source: source,
-            groups: groups.map { CatalogueGroup(id: $0["id"], name: $0["name"], localizations: names["group " + ($0["id"] as String)] ?? []) },
+            groups: try groups.map { CatalogueGroup(id: try $0.column("id"), name: try $0.column("name"), localizations: names["group " + (try $0.column("id") as String)] ?? []) },
             entries: entries)
     }
 
@@ -175,7 +175,7 @@ struct CatalogueRows {
                 WHERE p.app_id = ? ORDER BY t.product_id, t.position
                 """,
             arguments: [appId])
-        return Dictionary(grouping: rows) { $0["product_id"] as String }
+        return try Dictionary(grouping: rows) { try $0.column("product_id") as String }
     }
 
     /// Replaces the app's StoreKit details with the file's.
@@ -261,57 +261,57 @@ struct CatalogueRows {
 
     // MARK: Rows to values
 
-    private static func source(_ row: Row) -> AppCatalogue.Source {
+    private static func source(_ row: Row) throws -> AppCatalogue.Source {
         AppCatalogue.Source(
-            file: row["source"], identifier: row["identifier"], version: row["format_version"], importedAt: row["imported_at"],
-            importedBy: row["imported_by"], storefront: row["storefront"], currency: row["currency"],
+            file: try row.column("source"), identifier: try row.column("identifier"), version: try row.column("format_version"), importedAt: try row.column("imported_at"),
+            importedBy: try row.column("imported_by"), storefront: try row.column("storefront"), currency: try row.column("currency"),
             settings: StoreKitSettings(
-                timeRate: (row["time_rate"] as Int?).map(StoreKitTimeRate.init(rawValue:)),
-                compatibilityTimeRates: decodeJSON([Int].self, row["compatibility_time_rates"]) ?? [],
-                askToBuy: row["ask_to_buy"], failTransactions: row["fail_transactions"], billingIssues: row["billing_issues"],
-                billingGracePeriod: row["billing_grace_period"], disableDialogs: row["disable_dialogs"], locale: row["locale"],
-                storefront: row["storefront"], enabledErrors: decodeJSON([String].self, row["enabled_errors"]) ?? [],
-                appStoreAppId: row["app_store_app_id"], teamId: row["team_id"], lastSynchronized: row["last_synchronized"]))
+                timeRate: (try row.column("time_rate") as Int?).map(StoreKitTimeRate.init(rawValue:)),
+                compatibilityTimeRates: decodeJSON([Int].self, try row.column("compatibility_time_rates")) ?? [],
+                askToBuy: try row.column("ask_to_buy"), failTransactions: try row.column("fail_transactions"), billingIssues: try row.column("billing_issues"),
+                billingGracePeriod: try row.column("billing_grace_period"), disableDialogs: try row.column("disable_dialogs"), locale: try row.column("locale"),
+                storefront: try row.column("storefront"), enabledErrors: decodeJSON([String].self, try row.column("enabled_errors")) ?? [],
+                appStoreAppId: try row.column("app_store_app_id"), teamId: try row.column("team_id"), lastSynchronized: try row.column("last_synchronized")))
     }
 
     private static func product(
         _ row: Row, localizations: [CatalogueLocalization], offers: [CatalogueOffer], plans: [CatalogueBillingPlan]
     ) throws -> CatalogueProduct {
-        let typeText: String = row["type"]
-        guard let type = ProductType(rawValue: typeText), let price = CataloguePrice(row["display_price"]) else {
+        let typeText: String = try row.column("type")
+        guard let type = ProductType(rawValue: typeText), let price = CataloguePrice(try row.column("display_price")) else {
             throw StoreError.invalidArgument("a stored catalogue product cannot be read back: \(row)")
         }
         var terms: CatalogueSubscription?
-        if let groupId: String = row["group_id"], let level: Int = row["group_level"],
-            let period = (row["period"] as String?).flatMap(SubscriptionPeriod.init(rawValue:))
+        if let groupId: String = try row.column("group_id"), let level: Int = try row.column("group_level"),
+            let period = (try row.column("period") as String?).flatMap(SubscriptionPeriod.init(rawValue:))
         {
             terms = CatalogueSubscription(groupId: groupId, level: level, period: period, offers: offers, billingPlans: plans)
         }
         return CatalogueProduct(
-            id: row["product_id"], type: type, referenceName: row["reference_name"], internalId: row["internal_id"], price: price,
-            familyShareable: row["family_shareable"], localizations: localizations, subscription: terms)
+            id: try row.column("product_id"), type: type, referenceName: try row.column("reference_name"), internalId: try row.column("internal_id"), price: price,
+            familyShareable: try row.column("family_shareable"), localizations: localizations, subscription: terms)
     }
 
     private static func offer(_ row: Row) throws -> CatalogueOffer {
-        guard let type = OfferType(key: row["type"]), let period = CalendarPeriod(iso8601: row["period"]) else {
+        guard let type = OfferType(key: try row.column("type")), let period = CalendarPeriod(iso8601: try row.column("period")) else {
             throw StoreError.invalidArgument("a stored catalogue offer cannot be read back: \(row)")
         }
-        let eligibility: String = row["eligibility"]
+        let eligibility: String = try row.column("eligibility")
         return CatalogueOffer(
-            type: type, offerId: row["offer_id"], referenceName: row["reference_name"], internalId: row["internal_id"],
-            paymentMode: OfferDiscountType(rawValue: row["payment_mode"]), period: period, periodCount: row["period_count"],
-            price: (row["display_price"] as String?).flatMap(CataloguePrice.init),
+            type: type, offerId: try row.column("offer_id"), referenceName: try row.column("reference_name"), internalId: try row.column("internal_id"),
+            paymentMode: OfferDiscountType(rawValue: try row.column("payment_mode")), period: period, periodCount: try row.column("period_count"),
+            price: (try row.column("display_price") as String?).flatMap(CataloguePrice.init),
             eligibility: eligibility.split(separator: ",").compactMap { CatalogueOffer.Eligibility(rawValue: String($0)) },
-            stackable: row["stackable"], eligible: row["eligible"], billingPlanType: row["billing_plan_type"])
+            stackable: try row.column("stackable"), eligible: try row.column("eligible"), billingPlanType: try row.column("billing_plan_type"))
     }
 
     private static func plan(_ row: Row) throws -> CatalogueBillingPlan {
-        guard let price = CataloguePrice(row["display_price"]) else {
+        guard let price = CataloguePrice(try row.column("display_price")) else {
             throw StoreError.invalidArgument("a stored billing plan cannot be read back: \(row)")
         }
         return CatalogueBillingPlan(
-            type: row["type"], price: price, commitmentPrice: (row["commitment_display_price"] as String?).flatMap(CataloguePrice.init),
-            internalId: row["internal_id"], enabled: row["enabled"])
+            type: try row.column("type"), price: price, commitmentPrice: (try row.column("commitment_display_price") as String?).flatMap(CataloguePrice.init),
+            internalId: try row.column("internal_id"), enabled: try row.column("enabled"))
     }
 
     static func json<T: Encodable>(_ value: T) -> String {

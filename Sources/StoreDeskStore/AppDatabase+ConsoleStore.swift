@@ -6,6 +6,8 @@ import StoreDeskCore
 extension AppDatabase: ConsoleStore {
     public func commitWatcher() throws -> any CommitWatcher { try DataVersionWatcher(path: path) }
 
+    public func storeError(for error: any Error) -> StoreError? { StoreError(failure: error, path: path) }
+
     public func users(matching search: UserSearch) -> any ListPager<UserRow> { UserPager(database: self, search: search) }
 
     public func users(matching search: UserSearch, scanning rows: Range<Int64>, limit: Int) throws -> [UserRow] {
@@ -58,7 +60,7 @@ struct QueuePager: ListPager {
     }
 
     func cursor(id: String) throws -> QueueCursor? {
-        try database.reader.read { try StoreTransaction.fetchOne($0, key: id) }.map(cursor(of:))
+        try database.reader.read { try StoreTransaction.fetchOne($0, matching: "id", id) }.map(cursor(of:))
     }
 }
 
@@ -76,7 +78,7 @@ struct RestorePager: ListPager {
 
     func cursor(id: Int64?) throws -> KeysetCursor? {
         guard let id else { return nil }
-        return try database.reader.read { try RestoreRequest.fetchOne($0, key: id) }.map { KeysetCursor(time: $0.createdAt, id: id) }
+        return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }.map { KeysetCursor(time: $0.createdAt, id: id) }
     }
 }
 
@@ -93,7 +95,7 @@ struct AuditPager: ListPager {
 
     func cursor(id: Int64?) throws -> KeysetCursor? {
         guard let id else { return nil }
-        return try database.reader.read { try AuditEntry.fetchOne($0, key: id) }.map(cursor(of:))
+        return try database.reader.read { try AuditEntry.fetchOne($0, matching: "id", id) }.map(cursor(of:))
     }
 }
 
@@ -109,7 +111,7 @@ struct SubscriptionPager: ListPager {
     }
 
     func cursor(id: String) throws -> SubscriptionSearch.Cursor? {
-        try database.reader.read { try Subscription.fetchOne($0, key: id) }
+        try database.reader.read { try Subscription.fetchOne($0, matching: "original_transaction_id", id) }
             .map { search.cursor(of: SubscriptionListRow(subscription: $0, userName: "")) }
     }
 }

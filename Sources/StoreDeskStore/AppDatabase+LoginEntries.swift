@@ -13,8 +13,8 @@ extension AppDatabase {
     /// - Throws: `StoreError.invalidArgument` for an app the store does not know.
     public func loginEntrySetup(appId: String, historyLimit: Int = 20) throws -> LoginEntrySetup {
         try reader.read { db in
-            guard let app = try App.fetchOne(db, key: appId) else { throw Self.unknownApp(appId, db) }
-            let configuration = try LoginEntryConfiguration.fetchOne(db, key: appId)
+            guard let app = try App.fetchOne(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
+            let configuration = try LoginEntryConfiguration.fetchOne(db, matching: "app_id", appId)
             let history = try LoginEntryHistory
                 .filter(Column("app_id") == appId)
                 .order(Column("id").desc)
@@ -40,8 +40,8 @@ extension AppDatabase {
             throw StoreError.invalidArgument("not saved: " + broken.map { "\($0.code) (\($0.detail))" }.joined(separator: "; "))
         }
         return try writeImmediate { db in
-            guard try App.exists(db, key: appId) else { throw Self.unknownApp(appId, db) }
-            let old = try LoginEntryConfiguration.fetchOne(db, key: appId)
+            guard try App.exists(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
+            let old = try LoginEntryConfiguration.fetchOne(db, matching: "app_id", appId)
             guard old == nil || old?.entries != entries else { return nil }
             var configuration = old ?? LoginEntryConfiguration(appId: appId, entries: nil, updatedAt: now, updatedBy: staff.name)
             configuration.entries = entries

@@ -39,22 +39,25 @@ extension AppDatabase {
     static func loadOneTap(db: Database) throws -> OneTapLogin {
         var login = OneTapLogin()
         if let row = try Row.fetchOne(db, sql: "SELECT * FROM onetap_simulator WHERE id = 1") {
-            if let appId: String = row["app_id"], let appKey: String = row["app_key"] {
+            if let appId = try row.decode(String?.self, forColumn: "app_id"),
+                let appKey = try row.decode(String?.self, forColumn: "app_key")
+            {
                 login.registration = .init(appId: appId, appKey: appKey)
             }
-            login.timeoutMillis = row["timeout_ms"]
-            login.network = OneTapLogin.Network(rawValue: row["network"]) ?? .cellular
-            login.carrier = OneTapLogin.Carrier(rawValue: row["carrier"]) ?? .chinaMobile
-            login.phoneNumber = row["phone"]
-            login.gatewayLatencyMillis = row["gateway_latency_ms"]
-            login.cachedNumber = row["cached_number"]
-            login.clockOffsetMillis = row["clock_offset_ms"]
-            login.tokenSerial = row["token_serial"]
+            login.timeoutMillis = try row.decode(forColumn: "timeout_ms")
+            login.network = OneTapLogin.Network(rawValue: try row.decode(forColumn: "network")) ?? .cellular
+            login.carrier = OneTapLogin.Carrier(rawValue: try row.decode(forColumn: "carrier")) ?? .chinaMobile
+            login.phoneNumber = try row.decode(forColumn: "phone")
+            login.gatewayLatencyMillis = try row.decode(forColumn: "gateway_latency_ms")
+            login.cachedNumber = try row.decode(forColumn: "cached_number")
+            login.clockOffsetMillis = try row.decode(forColumn: "clock_offset_ms")
+            login.tokenSerial = try row.decode(forColumn: "token_serial")
         }
         login.tokens = try Row.fetchAll(db, sql: "SELECT * FROM onetap_token ORDER BY issued_at, token").map { row in
             OneTapLogin.Token(
-                value: row["token"], phoneNumber: row["phone"], issuedAt: Instant(millis: row["issued_at"]),
-                usedAt: (row["used_at"] as Int64?).map(Instant.init(millis:)), implicit: row["implicit"], openId: row["open_id"])
+                value: try row.decode(forColumn: "token"), phoneNumber: try row.decode(forColumn: "phone"),
+                issuedAt: try row.decode(forColumn: "issued_at"), usedAt: try row.decode(forColumn: "used_at"),
+                implicit: try row.decode(forColumn: "implicit"), openId: try row.decode(forColumn: "open_id"))
         }
         return login
     }

@@ -82,8 +82,8 @@ enum PaymentRuns {
     static func row(_ db: Database, _ id: Int64) throws -> PaymentRunRow? {
         try Row.fetchOne(db, sql: "SELECT id, host, heartbeat_at, ended_at FROM payment_run WHERE id = ?", arguments: [id]).map {
             PaymentRunRow(
-                id: $0["id"], host: $0["host"], heartbeatAt: Instant(millis: $0["heartbeat_at"]),
-                endedAt: ($0["ended_at"] as Int64?).map(Instant.init(millis:)))
+                id: try $0.column("id"), host: try $0.column("host"), heartbeatAt: Instant(millis: try $0.column("heartbeat_at")),
+                endedAt: (try $0.column("ended_at") as Int64?).map(Instant.init(millis:)))
         }
     }
 
@@ -112,7 +112,7 @@ enum PaymentRuns {
         var gone: [Int64: Bool] = [:]
         var claimed: [StoreTransaction] = []
         for row in rows {
-            if let owner: Int64 = row["sd_run"] {
+            if let owner: Int64 = try row.column("sd_run") {
                 if gone[owner] == nil { gone[owner] = try isGone(db, owner, store: path, now: now) }
                 guard gone[owner] == true else { continue }
             }
@@ -143,7 +143,7 @@ enum PaymentRuns {
     /// new one when that is full. Save what the caller used with `save`.
     static func restoreDesk(_ db: Database, needing count: Int, now: Instant, path: String) throws -> OrderNumbers {
         if let row = try Row.fetchOne(db, sql: "SELECT id, orders_issued FROM payment_run WHERE kind = 'restores' ORDER BY id DESC LIMIT 1"),
-            let numbers = OrderNumbers(run: row["id"], issued: row["orders_issued"]),
+            let numbers = OrderNumbers(run: try row.column("id"), issued: try row.column("orders_issued")),
             OrderNumbers.blockSize - 1 - numbers.issued >= Int64(count)
         {
             return numbers

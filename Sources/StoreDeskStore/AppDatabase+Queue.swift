@@ -38,7 +38,9 @@ extension AppDatabase {
             var counts: [TransactionState: Int] = [:]
             let rows = try Row.fetchAll(db, sql: "SELECT state, COUNT(*) AS n FROM store_transaction WHERE finished = 0 GROUP BY state")
             for row in rows {
-                if let state = TransactionState(rawValue: row["state"]) { counts[state] = row["n"] }
+                if let state = TransactionState(rawValue: try row.decode(String.self, forColumn: "state")) {
+                    counts[state] = try row.decode(Int.self, forColumn: "n")
+                }
             }
             return counts
         }
@@ -55,7 +57,9 @@ extension AppDatabase {
                 db, sql: "SELECT kind, COUNT(*) AS n FROM transaction_event WHERE id > ? AND id <= ? GROUP BY kind",
                 arguments: [eventId, last])
             for row in rows {
-                if let kind = PaymentEvent.Kind(rawValue: row["kind"]) { kinds[kind] = row["n"] }
+                if let kind = PaymentEvent.Kind(rawValue: try row.decode(String.self, forColumn: "kind")) {
+                    kinds[kind] = try row.decode(Int.self, forColumn: "n")
+                }
             }
             return EventTally(lastEventId: last, kinds: kinds)
         }
@@ -72,12 +76,13 @@ extension AppDatabase {
                 arguments: [limit])
             var deliveries = CallbackDeliveries()
             while let row = try rows.next() {
-                guard let url: String = row["url"] else { continue }
+                // `column` throws where `row["…"]` traps: a store edited by hand can hold text where a number belongs.
+                guard let url: String = try row.column("url") else { continue }
                 deliveries.record(
                     CallbackAttempt(
-                        orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: row["verdict"], reason: "",
-                        reply: row["reply"], receivedAt: Instant(millis: 0), url: url, httpStatus: row["http_status"],
-                        latencyMicros: row["latency_us"]))
+                        orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: try row.column("verdict"), reason: "",
+                        reply: try row.column("reply"), receivedAt: Instant(millis: 0), url: url, httpStatus: try row.column("http_status"),
+                        latencyMicros: try row.column("latency_us")))
             }
             return deliveries
         }
@@ -86,7 +91,7 @@ extension AppDatabase {
     /// One transaction with its timeline, order, callbacks and grant.
     public func queueDetail(transactionId: String) throws -> QueueDetail? {
         try reader.read { db in
-            guard let transaction = try StoreTransaction.fetchOne(db, key: transactionId) else { return nil }
+            guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", transactionId) else { return nil }
             let events = try PaymentEvent.fetchAll(
                 db, sql: "SELECT * FROM transaction_event WHERE transaction_id = ? ORDER BY id", arguments: [transactionId])
             let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [transactionId])
@@ -107,7 +112,7 @@ extension AppDatabase {
     public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
         if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
         return try writer.write { db in
-            guard let transaction = try StoreTransaction.fetchOne(db, key: id), !transaction.finished else {
+            guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", id), !transaction.finished else {
                 return .failure(.notInQueue(transactionId: id))
             }
             if let owner = try Int64.fetchOne(db, sql: "SELECT run_id FROM store_transaction WHERE id = ?", arguments: [id]),

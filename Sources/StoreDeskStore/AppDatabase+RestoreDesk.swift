@@ -10,7 +10,7 @@ extension AppDatabase {
     /// the open prompts come back grouped per player.
     public func recordLogin(userId: String, at now: Instant) throws -> RestoreLogin {
         try writeImmediate { db in
-            guard try User.exists(db, key: ["id": userId]) else { throw StoreError.unknownUser(id: userId) }
+            guard try User.exists(db, matching: "id", userId) else { throw StoreError.unknownUser(id: userId) }
             return try RestoreDesk.logIn(db, PlayerLogin(userId: userId, at: now))
         }
     }
@@ -72,7 +72,7 @@ extension AppDatabase {
                 try RestoreDesk.commit(decision, db)
                 try PaymentRuns.save(numbers, db)
                 return try RestoreDesk.prompt(db, decision.request)
-            case .failure(.notOnAppleID(let account, _, _)) where !(try User.exists(db, key: ["id": account])):
+            case .failure(.notOnAppleID(let account, _, _)) where !(try User.exists(db, matching: "id", account)):
                 throw RestoreRefusal.unknownAccount(account)
             case .failure(let refusal):
                 throw refusal
@@ -105,7 +105,7 @@ extension AppDatabase {
         throws -> RestorePurchases.Plan
     {
         try writeImmediate { db in
-            guard try User.exists(db, key: ["id": target.userId]) else { throw RestoreRefusal.unknownAccount(target.userId) }
+            guard try User.exists(db, matching: "id", target.userId) else { throw RestoreRefusal.unknownAccount(target.userId) }
             let roles = try GameAccount.fetchAll(
                 db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id",
                 arguments: [target.userId])
@@ -120,7 +120,7 @@ extension AppDatabase {
                 let apps = matching.map(\.appId).joined(separator: ", ")
                 throw StoreError.invalidArgument("role \(target.roleId) on \(target.sid) plays in apps \(apps): choose one with --app")
             }
-            guard let app = try App.fetchOne(db, key: account.appId) else {
+            guard let app = try App.fetchOne(db, matching: "id", account.appId) else {
                 throw StoreError.invalidArgument("game account \(account.id ?? 0) names app \(account.appId), which does not exist")
             }
             let purchases = try RestoreDesk.pastPurchases(db, appleId: account.appleId, app: app)
@@ -183,7 +183,7 @@ extension AppDatabase {
 
 extension RestoreRow: FetchableRecord {
     public init(row: GRDB.Row) throws {
-        self.init(request: try RestoreRequest(row: row), appId: row["sd_app_id"])
+        self.init(request: try RestoreRequest(row: row), appId: try row.decode(forColumn: "sd_app_id"))
     }
 }
 
@@ -264,9 +264,9 @@ enum RestoreDesk {
                            OR EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed'))
                     ORDER BY t.purchase_date, t.id
                     """, arguments: [player])
-            for row in rows where !(row["sd_has_prompt"] as Bool) {
+            for row in rows where !(try row.decode(Bool.self, forColumn: "sd_has_prompt")) {
                 let transaction = try StoreTransaction(row: row)
-                guard RestoreRules.comesBack(transaction, hasOrder: row["sd_has_order"]) else { continue }
+                guard RestoreRules.comesBack(transaction, hasOrder: try row.decode(forColumn: "sd_has_order")) else { continue }
                 let (prompted, event) = RestoreRules.prompt(for: transaction, loggedIn: login.userId, at: login.at)
                 var request = prompted
                 try request.insert(db)
@@ -279,9 +279,9 @@ enum RestoreDesk {
 
     /// A prompt with its transaction, product, app, candidate accounts and (once confirmed) delivery.
     static func prompt(_ db: Database, _ request: RestoreRequest) throws -> RestorePrompt {
-        guard let transaction = try StoreTransaction.fetchOne(db, key: request.transactionId),
-            let product = try Product.fetchOne(db, key: transaction.productId),
-            let app = try App.fetchOne(db, key: transaction.appId)
+        guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", request.transactionId),
+            let product = try Product.fetchOne(db, matching: "id", transaction.productId),
+            let app = try App.fetchOne(db, matching: "id", transaction.appId)
         else {
             throw StoreError.invalidArgument(
                 "restore prompt \(request.id ?? 0) names transaction \(request.transactionId), which is missing or incomplete")
@@ -333,7 +333,7 @@ enum RestoreDesk {
             latest[transaction.originalTransactionId] = transaction
         }
         return try order.compactMap { original in
-            guard let newest = latest[original], let product = try Product.fetchOne(db, key: newest.productId) else {
+            guard let newest = latest[original], let product = try Product.fetchOne(db, matching: "id", newest.productId) else {
                 return nil
             }
             let holders = try Row.fetchAll(

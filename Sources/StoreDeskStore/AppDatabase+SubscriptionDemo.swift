@@ -9,15 +9,15 @@ extension AppDatabase {
     /// chain's own time rate), so an earlier demo whose billing retry has run out no longer counts.
     public func subscriptionDemoSetup(userId: String, productId: String?, at instant: Instant) throws -> SubscriptionDemoSetup {
         try reader.read { db in
-            guard let user = try User.filter(Column("id") == userId).fetchOne(db) else { throw StoreError.unknownUser(id: userId) }
+            guard let user = try User.fetchOne(db, matching: "id", userId) else { throw StoreError.unknownUser(id: userId) }
             let account = try Row.fetchOne(
                 db, sql: "SELECT app_id, app_account_token FROM game_account WHERE user_id = ? ORDER BY app_id LIMIT 1",
                 arguments: [userId])
-            let chosen = try productId.flatMap { try Product.fetchOne(db, key: $0) }
+            let chosen = try productId.flatMap { try Product.fetchOne(db, matching: "id", $0) }
             if let productId, chosen == nil { throw StoreError.invalidArgument("no product '\(productId)'") }
             let firstApp = try String.fetchOne(db, sql: "SELECT id FROM app ORDER BY id LIMIT 1")
             let accountApp: String? = account?["app_id"]
-            guard let appId = chosen?.appId ?? accountApp ?? firstApp, let app = try App.fetchOne(db, key: appId)
+            guard let appId = chosen?.appId ?? accountApp ?? firstApp, let app = try App.fetchOne(db, matching: "id", appId)
             else { throw StoreError.invalidArgument("the store has no app to subscribe in") }
             let catalogue = try Product.filter(Column("app_id") == app.id && Column("subscription_group") != nil)
                 .order(Column("id")).fetchAll(db)

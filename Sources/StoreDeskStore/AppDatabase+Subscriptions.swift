@@ -68,7 +68,7 @@ extension AppDatabase {
     /// A player's subscription rows and their notifications.
     public func subscriptionRecords(userId: String) throws -> SubscriptionRecords {
         try reader.read { db in
-            guard try User.exists(db, key: ["id": userId]) else { throw StoreError.unknownUser(id: userId) }
+            guard try User.exists(db, matching: "id", userId) else { throw StoreError.unknownUser(id: userId) }
             return try Self.subscriptionRecords(db, userId: userId)
         }
     }
@@ -84,7 +84,7 @@ extension AppDatabase {
     /// subscription (its owner).
     public func subscriber(named text: String) throws -> String {
         try reader.read { db in
-            if try User.exists(db, key: ["id": text]) { return text }
+            if try User.exists(db, matching: "id", text) { return text }
             if let owner = try String.fetchOne(
                 db, sql: "SELECT user_id FROM subscription WHERE original_transaction_id = ?", arguments: [text])
             {
@@ -95,7 +95,7 @@ extension AppDatabase {
     }
 
     public func product(id: String) throws -> Product? {
-        try reader.read { try Product.fetchOne($0, key: id) }
+        try reader.read { try Product.fetchOne($0, matching: "id", id) }
     }
 
     /// How many notifications the store holds.

@@ -40,7 +40,7 @@ extension AppDatabase {
             let counts = try Dictionary(
                 Row.fetchAll(
                     db, sql: "SELECT root_sha256, COUNT(*) AS n FROM subscription_event WHERE root_sha256 IS NOT NULL GROUP BY root_sha256"
-                ).map { ($0["root_sha256"] as String, $0["n"] as Int) }, uniquingKeysWith: +)
+                ).map { (try $0.column("root_sha256") as String, try $0.column("n") as Int) }, uniquingKeysWith: +)
             return try Self.trustRoots(db).map { TrustRootUse(root: $0, verifiedNotifications: counts[$0.sha256] ?? 0) }
         }
     }

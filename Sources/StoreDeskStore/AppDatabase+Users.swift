@@ -4,7 +4,7 @@ import StoreDeskCore
 
 extension AppDatabase {
     public func user(id: String) throws -> User? {
-        try reader.read { try User.fetchOne($0, key: ["id": id]) }
+        try reader.read { try User.fetchOne($0, matching: "id", id) }
     }
 
     public func profile(userId: String, recent: Int = 10) throws -> UserProfile {
@@ -79,7 +79,7 @@ extension UserSearch {
         }
         sql = "SELECT u.rowid AS sd_rowid, u.* FROM (" + sql + " ORDER BY sd_rowid \(order) LIMIT \(max(0, limit))) m JOIN user u ON u.rowid = m.sd_rowid ORDER BY u.rowid"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            UserRow(rowid: row["sd_rowid"], user: try User(row: row))
+            UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row))
         }
     }
 }

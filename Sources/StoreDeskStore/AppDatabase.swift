@@ -87,55 +87,62 @@ public struct AppDatabase: Sendable {
 
     /// Opens an existing store, checking that it is one this binary understands before touching it.
     ///
+    /// Nothing that could block or write comes first: `StorePath` refuses a fifo or a device by its kind
+    /// and reads the header without blocking; a write is refused before SQLite opens the file when the
+    /// file or its folder cannot be written, so a refused write leaves no `-wal` or `-shm` beside it.
+    ///
     /// - Parameter migrate: apply pending migrations (only with an explicit `--migrate`, or for the
     ///   default store that StoreDesk itself owns).
     public static func open(path: String, access: Access, migrate: Bool = false) throws -> AppDatabase {
-        let fm = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { throw StoreError.missing(path: path) }
-        guard !isDirectory.boolValue else { throw StoreError.notSQLite(path: path) }
-        guard fm.isReadableFile(atPath: path) else { throw StoreError.database(path: path, message: "cannot read the file (permission denied)") }
-        try checkHeader(path: path)
-
+        let file = try StorePath(path: path)
+        if access == .readOnly { return try openReadOnly(file) }
+        if let reason = file.whyNotWritable { throw StoreError.notWritable(path: path, reason: reason) }
         // Inspect the schema through a read-only connection: this never changes the file.
-        if access == .readOnly {
-            do {
-                let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
-                let pending = try queue.read { try inspect($0, path: path) }
-                guard pending.isEmpty else { throw StoreError.olderSchema(path: path, missing: pending) }
-                return AppDatabase(writer: queue, path: path, isReadOnly: true)
-            } catch let error as DatabaseError {
-                throw StoreError(error, path: path)
-            }
-        }
-        let pending = try inspect(path: path)
-        if !pending.isEmpty && !(migrate && access != .readOnly) {
+        let pending = try inspect(file)
+        if !pending.isEmpty && !migrate {
             throw StoreError.olderSchema(path: path, missing: pending)
-        }
-        if access != .readOnly {
-            // The permission bits count even for root, who could write anyway: a chmod says "hands off".
-            let permissions = (try? fm.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? 0o644
-            let directory = (path as NSString).deletingLastPathComponent
-            guard permissions & 0o222 != 0, fm.isWritableFile(atPath: path),
-                fm.isWritableFile(atPath: directory.isEmpty ? "." : directory)
-            else {
-                throw StoreError.readOnlyFile(path: path)
-            }
         }
         do {
             let writer: any DatabaseWriter
             switch access {
-            case .readOnly:
-                writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
-            case .readWrite:
-                writer = try DatabaseQueue(path: path, configuration: configuration(readOnly: false))
+            case .readOnly, .readWrite:
+                writer = try DatabaseQueue(path: file.sqlitePath, configuration: configuration(readOnly: false))
             case .readWriteConcurrent:
-                writer = try DatabasePool(path: path, configuration: configuration(readOnly: false))
+                writer = try DatabasePool(path: file.sqlitePath, configuration: configuration(readOnly: false))
             }
             if !pending.isEmpty { try migrator.migrate(writer) }
-            return AppDatabase(writer: writer, path: path, isReadOnly: access == .readOnly)
+            return AppDatabase(writer: writer, path: path, isReadOnly: false)
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
+        }
+    }
+
+    /// Whether `path` is a store file this process may write (the console opens one it may not
+    /// read-only instead of refusing it). Nil when it may; else why not.
+    public static func whyNotWritable(path: String) throws -> String? { try StorePath(path: path).whyNotWritable }
+
+    /// A read-only open that never writes the file or its folder: `immutable` where no one may write
+    /// (see `StorePath.readsImmutable`), SQLite's read-only flag elsewhere.
+    private static func openReadOnly(_ file: StorePath) throws -> AppDatabase {
+        do {
+            let queue = try DatabaseQueue(
+                path: file.readsImmutable ? file.immutableURI : file.sqlitePath, configuration: configuration(readOnly: true))
+            let pending = try queue.read { try inspect($0, path: file.path) }
+            guard pending.isEmpty else { throw StoreError.olderSchema(path: file.path, missing: pending) }
+            return AppDatabase(writer: queue, path: file.path, isReadOnly: true)
+        } catch let error as DatabaseError {
+            if error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_READONLY, file.isWAL,
+                access(file.directory, W_OK) != 0
+            {
+                // A WAL store whose log is in use, in a folder this user cannot write: SQLite needs a
+                // writable `-shm` to read the log, and reading the file alone would miss its newest commits.
+                throw StoreError.database(
+                    path: file.path,
+                    message: "cannot read it here: its write-ahead log (\(file.path)-wal) needs a shared-memory file "
+                        + "beside it and the folder \(file.directory) is not writable; copy the store with its -wal file "
+                        + "somewhere writable, or read it once its writer has closed it")
+            }
+            throw StoreError(error, path: file.path)
         }
     }
 
@@ -151,27 +158,15 @@ public struct AppDatabase: Sendable {
         }
     }
 
-    /// The first 16 bytes of every SQLite 3 file.
-    static func checkHeader(path: String) throws {
-        // POSIX, not FileHandle: this runs at the start of every command, and Foundation's file
-        // handles cost more than the read.
-        let fd = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw StoreError.database(path: path, message: "cannot open the file") }
-        defer { close(fd) }
-        var header = [UInt8](repeating: 0, count: 16)
-        let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
-        guard count == 16, header.elementsEqual("SQLite format 3\0".utf8) else { throw StoreError.notSQLite(path: path) }
-    }
-
     /// Returns the migrations this binary knows that the file lacks; throws when the file is not a
     /// store or is newer than this binary.
-    static func inspect(path: String) throws -> [String] {
+    static func inspect(_ file: StorePath) throws -> [String] {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration(readOnly: true))
+            let queue = try DatabaseQueue(path: file.sqlitePath, configuration: configuration(readOnly: true))
             defer { try? queue.close() }
-            return try queue.read { try inspect($0, path: path) }
+            return try queue.read { try inspect($0, path: file.path) }
         } catch let error as DatabaseError {
-            throw StoreError(error, path: path)
+            throw StoreError(error, path: file.path)
         }
     }
 
@@ -195,9 +190,50 @@ extension StoreError {
         case .SQLITE_BUSY, .SQLITE_LOCKED: self = .locked(path: path)
         case .SQLITE_NOTADB: self = .notSQLite(path: path)
         case .SQLITE_READONLY: self = .readOnlyFile(path: path)
-        case .SQLITE_CANTOPEN where !FileManager.default.isWritableFile(atPath: path): self = .readOnlyFile(path: path)
-        case .SQLITE_CORRUPT: self = .database(path: path, message: "the database file is corrupt")
-        default: self = .database(path: path, message: error.message ?? "\(error.resultCode)")
+        case .SQLITE_CANTOPEN:
+            self = .database(
+                path: path,
+                message: "SQLite cannot open it (\(error.message ?? "unable to open database file")): check that this user "
+                    + "may read the file and its -wal and -shm files, and write its folder")
+        case .SQLITE_CORRUPT: self = .damaged(path: path, detail: "SQLite finds the file corrupt (\(error.message ?? "malformed"))")
+        case .SQLITE_FULL: self = .database(path: path, message: "the disk is full: free some space and run the command again")
+        case .SQLITE_IOERR: self = .database(path: path, message: "the disk failed to read or write it (\(error.message ?? "I/O error"))")
+        case .SQLITE_CONSTRAINT:
+            self = .database(
+                path: path, message: "the write was refused by one of the store's rules (\(error.message ?? "constraint failed")) and nothing of it was kept")
+        case .SQLITE_ERROR:
+            // A table, column or key the code reads is gone: the schema was changed outside StoreDesk.
+            self = .damaged(path: path, detail: "SQLite says: \(error.message ?? "SQL error")")
+        default: self = .database(path: path, message: "SQLite error \(error.resultCode.rawValue): \(error.message ?? "\(error.resultCode)")")
+        }
+    }
+}
+
+extension StoreError {
+    /// Any error a store operation raised, as a `StoreError` naming the file; nil for errors that are
+    /// not about the store. A SQLite error keeps its message but not its SQL; a value that cannot be
+    /// read names its column but not the row (which may hold a phone number).
+    public init?(failure error: any Error, path: String) {
+        switch error {
+        case let error as StoreError:
+            self = error
+        case let error as DatabaseError:
+            self.init(error, path: path)
+        case let error as RowDecodingError:
+            let text = error.description
+            let head = text.components(separatedBy: " - ").first ?? text
+            var detail = "a value in it cannot be read"
+            if let from = head.range(of: " from database value")?.lowerBound, head.hasPrefix("could not decode ") {
+                detail += " as " + head[head.index(head.startIndex, offsetBy: 17)..<from]
+            }
+            if let column = text.range(of: "column: \"") {
+                detail += " in column " + text[column.upperBound...].prefix { $0 != "\"" }
+            }
+            self = .damaged(path: path, detail: detail)
+        case let error as RecordError:
+            self = .damaged(path: path, detail: "a row it was just reading is gone (\(error.description.prefix { $0 != ":" }))")
+        default:
+            return nil
         }
     }
 }

@@ -193,32 +193,3 @@ public enum DemoDatasetLoader {
         }
     }
 }
-
-/// Builds a file beside its destination and moves it into place only when complete.
-enum FileReplacement {
-    static func write(to path: String, replacing: Bool, _ body: (String) throws -> Void) throws {
-        let fm = FileManager.default
-        if fm.fileExists(atPath: path) && !replacing { throw StoreError.exists(path: path) }
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty && !fm.fileExists(atPath: directory) {
-            do {
-                try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw StoreError.database(path: path, message: "cannot create folder \(directory)")
-            }
-        }
-        let temporary = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
-        let cleanup = { for suffix in ["", "-wal", "-shm", "-journal"] { try? fm.removeItem(atPath: temporary + suffix) } }
-        cleanup()
-        do {
-            try body(temporary)
-            for suffix in ["-wal", "-shm"] { try? fm.removeItem(atPath: path + suffix) }
-            if rename(temporary, path) != 0 {
-                throw StoreError.database(path: path, message: "cannot move the new store into place: \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            cleanup()
-            throw error
-        }
-    }
-}

@@ -368,7 +368,10 @@ extension NotificationImporter {
                     bind.text(importer.source)
                     bind.int(importer.importedAt.millis)
                 }
-            } catch let error as DatabaseError {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // The line's own values conflict with what the store holds: that line is refused, the rest go
+                // on. Any other SQLite error (a table rebuilt without its key, a full disk, an I/O error) is the
+                // store's, not the line's: it ends the import, rolled back whole, in one line naming the store.
                 try rollback.run { _ in }
                 owners.search.lineRolledBack()
                 try release.run { _ in }
@@ -400,7 +403,8 @@ extension NotificationImporter {
                 }
                 try release.run { _ in }
                 line.userId = owner
-            } catch let error as DatabaseError {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // As above: a constraint refuses the line; the store's own failures end the import.
                 // The chain is not put back: read again from the store, it holds nothing of this line.
                 try rollback.run { _ in }
                 owners.search.lineRolledBack()
@@ -606,14 +610,15 @@ enum SubscriptionEventRow {
     }
 
     static func decode(row: Row) throws -> SubscriptionEvent {
-        let provenance: String = row["provenance"]
+        // `column` throws where `row["…"]` traps: a store edited by hand can hold a number or a blob here.
+        let provenance: String = try row.column("provenance")
         do {
-            var event = try SubscriptionEvent.decode(jsonLine: row["payload"] as String)
+            var event = try SubscriptionEvent.decode(jsonLine: try row.column("payload") as String)
             event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
-            if event.provenance == .verified, let root: String = row["root_sha256"] {
+            if event.provenance == .verified, let root: String = try row.column("root_sha256") {
                 event.signer = Signer(
-                    rootSHA256: root, rootSubject: row["root_subject"] ?? "", leafSubject: row["signer_subject"] ?? "",
-                    leafSerial: row["signer_serial"] ?? "")
+                    rootSHA256: root, rootSubject: try row.column("root_subject") ?? "", leafSubject: try row.column("signer_subject") ?? "",
+                    leafSerial: try row.column("signer_serial") ?? "")
             }
             return event
         } catch {

@@ -78,3 +78,27 @@ extension AuditEntry: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "audit_log"
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
+
+extension FetchableRecord where Self: TableRecord {
+    /// The row whose `column` holds `value`, by a plain `WHERE column = ?`.
+    ///
+    /// Not GRDB's `fetchOne(db, key:)`: that asks the schema for the table's unique key first and traps
+    /// when it is gone, and a store edited by hand (a `user` table rebuilt without `UNIQUE`) must give an
+    /// error, not end the process (and leave a console's terminal raw).
+    static func fetchOne(_ db: Database, matching column: String, _ value: some DatabaseValueConvertible) throws -> Self? {
+        try filter(Column(column) == value).fetchOne(db)
+    }
+
+    /// Whether a row's `column` holds `value` (see `fetchOne(_:matching:_:)` for why not `exists(db, key:)`).
+    static func exists(_ db: Database, matching column: String, _ value: some DatabaseValueConvertible) throws -> Bool {
+        try !filter(Column(column) == value).isEmpty(db)
+    }
+}
+
+extension Row {
+    /// A column's value, thrown as an error when it does not convert: GRDB's `row["column"]` traps
+    /// instead (`try!`), and a store edited by hand can hold text where a number belongs.
+    func column<Value: DatabaseValueConvertible>(_ name: String) throws -> Value {
+        try decode(forColumn: name)
+    }
+}

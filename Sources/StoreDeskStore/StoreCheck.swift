@@ -1,4 +1,5 @@
 import GRDB
+import StoreDeskCore
 
 /// `storedesk check`: SQLite's own integrity check plus the domain's invariants. Later features add
 /// their invariants to `invariants`.
@@ -18,6 +19,26 @@ public enum StoreCheck {
     }
 
     static let invariants: [Invariant] = [
+        Invariant(
+            kind: "store_clock_invalid",
+            sql: """
+                SELECT 'clock', 'store_meta clock ' || quote(value) || ' \(StoreMeta.clockProblem)'
+                FROM store_meta WHERE key = 'clock'
+                  AND (CAST(CAST(value AS INTEGER) AS TEXT) IS NOT CAST(value AS TEXT)
+                       OR CAST(value AS INTEGER) NOT BETWEEN 0 AND \(Instant.supported.upperBound.millis))
+                """),
+        Invariant(
+            kind: "schema_key_missing",
+            sql: """
+                SELECT k.tbl, 'table ' || k.tbl || ' has no unique key on ' || k.col
+                  || ': its rows can no longer be told apart (the schema was changed outside StoreDesk)'
+                FROM (\(keyColumns.map { "SELECT '\($0.table)' AS tbl, '\($0.column)' AS col" }.joined(separator: " UNION ALL "))) k
+                WHERE EXISTS (SELECT 1 FROM sqlite_master m WHERE m.type = 'table' AND m.name = k.tbl)
+                  AND NOT EXISTS (
+                    SELECT 1 FROM pragma_index_list(k.tbl) l
+                    WHERE l."unique" = 1 AND (SELECT group_concat(i.name) FROM pragma_index_info(l.name) i) = k.col)
+                  AND NOT EXISTS (SELECT 1 FROM pragma_table_info(k.tbl) c WHERE c.name = k.col AND c.pk = 1 AND c.type = 'INTEGER')
+                """),
         Invariant(
             kind: "user_count_drift",
             sql: """
@@ -146,6 +167,13 @@ public enum StoreCheck {
                 """),
     ] + subscriptionInvariants
 
+    /// The keys rows are found and referenced by: a store whose table lost one (rebuilt by hand without
+    /// `UNIQUE`) fails every write that references it with "foreign key mismatch".
+    static let keyColumns: [(table: String, column: String)] = [
+        ("app", "id"), ("user", "id"), ("product", "id"), ("store_transaction", "id"), ("payment_order", "order_id"),
+        ("subscription", "original_transaction_id"), ("restore_request", "id"), ("login_entry_configuration", "app_id"),
+    ]
+
     /// A subscription row must not give access it no longer gives, and its dates must follow each other.
     /// "Now" is the store's clock (demo and seeded stores keep one); a store without one skips the
     /// expiry rule, since its rows were computed at the wall clock of their import.
@@ -196,27 +224,54 @@ public enum StoreCheck {
                 """),
     ]
 
-    /// SQL for a millisecond column as `2026-11-20T08:00:00Z`.
-    static func iso(_ column: String) -> String { "strftime('%Y-%m-%dT%H:%M:%SZ', \(column) / 1000, 'unixepoch')" }
+    /// SQL for a millisecond column as `2026-11-20T08:00:00Z`; a value SQLite cannot write as a date (past
+    /// year 9999, or not a number) is shown as it is, so no message is ever empty.
+    static func iso(_ column: String) -> String {
+        "COALESCE(strftime('%Y-%m-%dT%H:%M:%SZ', \(column) / 1000, 'unixepoch'), quote(\(column)) || ' ms')"
+    }
 
     public static func run(_ db: Database) throws -> [Violation] {
         var violations: [Violation] = []
         for row in try String.fetchAll(db, sql: "PRAGMA integrity_check") where row != "ok" {
             violations.append(Violation(kind: "integrity", subject: "", message: row))
         }
-        let foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        let foreignKeys: [Row]
+        do {
+            foreignKeys = try Row.fetchAll(db, sql: "PRAGMA foreign_key_check")
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_ERROR {
+            // "foreign key mismatch": a referenced table lost the key its references need (`schema_key_missing`).
+            foreignKeys = []
+            violations.append(
+                Violation(
+                    kind: "schema", subject: "foreign_key",
+                    message: "cannot check foreign keys: \(error.message ?? "SQLite error \(error.resultCode.rawValue)")"))
+        }
         for row in foreignKeys {
-            let table: String = row[0]
-            let rowid: Int64? = row[1]
-            let parent: String = row[2]
+            let table: String = try row.decode(atIndex: 0)
+            let rowid: Int64? = try row.decode(atIndex: 1)
+            let parent: String = try row.decode(atIndex: 2)
             violations.append(
                 Violation(
                     kind: "foreign_key", subject: table,
                     message: "\(table) row \(rowid.map(String.init) ?? "?") points at a missing \(parent)"))
         }
         for invariant in invariants {
-            for row in try Row.fetchAll(db, sql: invariant.sql) {
-                violations.append(Violation(kind: invariant.kind, subject: row[0] ?? "", message: row[1] ?? ""))
+            do {
+                for row in try Row.fetchAll(db, sql: invariant.sql) {
+                    let subject: String = try row.decode(String?.self, atIndex: 0) ?? ""
+                    let message: String = try row.decode(String?.self, atIndex: 1) ?? ""
+                    violations.append(
+                        Violation(
+                            kind: invariant.kind, subject: subject,
+                            message: message.isEmpty ? "\(invariant.kind) on \(subject.isEmpty ? "the store" : subject)" : message))
+                }
+            } catch let error as DatabaseError where error.resultCode != .SQLITE_CORRUPT && error.resultCode != .SQLITE_NOTADB {
+                // A table or column the rule reads is gone (a schema edited by hand): that is the finding,
+                // and the other rules still run.
+                violations.append(
+                    Violation(
+                        kind: "schema", subject: invariant.kind,
+                        message: "cannot check \(invariant.kind): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")"))
             }
         }
         return violations

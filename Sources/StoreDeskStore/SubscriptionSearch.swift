@@ -84,8 +84,9 @@ extension SubscriptionSearch {
         let order = backward ? "DESC" : "ASC"
         sql += " ORDER BY s.expires_date \(order), s.original_transaction_id \(order) LIMIT \(limit)"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            let friendly: String = row["sd_friendly"]
-            return SubscriptionListRow(subscription: try Subscription(row: row), userName: friendly.isEmpty ? row["sd_name"] : friendly)
+            let friendly: String = try row.decode(forColumn: "sd_friendly")
+            let name: String = friendly.isEmpty ? try row.decode(forColumn: "sd_name") : friendly
+            return SubscriptionListRow(subscription: try Subscription(row: row), userName: name)
         }
     }
 
@@ -147,8 +148,8 @@ extension AppDatabase {
     /// One subscription with its notifications and its player, for a detail pane.
     public func subscriptionDetail(originalTransactionId id: String) throws -> (SubscriptionListRow, [SubscriptionEvent])? {
         try reader.read { db in
-            guard let subscription = try Subscription.fetchOne(db, key: id),
-                let user = try User.fetchOne(db, key: ["id": subscription.userId])
+            guard let subscription = try Subscription.fetchOne(db, matching: "original_transaction_id", id),
+                let user = try User.fetchOne(db, matching: "id", subscription.userId)
             else { return nil }
             return (
                 SubscriptionListRow(subscription: subscription, userName: user.displayName),

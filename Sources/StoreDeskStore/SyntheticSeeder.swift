@@ -17,12 +17,18 @@ public enum SyntheticSeeder {
         public var restoreRequests = 0
     }
 
+    /// The most users one seed writes: ten million, ten times the million the README times. The count decides
+    /// the run's length and the file's size, so a mistyped one is refused rather than run until killed.
+    public static let largestUsers = 10_000_000
+
     /// - Parameter progress: called with the number of users written so far, every few thousand.
     public static func seed(
         path: String, users: Int, seed: UInt64, catalogue: Catalogue, clock: Instant, replacing: Bool,
         progress: (Int) -> Void = { _ in }
     ) throws -> Summary {
-        guard users >= 0 else { throw StoreError.invalidArgument("--users must be 0 or more, got \(users)") }
+        guard (0...largestUsers).contains(users) else {
+            throw StoreError.invalidArgument("--users must be from 0 to \(largestUsers), got \(users)")
+        }
         var summary = Summary()
         try FileReplacement.write(to: path, replacing: replacing) { temporary in
             var config = AppDatabase.configuration(readOnly: false)
@@ -37,7 +43,7 @@ public enum SyntheticSeeder {
                 let deferred = try Row.fetchAll(
                     db, sql: "SELECT type, name, sql FROM sqlite_master WHERE type IN ('index', 'trigger') AND sql IS NOT NULL")
                 for row in deferred {
-                    let type: String = row["type"], name: String = row["name"]
+                    let type: String = try row.decode(forColumn: "type"), name: String = try row.decode(forColumn: "name")
                     try db.execute(sql: "DROP \(type == "index" ? "INDEX" : "TRIGGER") \(name.quotedDatabaseIdentifier)")
                 }
                 var mark = Date()
@@ -69,7 +75,7 @@ public enum SyntheticSeeder {
                     return .commit
                 }
                 phase("rows")
-                for row in deferred { try db.execute(sql: row["sql"]) }
+                for row in deferred { try db.execute(sql: try row.decode(forColumn: "sql")) }
                 phase("indexes")
                 try db.execute(sql: "INSERT INTO user_search(user_search) VALUES ('rebuild')")
                 try db.execute(sql: "UPDATE store_meta SET value = (SELECT COUNT(*) FROM user) WHERE key = 'user_count'")

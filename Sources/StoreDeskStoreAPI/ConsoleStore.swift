@@ -23,6 +23,10 @@ public protocol StoreFile: Sendable {
     func observeCommits(_ onChange: @escaping @Sendable () -> Void) -> AnyObject?
     /// A watcher of commits other processes make.
     func commitWatcher() throws -> any CommitWatcher
+    /// An error one of these reads or writes threw, said in one line naming the store (a SQLite error
+    /// without its SQL, an unreadable value by its column, never the row); nil for one that is not the
+    /// store's.
+    func storeError(for error: any Error) -> StoreError?
 }
 
 /// Notices commits other processes made to the store since it last looked.

@@ -25,9 +25,11 @@ public final class CursesTerminal: ConsoleDevice {
         self.forceMono = noColor
     }
 
-    /// Takes over the terminal: locale first (or CJK turns to blanks), raw keys, no echo, colours.
+    /// Takes over the terminal: locale first (or CJK turns to blanks), raw keys, no echo, colours; and
+    /// a fault (a trap, a crash) gives the terminal back before the process ends.
     public func start() {
         _ = sd_setlocale_all()
+        sd_install_fault_restore()
         screen = initscr()
         started = true
         raw()
@@ -57,6 +59,7 @@ public final class CursesTerminal: ConsoleDevice {
         started = false
         curs_set(1)
         endwin()
+        sd_remove_fault_restore()
     }
 
     public var size: Size { Size(width: Int(sd_cols()), height: Int(sd_lines())) }

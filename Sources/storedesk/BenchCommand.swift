@@ -20,16 +20,15 @@ struct BenchCommand: ParsableCommand {
             commandName: "filter", abstract: "Time each filter keystroke on the Users screen.")
         @OptionGroup var store: StoreOptions
         @Option(help: "Texts to type, comma separated.") var texts: String = "王,张伟,Chen,Alex Ng,138,0000,2000123,emma_pro,zzzz-nobody,欧阳"
-        @Option(help: "The terminal size.") var size: String = "120x40"
+        @Option(help: ArgumentHelp("The terminal size.", valueName: "WIDTHxHEIGHT")) var size = Size(width: 120, height: 40)
 
         func run() throws {
             let database = try reporting { try store.open(.readOnly) }
-            guard let terminalSize = Size(size) else { throw fail("--size must look like 120x40, got '\(size)'") }
             let catalog = ThemeCatalog()
             let wall = Instant(Date())
             let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
             var state = AppState(
-                size: terminalSize, session: Session(role: .operator, actor: "bench", readOnly: true),
+                size: size, session: Session(role: .operator, actor: "bench", readOnly: true),
                 storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
                 themeNames: catalog.names)
             state.clockSource = clock.source
@@ -81,8 +80,9 @@ struct BenchCommand: ParsableCommand {
         @Option(help: "At most this many steps per SQLite transaction (each step always with its events).") var batch: Int = 4096
 
         func validate() throws {
-            guard batch > 0 else { throw fail("--batch must be above 0, got \(batch)") }
-            guard transactions > 0 else { throw fail("--transactions must be above 0, got \(transactions)") }
+            guard (1...1_000_000).contains(batch) else { throw fail("--batch must be from 1 to 1000000, got \(batch)") }
+            // The engine-only pass keeps every change in memory: two million is a few gigabytes.
+            guard (1...2_000_000).contains(transactions) else { throw fail("--transactions must be from 1 to 2000000, got \(transactions)") }
         }
 
         func run() throws {

@@ -55,15 +55,20 @@ struct CallbackSignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign",
         abstract: "Read key=value lines on stdin and print the signed, form-encoded callback body.",
-        discussion: "Blank lines are skipped; a sign line is ignored (the sign is computed). Values are taken verbatim.")
+        discussion: """
+            Blank lines are skipped; a sign line is ignored (the sign is computed). Values are taken verbatim. \
+            The sign covers the fields as the PHP game server's parse_str reads them (a.b arrives as a_b, a[] \
+            appends), so the body verifies there and with `callback verify`; a line PHP would lose (an empty \
+            name, a name read as sign, a second value for one field) is refused with its reason.
+            """)
 
     @OptionGroup var key: AppKeyOption
 
     func run() throws {
         let appKey = try key.checked()
-        let input = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-        let fields = try reporting { try CallbackInput.fields(fromLines: input) }
-        print(ServerCallback(fields: fields, appKey: appKey).body)
+        let input = String(decoding: try reporting { try CallbackInput.standardInput() }, as: UTF8.self)
+        let callback = try reporting { try TypedCallback(fields: try CallbackInput.fields(fromLines: input), appKey: appKey) }
+        print(callback.body)
     }
 }
 
@@ -81,7 +86,7 @@ struct CallbackVerifyCommand: ParsableCommand {
 
     func run() throws {
         let appKey = try key.checked()
-        let bytes = CallbackInput.body(from: [UInt8](FileHandle.standardInput.readDataToEndOfFile()))
+        let bytes = CallbackInput.body(from: [UInt8](try reporting { try CallbackInput.standardInput() }))
         let check = CallbackSignature.verify(bodyBytes: bytes, appKey: appKey)
         try output.show(CallbackVerifyReport(check: check))
         if !check.isValid { throw ExitCode(1) }
@@ -96,20 +101,40 @@ enum CallbackInput {
         var description: String { "stdin line \(number) is not key=value: \(line)" }
     }
 
-    /// `key=value` lines (split at the first `=`) in order, `sign` dropped, blank lines skipped.
-    static func fields(fromLines input: String) throws -> [ServerCallback.Field] {
-        var fields: [ServerCallback.Field] = []
-        for (index, rawLine) in input.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+    /// `key=value` lines (split at the first `=`) in order, blank lines skipped. Lines end at LF or CRLF:
+    /// the split is on the LF scalar (Swift reads "\r\n" as one `Character`, which a split on "\n" misses).
+    static func fields(fromLines input: String) throws -> [TypedCallback.Field] {
+        var fields: [TypedCallback.Field] = []
+        for (index, scalars) in input.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = String(scalars)
+            if line.unicodeScalars.last == "\r" { line = String(line.unicodeScalars.dropLast()) }
             if line.allSatisfy(\.isWhitespace) { continue }
             guard let equals = line.firstIndex(of: "="), equals != line.startIndex else {
-                throw BadLine(number: index + 1, line: String(line))
+                throw BadLine(number: index + 1, line: line)
             }
-            let name = String(line[..<equals])
-            if name == CallbackSignature.signField { continue }
-            fields.append(ServerCallback.Field(name, String(line[line.index(after: equals)...])))
+            fields.append(
+                TypedCallback.Field(line: index + 1, name: String(line[..<equals]), value: String(line[line.index(after: equals)...])))
         }
         return fields
+    }
+
+    /// The most standard input may hold: `serve` takes bodies of at most 16 MiB, and PHP's own
+    /// `post_max_size` is 8 MiB by default. Without a bound, `yes | storedesk callback verify` would
+    /// read until memory ran out.
+    static let inputLimit = 16 * 1024 * 1024
+
+    /// Standard input, all of it, or an error when it holds more than `inputLimit` bytes.
+    static func standardInput() throws -> Data {
+        let data: Data
+        do {
+            data = try FileHandle.standardInput.read(upToCount: inputLimit + 1) ?? Data()
+        } catch {
+            throw StoreError.invalidArgument("standard input cannot be read: \(error.localizedDescription)")
+        }
+        guard data.count <= inputLimit else {
+            throw StoreError.invalidArgument("standard input holds more than 16 MiB: a callback body is at most that (serve's --max-body)")
+        }
+        return data
     }
 
     /// The body without the line ending a shell adds (`echo`, here-strings).

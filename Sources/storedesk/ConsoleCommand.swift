@@ -26,9 +26,15 @@ struct ConsoleCommand: ParsableCommand {
                 throw StoreError.invalidArgument("the console needs a terminal; for scripts use a subcommand with --json (see storedesk --help)")
             }
             let catalog = ThemeCatalog()
-            let (theme, warnings) = try console.loadTheme(catalog)
-            let session = try console.session()
-            let database = try store.open(console.readonly ? .readOnly : .readWriteConcurrent)
+            var (theme, warnings) = try console.loadTheme(catalog)
+            var session = console.session()
+            // A store this user may not write (a 0444 file, a folder of someone else's) is opened
+            // read-only, as a viewer opens a file it cannot save, rather than refused.
+            if !session.readOnly, let reason = try? AppDatabase.whyNotWritable(path: store.location.path) {
+                session.readOnly = true
+                warnings.insert("read-only: \(reason)", at: 0)
+            }
+            let database = try store.open(session.readOnly ? .readOnly : .readWriteConcurrent)
             return (database, session, theme, warnings, catalog)
         }
         let wall = Instant(Date())

@@ -15,7 +15,7 @@ struct ConsoleOptions: ParsableArguments {
     var look: Look { Look(theme: theme, noColor: noColor) }
     var monochrome: Bool { look.monochrome }
     func loadTheme(_ catalog: ThemeCatalog) throws -> (Theme, [String]) { try look.loadTheme(catalog) }
-    func session() throws -> Session { try staff.session() }
+    func session() -> Session { staff.session() }
 }
 
 /// `--theme` and `--no-color` as a plain value, so a command can be run without ArgumentParser's

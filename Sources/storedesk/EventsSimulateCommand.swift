@@ -29,7 +29,7 @@ extension EventsCommand {
         @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
         @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
         var steps: [String] = []
-        @Flag(help: "Print the result as JSON.") var json = false
+        @OptionGroup var output: OutputOptions
 
         static let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
 
@@ -49,19 +49,26 @@ extension EventsCommand {
         }
 
         func run() throws {
-            let result = try reporting { () throws -> SimulateJSON in
+            let (result, refusals) = try reporting { () throws -> (SimulateJSON, [String]) in
                 let chosenRate = try rate.map { text in
                     guard let rate = Self.rates[text] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(text)'") }
                     return rate
                 }
-                guard (1...1_000_000_000).contains(seconds) else {
-                    throw StoreError.invalidArgument("--for must be a number of seconds from 1 to 1000000000, got \(seconds)")
+                // Ten years of subscription time at the rate (real time's is the longest; checked again
+                // below once the rate is known).
+                func checkSpan(_ rate: TimeRate, named name: String) throws {
+                    let longest = rate.longestRealRun.millis / 1000
+                    guard (1...longest).contains(Int64(seconds)) else {
+                        throw StoreError.invalidArgument(
+                            "--for must be from 1 to \(longest) seconds at --rate \(name) (ten years of subscription time), got \(seconds)")
+                    }
                 }
+                try checkSpan(chosenRate ?? .realTime, named: rate ?? "real (the slowest)")
                 let steps = try parsedSteps()
                 guard !staff.readonly else {
                     throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
                 }
-                guard try staff.consoleRole.may(.driveSubscriptionDemo) else {
+                guard staff.role.may(.driveSubscriptionDemo) else {
                     throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
                 }
                 let database = try store.open(.readWrite)
@@ -69,7 +76,12 @@ extension EventsCommand {
                 let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 // Without --rate, the app's StoreKit configuration decides, as Xcode's test session would.
                 let rate = try chosenRate ?? database.storeKitTimeRate(appId: setup.app.id)?.timeRate ?? .monthEvery30Seconds
+                if chosenRate == nil { try checkSpan(rate, named: "\(rate.name) (the app's StoreKit configuration)") }
                 let end = start.adding(.seconds(Int64(seconds)))
+                guard end.isSupported else {
+                    throw StoreError.invalidArgument(
+                        "--for \(seconds) s from the store's clock \(start.iso8601) ends after 9999-12-31, the last date a store keeps")
+                }
                 var simulation = setup.simulation(start: start, rate: rate)
                 let id = try simulation.purchase(setup.product.id, at: start, appAccountToken: setup.appAccountToken)
                 for step in steps {
@@ -84,32 +96,39 @@ extension EventsCommand {
                 let report = try database.recordSimulatedNotifications(simulation.timeline.events, at: end, rate: rate)
                 let records = try database.subscriptionRecords(userId: setup.userId)
                 let info = records.snapshot(at: end).subscription(originalTransactionId: id)
-                return SimulateJSON(
+                let refusals = report.lines.compactMap { line in
+                    line.outcome.name == "rejected" ? "notification \(line.notificationUUID ?? "\(line.line)"): \(line.outcome.reason ?? "")" : nil
+                }
+                return (SimulateJSON(
                     originalTransactionId: id, userId: setup.userId, productId: setup.product.id, rate: rate.name,
                     start: start.iso8601, end: end.iso8601, imported: report.imported, rejected: report.rejected,
                     notifications: records.events.filter { $0.originalTransactionId == id }.sorted { $0.signedDate < $1.signedDate }
                         .map(SubsJSON.EventJSON.init),
-                    subscription: info.map(SubsJSON.InfoJSON.init))
+                    subscription: info.map(SubsJSON.InfoJSON.init)), refusals)
             }
-            if json {
-                try printJSON(result)
-            } else {
-                print("demo \(result.originalTransactionId): \(result.userId) subscribed to \(result.productId) at \(result.rate), \(result.start) → \(result.end)")
-                for event in result.notifications { print("  \(event.signedDate)  \(event.name)  \(event.summary)") }
-                if let info = result.subscription {
-                    print("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
-                }
-                print("imported \(result.imported), rejected \(result.rejected)")
-            }
+            for refusal in refusals { warn(refusal) }
+            try output.show(result)
             if result.rejected > 0 { throw ExitCode(2) }
         }
     }
 }
 
 /// `events simulate --json`: the demo subscription, its notifications, and its state at the end.
-struct SimulateJSON: Encodable {
+struct SimulateJSON: Encodable, CommandReport {
     var originalTransactionId, userId, productId, rate, start, end: String
     var imported, rejected: Int
     var notifications: [SubsJSON.EventJSON]
     @NullWhenAbsent var subscription: SubsJSON.InfoJSON?
+
+    var json: Self { self }
+
+    var text: String {
+        var lines = ["demo \(originalTransactionId): \(userId) subscribed to \(productId) at \(rate), \(start) → \(end)"]
+        lines += notifications.map { "  \($0.signedDate)  \($0.name)  \($0.summary)" }
+        if let info = subscription {
+            lines.append("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
+        }
+        lines.append("imported \(imported), rejected \(rejected)")
+        return lines.joined(separator: "\n")
+    }
 }

@@ -5,12 +5,12 @@ import StoreDeskStore
 
 /// Which device a report is for: `--platform`, `--os-version`.
 struct LoginPlatformOptions: ParsableArguments {
-    @Option(help: "ios or android (default: ios).") var platform = "ios"
+    @Option(help: "The device's system.") var platform = LoginPlatform.System.ios
     @Option(name: .customLong("os-version"), help: "The OS version, e.g. 17 or 12.4 (default: iOS 17).") var osVersion: String?
 
     func parsed() throws -> LoginPlatform {
         do {
-            return try LoginPlatform(system: platform, version: osVersion)
+            return try LoginPlatform(system: platform.rawValue, version: osVersion)
         } catch {
             throw StoreError.invalidArgument(error.description)
         }

@@ -31,17 +31,26 @@ extension LoginCommand {
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Option(name: .customLong("app-id"), help: "The carrier appId (12 digits).") var appId: String
-            @Option(name: .customLong("app-key"), help: "The carrier appKey (32 hex digits).") var appKey: String
+            @Option(
+                name: .customLong("app-key-file"),
+                help: ArgumentHelp("A file holding the carrier appKey (32 hex digits) on one line, or - to read it from standard input.", valueName: "file"))
+            var appKeyFile: String?
+            /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
+            @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
             @OptionGroup var output: OutputOptions
 
             func validate() throws {
-                guard !appId.trimmingCharacters(in: .whitespaces).isEmpty, !appKey.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    throw fail("--app-id and --app-key must not be empty")
+                if appKeyOnCommandLine != nil {
+                    throw fail(
+                        "--app-key is not taken here: other users can read a process's arguments; put the appKey in a file and use --app-key-file FILE (or - for standard input)")
                 }
+                guard appKeyFile != nil else { throw fail("register needs the appKey: --app-key-file FILE (or - for standard input)") }
+                guard !appId.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail("--app-id must not be empty") }
             }
 
             func run() throws {
-                let (id, key) = (appId.trimmingCharacters(in: .whitespaces), appKey.trimmingCharacters(in: .whitespaces))
+                let id = appId.trimmingCharacters(in: .whitespaces)
+                let key = try reporting { try AppKeyFile.read(appKeyFile ?? "-") }
                 try OneTap.step(store, staff, output, "register") { login, now in
                     login.register(appId: id, appKey: key)
                     return OneTapOutcome(
@@ -57,7 +66,7 @@ extension LoginCommand {
             @OptionGroup var store: StoreOptions
             @OptionGroup var staff: StaffOptions
             @Option(help: "The SDK's timeout in ms (8000 when unset or not above 0).") var timeout: Int?
-            @Option(help: "none, cellular, wifi or both.") var network: String?
+            @Option(help: "The phone's network.") var network: OneTapLogin.Network?
             @Option(help: "mobile, unicom, telecom, dual (two SIMs), none (no SIM) or other.") var carrier: String?
             @Option(help: "The SIM's number (the data SIM's with two).") var phone: String?
             @Option(help: "How long the carrier's gateway takes to answer, in ms.") var latency: Int?
@@ -68,23 +77,15 @@ extension LoginCommand {
                     throw fail("--phone must be an 11-digit mainland mobile number, got '\(Masking.phone(phone))'")
                 }
                 if let latency, latency < 0 { throw fail("--latency must be 0 or more milliseconds, got \(latency)") }
+                if let carrier, OneTapLogin.Carrier(rawValue: carrier.lowercased()) == nil {
+                    throw fail("--carrier must be mobile, unicom, telecom, dual, none or other, got '\(carrier)'")
+                }
             }
 
             func run() throws {
-                let network = try self.network.map { value in
-                    guard let parsed = OneTapLogin.Network(rawValue: value.lowercased()) else {
-                        throw fail("--network must be none, cellular, wifi or both, got '\(value)'")
-                    }
-                    return parsed
-                }
-                let carrier = try self.carrier.map { value in
-                    guard let parsed = OneTapLogin.Carrier(rawValue: value.lowercased()) else {
-                        throw fail("--carrier must be mobile, unicom, telecom, dual, none or other, got '\(value)'")
-                    }
-                    return parsed
-                }
                 let changes = timeout != nil || network != nil || carrier != nil || phone != nil || latency != nil
-                let (timeout, phone, latency) = (self.timeout, self.phone, self.latency)
+                let (timeout, network, phone, latency) = (self.timeout, self.network, self.phone, self.latency)
+                let carrier = self.carrier.flatMap { OneTapLogin.Carrier(rawValue: $0.lowercased()) }
                 let login: OneTapLogin = try reporting {
                     if !changes { return try store.open(.readOnly).oneTapLogin() }
                     let editor = try staff.editor("login onetap settings")
@@ -149,7 +150,9 @@ extension LoginCommand {
             @Argument(help: "Seconds, 1 or more.") var seconds: Int64
             @OptionGroup var output: OutputOptions
             func validate() throws {
-                guard seconds > 0 else { throw fail("advance takes 1 second or more, got \(seconds)") }
+                guard seconds > 0, seconds <= OneTapLogin.largestAdvanceSeconds else {
+                    throw fail("advance takes 1 to \(OneTapLogin.largestAdvanceSeconds) seconds (a year), got \(seconds)")
+                }
             }
 
             func run() throws {
@@ -158,7 +161,7 @@ extension LoginCommand {
                     login.advance(seconds: seconds)
                     return OneTapOutcome(
                         step: "advance", result: .success, detail: "the simulator's clock moved on \(seconds) s",
-                        at: Instant(millis: now.millis + seconds * 1000))
+                        at: now.adding(.seconds(seconds)))
                 }
             }
         }

@@ -1,34 +1,133 @@
 import ArgumentParser
 import Foundation
+import StoreDeskCore
 import StoreDeskStore
 
 /// Prints one line on stderr and leaves with a non-zero code: how every command reports bad input.
+/// The message is made one line whatever it holds (a newline or an escape sequence from a file name,
+/// a stored value or an argument is shown escaped).
 func fail(_ message: String, code: Int32 = 1) -> ExitCode {
-    FileHandle.standardError.write(Data(("storedesk: " + message + "\n").utf8))
+    warn(message)
     return ExitCode(code)
+}
+
+/// One line on stderr, `storedesk: ` first, control characters escaped.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data(("storedesk: " + ControlCharacters.escaped(message) + "\n").utf8))
+}
+
+/// The store file this process opened (set by `StoreLocation.open`), so an error raised deep inside a
+/// read or a write can still name it.
+enum OpenedStore {
+    nonisolated(unsafe) static var path: String?
 }
 
 /// Runs a command's body, turning known errors into their one-line form.
 func reporting<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
-    } catch let error as StoreError {
-        throw fail(error.description)
     } catch let error as ExitCode {
         throw error
     } catch let error as CleanExit {
         throw error
     } catch {
-        throw fail("\(error)")
+        throw fail(oneLineDescription(of: error))
     }
 }
 
-/// Stable JSON: sorted keys, pretty printed, no escaped slashes.
+/// What went wrong, in one line that names the file when a store is involved: a SQLite error or a
+/// value a store cannot read becomes a `StoreError` naming the store (never the raw SQL or row).
+func oneLineDescription(of error: any Error) -> String {
+    if let store = StoreError(failure: error, path: OpenedStore.path ?? "the store") { return store.description }
+    return oneLine(String(describing: error))
+}
+
+/// A message of several lines as one: its non-blank lines joined with "; ".
+func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        .joined(separator: "; ")
+}
+
+/// Ends the process for an error that reached the top: help and version as ArgumentParser prints them,
+/// a bad command line as one line with where to look (not the whole usage), anything else as one line.
+func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
+    switch error {
+    case is CleanExit, is ExitCode:
+        command.exit(withError: error)
+    case let error as StoreError:
+        warn(error.description)
+        exit(1)
+    default:
+        let code = command.exitCode(for: error)
+        // An `ExitCode` thrown from `validate()` (by `fail`, which has said its one line) arrives wrapped,
+        // with nothing more to say.
+        if command.message(for: error).isEmpty { exit(code.rawValue) }
+        if code.rawValue == ExitCode.validationFailure.rawValue {
+            // Usage errors: ArgumentParser's message, then the --help of the command it names.
+            let message = oneLine(command.message(for: error))
+            let full = command.fullMessage(for: error)
+            let hint = full.range(of: "See '").flatMap { start in
+                full[start.upperBound...].range(of: "'").map { String(full[start.upperBound..<$0.lowerBound]) }
+            }
+            warn(message + (hint.map { " (see `\($0)`)" } ?? ""))
+        } else {
+            warn(oneLineDescription(of: error))
+        }
+        exit(code.rawValue)
+    }
+}
+
+/// Text output: every item with its control characters escaped (`ControlCharacters`), so stored text
+/// (a decline reason, an imported id, a player's name) cannot send escape sequences to the terminal. It
+/// shadows the standard `print` in this module: every text report goes through it. A report's own line
+/// breaks and column tabs are kept (reports are built of many lines, some of tab-separated columns); a
+/// value that may hold a line break or a tab of its own is escaped where it is interpolated
+/// (`controlsEscaped`, as the audit, user and restore reports do).
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    var line = ""
+    for (index, item) in items.enumerated() {
+        if index > 0 { line += separator }
+        line += String(describing: item)
+    }
+    let shown = line.split(separator: "\n", omittingEmptySubsequences: false).map { row in
+        row.split(separator: "\t", omittingEmptySubsequences: false).map(ControlCharacters.escaped).joined(separator: "\t")
+    }.joined(separator: "\n")
+    Swift.print(shown, terminator: terminator)
+}
+
+/// One line of tab-separated columns, each escaped (a tab inside a value cannot shift the columns).
+func printColumns(_ columns: [String]) {
+    Swift.print(columns.map(ControlCharacters.escaped).joined(separator: "\t"))
+}
+
+/// Stable JSON: sorted keys, pretty printed, no escaped slashes. JSON's encoder escapes C0 controls; DEL,
+/// the C1 controls (U+009B is a CSI on some terminals) and the bidirectional overrides are written as
+/// `\u` escapes too, so the text stays valid JSON and shows nothing but itself on a terminal.
 func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(value)
-    FileHandle.standardOutput.write(data)
+    let text = String(decoding: data, as: UTF8.self)
+    var out = ""
+    if ControlCharacters.contains(in: text) {
+        for scalar in text.unicodeScalars {
+            if ControlCharacters.isControl(scalar) {
+                // Inside JSON strings only: the encoder already wrote newlines between keys as layout,
+                // and every C0 control inside a string as an escape.
+                if scalar.value < 0x20 {
+                    out.unicodeScalars.append(scalar)
+                } else {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                }
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    } else {
+        out = text
+    }
+    FileHandle.standardOutput.write(Data(out.utf8))
     FileHandle.standardOutput.write(Data("\n".utf8))
 }
 

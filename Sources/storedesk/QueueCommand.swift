@@ -19,22 +19,17 @@ struct QueueCommand: ParsableCommand {
             abstract: "The unfinished transactions, newest first, with each one's latest callback attempt.",
             discussion: "Also the queue's counts per state and how the latest 500 callbacks POSTed to game servers went.")
         @OptionGroup var store: StoreOptions
-        @Option(help: ArgumentHelp("Only this state: purchasing, purchased, deferred, failed, restored.", valueName: "state"))
-        var state: String?
+        @Option(help: ArgumentHelp("Only this state.", valueName: "state")) var state: TransactionState?
         @Option(help: ArgumentHelp("Only this player's transactions.", valueName: "user")) var user: String?
         @Option(help: ArgumentHelp("Only products whose id contains this.", valueName: "text")) var product: String?
         @Option(help: "At most this many transactions (1 to 10000).") var limit = 50
         @OptionGroup var output: OutputOptions
 
-        func run() throws {
+        func validate() throws {
             guard (1...10_000).contains(limit) else { throw fail("--limit must be from 1 to 10000, got \(limit)") }
-            let state = try self.state.map { text -> TransactionState in
-                guard let state = TransactionState(rawValue: text) else {
-                    throw fail(
-                        "--state '\(text)' is not a state: " + TransactionState.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                return state
-            }
+        }
+
+        func run() throws {
             let report = try reporting { () throws -> QueueListReport in
                 let database = try store.open(.readOnly)
                 let query = QueueQuery(state: state, userId: user, product: product)

@@ -19,7 +19,7 @@ struct RestoreCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "list", abstract: "Restore prompts, oldest first.")
         @OptionGroup var store: StoreOptions
-        @Option(help: "open, confirmed, declined or all.") var status: String = "open"
+        @Option(help: "Which prompts.") var status: RestoreStatusChoice = .open
         @Option(help: "At most this many prompts.") var limit: Int = 1000
         @OptionGroup var output: OutputOptions
 
@@ -28,18 +28,8 @@ struct RestoreCommand: ParsableCommand {
         }
 
         func run() throws {
-            let prompts = try reporting { () throws -> [RestorePrompt] in
-                let filter: RestoreStatus?
-                if status == "all" {
-                    filter = nil
-                } else if let known = RestoreStatus(rawValue: status) {
-                    filter = known
-                } else {
-                    throw StoreError.invalidArgument("--status must be open, confirmed, declined or all, got '\(status)'")
-                }
-                return try store.open(.readOnly).restorePrompts(status: filter, limit: limit)
-            }
-            try output.show(RestoreListReport(prompts: prompts, status: status, now: Instant(Date())))
+            let prompts = try reporting { try store.open(.readOnly).restorePrompts(status: status.status, limit: limit) }
+            try output.show(RestoreListReport(prompts: prompts, status: status.rawValue, now: Instant(Date())))
         }
     }
 

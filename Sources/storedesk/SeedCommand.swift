@@ -18,7 +18,10 @@ struct SeedCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
-            guard users >= 0 else { throw StoreError.invalidArgument("--users must be 0 or more, got \(users)") }
+            guard (0...SyntheticSeeder.largestUsers).contains(users) else {
+                throw StoreError.invalidArgument(
+                    "--users must be from 0 to \(SyntheticSeeder.largestUsers) (ten million), got \(users)")
+            }
             let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? DefaultStore.path()
             if FileManager.default.fileExists(atPath: path) && !force { throw StoreError.exists(path: path) }
             let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())

@@ -36,12 +36,7 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let (host, port) = try Self.address(listen)
-        let handle = try log.map { path -> FileHandle in
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
-            guard let handle = FileHandle(forWritingAtPath: path) else { throw fail("--log \(path): cannot open the file for writing") }
-            handle.seekToEndOfFile()
-            return handle
-        } ?? FileHandle.standardError
+        let handle = try log.map(Self.openLog) ?? FileHandle.standardError
         // SIGTERM and SIGINT stop the server gracefully, so they must reach it even when the parent
         // started it with them blocked (test runners and some supervisors do); every thread made from
         // here on inherits this mask.
@@ -65,6 +60,18 @@ struct ServeCommand: ParsableCommand {
             }
         }
         print("storedesk serve: stopped")
+    }
+
+    /// The `--log` file, opened to append (made when missing). Opened without blocking, so a fifo that
+    /// nobody reads is refused at once instead of holding the server before it listens.
+    static func openLog(_ path: String) throws -> FileHandle {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            let reason = errno == ENXIO ? "a fifo nobody reads" : String(cString: strerror(errno))
+            throw fail("--log \(path): cannot open it for writing (\(reason))")
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return FileHandle(fileDescriptor: fd, closeOnDealloc: true)
     }
 
     /// `HOST:PORT`, checked: a port from 0 to 65535.

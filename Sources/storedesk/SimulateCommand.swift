@@ -39,9 +39,9 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         try reporting {
             // Everything is checked before the store is opened, so a bad value leaves the file untouched.
-            guard seconds > 0 else { throw StoreError.invalidArgument("--seconds must be above 0, got \(seconds)") }
-            guard rate > 0, rate.isFinite else { throw StoreError.invalidArgument("--rate must be above 0, got \(rate)") }
-            guard speed >= 0, speed.isFinite else { throw StoreError.invalidArgument("--speed must be 0 or more, got \(speed)") }
+            if let problem = PaymentSimulation.Configuration.problem(seconds: seconds, rate: rate, speed: speed) {
+                throw StoreError.invalidArgument(problem)
+            }
             let url = try callbackURL.map { try checkedCallbackURL($0, option: "--callback-url") }
             guard (1...1024).contains(concurrency) else { throw StoreError.invalidArgument("--concurrency must be from 1 to 1024, got \(concurrency)") }
             guard timeout > 0, timeout.isFinite, timeout <= 300 else {
@@ -113,7 +113,7 @@ struct SimulateCommand: ParsableCommand {
                 let wallStart = Date()
                 while simulation.now < simulation.end {
                     let elapsed = Date().timeIntervalSince(wallStart) * speed * 1000
-                    let target = min(simulation.end, start.adding(Instant.Duration(millis: Int64(elapsed))))
+                    let target = min(simulation.end, start.adding(Instant.Duration(millis: Int64(clamping: elapsed))))
                     try simulation.run(until: target, collect)
                     try flush()
                     Thread.sleep(forTimeInterval: 0.02)

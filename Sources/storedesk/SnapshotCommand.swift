@@ -12,7 +12,7 @@ struct SnapshotCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var console: ConsoleOptions
     @Option(help: "The screen: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")).") var screen: String = "users"
-    @Option(help: "The terminal size, WIDTHxHEIGHT.") var size: String = "120x40"
+    @Option(help: ArgumentHelp("The terminal size.", valueName: "WIDTHxHEIGHT")) var size = Size(width: 120, height: 40)
     @Option(help: "Select this user id.") var select: String?
     @Option(help: "Apply this list filter.") var filter: String?
 
@@ -35,13 +35,13 @@ struct SnapshotRequest: Equatable {
     var staff = Staff()
     var look = Look()
     var screen = "users"
-    var size = "120x40"
+    var size = Size(width: 120, height: 40)
     var select: String?
     var filter: String?
 
     init(
         store: StoreLocation = StoreLocation(), staff: Staff = Staff(), look: Look = Look(), screen: String = "users",
-        size: String = "120x40", select: String? = nil, filter: String? = nil
+        size: Size = Size(width: 120, height: 40), select: String? = nil, filter: String? = nil
     ) {
         self.store = store
         self.staff = staff
@@ -53,7 +53,8 @@ struct SnapshotRequest: Equatable {
     }
 
     /// The request for `arguments` (after the executable's name) when they are `snapshot` followed only
-    /// by its own options, each `--name value`, `--name=value` or a flag; nil for anything else.
+    /// by its own options, each `--name value`, `--name=value` or a flag, every value one the option
+    /// takes; nil for anything else (ArgumentParser then reads it, and refuses a bad value).
     /// `STOREDESK_FULL_PARSE=1` always answers nil (tests compare both paths).
     init?(arguments: [String]) {
         guard arguments.first == "snapshot", environmentValue("STOREDESK_FULL_PARSE") != "1" else {
@@ -85,11 +86,15 @@ struct SnapshotRequest: Equatable {
                 guard let value = value() else { return nil }
                 switch name {
                 case "db": store.db = value
-                case "role": staff.role = value
+                case "role":
+                    guard let role = StaffRole(argument: value) else { return nil }
+                    staff.role = role
                 case "as": staff.actor = value
                 case "theme": look.theme = value
                 case "screen": screen = value
-                case "size": size = value
+                case "size":
+                    guard let parsed = Size(argument: value) else { return nil }
+                    size = parsed
                 case "select": select = value
                 default: filter = value
                 }
@@ -109,9 +114,6 @@ struct SnapshotRequest: Equatable {
             guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
-            guard let terminalSize = Size(size) else {
-                throw StoreError.invalidArgument("--size must look like 120x40, got '\(size)'")
-            }
             trace.mark("arguments")
             // Theme files are looked up only for --theme: the default theme is built in.
             let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
@@ -123,7 +125,7 @@ struct SnapshotRequest: Equatable {
             let wall = Instant(Date())
             let clock = ConsoleClock(storeClock: try opened.clock(), wall: wall)
             var state = AppState(
-                size: terminalSize, session: try staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
+                size: size, session: staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
                 timeZone: .local, themeName: theme.name, themeNames: [])
             state.clockSource = clock.source
             state.screen = screenID
@@ -131,7 +133,8 @@ struct SnapshotRequest: Equatable {
             trace.mark("render")
             return canvas
         }
-        print(canvas.plainText, terminator: "")
+        // The canvas is drawn text already: it shows controls escaped, and its newlines end its rows.
+        Swift.print(canvas.plainText, terminator: "")
         trace.mark("print")
         withExtendedLifetime(database) { exit(0) }
     }

@@ -8,15 +8,15 @@ import StoreDeskUI
 /// command that writes on someone's behalf share them.
 struct StaffOptions: ParsableArguments {
     @Flag(help: "Open the store read-only: no write action is registered, every write is refused.") var readonly = false
-    @Option(help: "operator (inspect only), support (restores, reveals), developer (simulations, configuration).")
-    var role: String = "operator"
+    @Option(help: "What you may do: operator inspects; support also restores and reveals; developer also simulates and configures.")
+    var role: StaffRole = .operator
     @Option(name: .customLong("as"), help: "The name written to the audit log (default: your login name).")
     var actor: String?
 
     /// The options as a plain value.
     var staff: Staff { Staff(readonly: readonly, role: role, actor: actor) }
-    var consoleRole: StaffRole { get throws { try staff.consoleRole } }
-    func session() throws -> Session { try staff.session() }
+    var consoleRole: StaffRole { role }
+    func session() -> Session { staff.session() }
     func writer(_ command: String) throws -> StaffMember { try staff.writer(command) }
     func editor(_ command: String) throws -> StaffMember { try staff.editor(command) }
     func member(_ command: String, may permission: Permission) throws -> StaffMember {
@@ -28,24 +28,17 @@ struct StaffOptions: ParsableArguments {
 /// reflection (see `SnapshotRequest`).
 struct Staff: Equatable {
     var readonly = false
-    var role = "operator"
+    var role = StaffRole.operator
     var actor: String?
 
-    var consoleRole: StaffRole {
-        get throws {
-            guard let role = StaffRole(rawValue: role.lowercased()) else {
-                throw StoreError.invalidArgument("--role must be operator, support or developer, got '\(role)'")
-            }
-            return role
-        }
-    }
+    var consoleRole: StaffRole { role }
 
     var actorName: String {
         if let actor, !actor.isEmpty { return actor }
         return environmentValue("USER") ?? environmentValue("LOGNAME") ?? getlogin().map { String(cString: $0) } ?? "unknown"
     }
 
-    func session() throws -> Session { Session(role: try consoleRole, actor: actorName, readOnly: readonly) }
+    func session() -> Session { Session(role: role, actor: actorName, readOnly: readonly) }
 
     /// The person a write acts as, checked before the store is opened: `--readonly` refuses every
     /// write, and an operator may only look.
@@ -72,7 +65,7 @@ struct Staff: Equatable {
     }
 
     private func member(writing command: String) throws -> StaffMember {
-        let staff = StaffMember(name: actorName, role: try consoleRole)
+        let staff = StaffMember(name: actorName, role: role)
         guard !readonly else {
             throw StoreError.invalidArgument("--readonly: `storedesk \(command)` writes the store, so nothing was done")
         }

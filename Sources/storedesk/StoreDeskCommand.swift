@@ -19,15 +19,22 @@ struct StoreDeskCommand: ParsableCommand {
 
     /// `storedesk snapshot` with only its own options skips ArgumentParser (see `SnapshotRequest`);
     /// everything else is parsed as usual.
+    ///
+    /// Every error that reaches the top is one line on stderr (`exitReporting`).
     static func main() {
         guard let snapshot = SnapshotRequest(arguments: Array(CommandLine.arguments.dropFirst())) else {
-            main(nil)
+            do {
+                var command = try parseAsRoot(nil)
+                try command.run()
+            } catch {
+                exitReporting(error, command: self)
+            }
             return
         }
         do {
             try snapshot.run()
         } catch {
-            SnapshotCommand.exit(withError: error)
+            exitReporting(error, command: SnapshotCommand.self)
         }
     }
 }

@@ -36,6 +36,7 @@ struct StoreLocation: Equatable {
     /// Opens the store; builds the default store from the demo dataset on first use.
     func open(_ access: AppDatabase.Access) throws -> AppDatabase {
         let (path, named) = resolved
+        OpenedStore.path = path
         if !named { try DefaultStore.ensure(at: path) }
         return try AppDatabase.open(path: path, access: access, migrate: migrate || !named)
     }

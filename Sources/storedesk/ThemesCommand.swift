@@ -12,7 +12,7 @@ struct ThemesCommand: ParsableCommand {
         func run() throws {
             let catalog = ThemeCatalog()
             for name in catalog.names {
-                print(name + (catalog.files[name].map { "\t" + $0.path } ?? "\t(built in)"))
+                printColumns([name, catalog.files[name]?.path ?? "(built in)"])
             }
         }
     }
@@ -29,11 +29,11 @@ struct ThemesCommand: ParsableCommand {
             for name in files.isEmpty ? catalog.names : files {
                 do {
                     let (theme, warnings) = try catalog.load(name)
-                    for warning in warnings { FileHandle.standardError.write(Data("warning: \(warning)\n".utf8)) }
+                    for warning in warnings { warn("warning: \(warning)") }
                     print("ok: \(name) (\(theme.name)\(warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"))")
                 } catch {
                     broken += 1
-                    FileHandle.standardError.write(Data("storedesk: \(error)\n".utf8))
+                    warn("\(error)")
                 }
             }
             if broken > 0 { throw ExitCode(1) }

@@ -73,12 +73,10 @@ import Testing
             (["check", "--db", future], future, "storedesk: \(future) was written by a newer StoreDesk (unknown migrations: v99-future): upgrade storedesk"),
             (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")): create one with `storedesk seed --db \(home.path("missing.sqlite"))`"),
             (["user", "show", "no-such-user", "--db", store], store, "storedesk: no user with id 'no-such-user'"),
-            (["snapshot", "--db", store, "--size", "huge"], store, "storedesk: --size must look like 120x40, got 'huge'"),
             (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap)"),
             (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),
-            (["snapshot", "--db", store, "--role", "boss"], store, "storedesk: --role must be operator, support or developer, got 'boss'"),
             (["snapshot", "--db", readOnly, "--theme", "no-such-theme"], readOnly, "storedesk: no-such-theme: no such theme (have: colorblind, dark, high-contrast, light, mono)"),
-            (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be 0 or more, got -3"),
+            (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be from 0 to 10000000 (ten million), got -3"),
         ]
         for item in cases {
             let before = try item.file.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
@@ -88,6 +86,20 @@ import Testing
             if let file = item.file {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: file)) == before, "\(file) changed")
             }
+        }
+        // A value an option does not take is refused by the parser: one line naming the option and what it
+        // takes, the usage exit status (64), the store untouched.
+        let usage: [(args: [String], prefix: String)] = [
+            (["snapshot", "--db", store, "--size", "huge"], "storedesk: The value 'huge' is invalid for '--size <WIDTHxHEIGHT>'"),
+            (["snapshot", "--db", store, "--role", "boss"],
+             "storedesk: The value 'boss' is invalid for '--role <role>'. Please provide one of 'operator', 'support' or 'developer'."),
+        ]
+        for item in usage {
+            let before = try Data(contentsOf: URL(fileURLWithPath: store))
+            let result = try Binary.run(item.args, home: home)
+            #expect(result.status == 64, "\(item.args)")
+            #expect(result.stderr.hasPrefix(item.prefix) && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
         }
         // A read-only file is fine for reading and refused for the console's writes.
         #expect(try Binary.run(["check", "--db", readOnly], home: home).status == 0)

@@ -124,6 +124,29 @@ import Testing
         #expect((try Self.object(apps.stdout)["catalogue"] as? [String: Any])?["file"] as? String == "LongMai-2.storekit")
     }
 
+    /// A Japanese storefront's yen have no minor unit: "120" in the file is shown "JPY 120", as the App
+    /// Store shows it, not "JPY 120.00" nor a hundredfold price (¥ stays CNY's symbol).
+    @Test func yenPricesShowWithoutDecimals() throws {
+        let home = TemporaryHome()
+        _ = try Self.storeWithApp(home)
+        let text = Self.storeKitText(monthlyPrice: "120").replacingOccurrences(of: "\"CHN\"", with: "\"JPN\"")
+        let file = try Self.write(text, "LongMai-JP.storekit", in: home)
+        let imported = try Binary.run(["catalog", "import", file, "--app", "2001", "--json"] + Self.developer, home: home)
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try Self.object(imported.stdout)["currency"] as? String == "JPY")
+        let show = try Binary.run(["catalog", "show", "--app", "2001", "--json"], home: home)
+        let rows = try #require(try Self.object(show.stdout)["products"] as? [[String: Any]])
+        let prices = Dictionary(uniqueKeysWithValues: rows.compactMap { row in
+            (row["id"] as? String).map { ($0, row["price"] as? String ?? "") }
+        })
+        #expect(prices[Self.monthly] == "JPY 120")
+        #expect(prices["com.example.longmai.jade.60"] == "JPY 6")
+        #expect(prices["com.example.longmai.vip.yearly"] == "JPY 298")
+        let plain = try Binary.run(["catalog", "show", "--app", "2001"], home: home)
+        #expect(plain.stdout.contains("JPY 120"))
+        #expect(!plain.stdout.contains("JPY 120.00") && !plain.stdout.contains("12000"))
+    }
+
     @Test func aRealNotificationForAnImportedProductImports() throws {
         let home = TemporaryHome()
         _ = try Self.storeWithApp(home)

@@ -55,6 +55,16 @@ import Testing
         ])
         #expect(Self.keys(Self.first(subs?["groups"])) == ["subscriptionGroupIdentifier", "status", "state"])
 
+        let trust = try Self.json(["trust", "list"], db: db, home: home) as? [String: Any]
+        #expect(Self.keys(trust) == ["roots"])
+        let root = Self.first(trust?["roots"]) as? [String: Any]
+        #expect(Self.keys(root) == [
+            "id", "sha256", "subject", "isAppleRootCAG3", "notValidBefore", "notValidAfter", "addedAt", "addedBy",
+            "verifiedNotifications",
+        ])
+        #expect(root?["isAppleRootCAG3"] is Bool)
+        #expect((root?["sha256"] as? String)?.count == 64)
+
         let apps = try Self.json(["apps", "list"], db: db, home: home)
         #expect(Self.keys(Self.first(apps)) == Self.app.union(["products", "catalogue"]))
         #expect(Self.keys(try Self.json(["apps", "show", "1001"], db: db, home: home)) == Self.app.union(["products", "catalogue"]))

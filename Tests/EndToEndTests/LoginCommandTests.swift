@@ -107,8 +107,16 @@ import Testing
         let home = TemporaryHome()
         let db = try CLI.demoStore(home)
         func onetap(_ arguments: [String]) throws -> Binary.Result { try Self.onetap(arguments, db: db, home: home) }
-        let register = try onetap(["register", "--app-id", "300011862498", "--app-key", "8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"])
+        let key = "8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"
+        // On the command line the key is refused without being repeated; it is read from stdin or a file.
+        let refused = try onetap(["register", "--app-id", "300011862498", "--app-key", key])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--app-key-file") && !refused.stderr.contains(key))
+        let register = try Binary.run(
+            ["login", "onetap", "register", "--app-id", "300011862498", "--app-key-file", "-", "--db", db] + Self.developer,
+            home: home, stdin: key + "\n")
         #expect(register.status == 0)
+        #expect(register.stdout.contains("8F3A****41"))
         #expect(!register.stdout.contains("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"))
         #expect(try CLI.sql(db, "SELECT detail FROM audit_log WHERE action = 'login.onetap.register'") == "appKey 8F3A****41")
         let prefetch = try CLI.json(try onetap(["prefetch", "--json"])) as? [String: Any]
@@ -140,7 +148,9 @@ import Testing
         let home = TemporaryHome()
         let db = try CLI.demoStore(home)
         func onetap(_ arguments: [String]) throws -> Binary.Result { try Self.onetap(arguments, db: db, home: home) }
-        _ = try onetap(["register", "--app-id", "300011862498", "--app-key", "8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41"])
+        let keyFile = home.path("onetap.key")
+        try Data("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41\n".utf8).write(to: URL(fileURLWithPath: keyFile))
+        #expect(try onetap(["register", "--app-id", "300011862498", "--app-key-file", keyFile]).status == 0)
         for _ in 0..<30 { #expect(try onetap(["authorize"]).status == 0) }
         let limited = try onetap(["authorize", "--json"])
         #expect(limited.status == 1)

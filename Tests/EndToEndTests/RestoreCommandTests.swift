@@ -197,12 +197,23 @@ import Testing
             (["restore", "decline", "2000000100000093", "--reason", "no", "--db", db], "storedesk: restores need the support or developer role; tester is operator, who may only look\n"),
             (["login", "as", "10000010", "--db", db], "storedesk: restores need the support or developer role; tester is operator, who may only look\n"),
             (["login", "as", "10000010", "--db", db, "--role", "developer", "--readonly"], "storedesk: --readonly: `storedesk login as` writes the store, so nothing was done\n"),
-            (confirm + ["--role", "auditor"], "storedesk: --role must be operator, support or developer, got 'auditor'\n"),
         ]
         for (arguments, message) in refusals {
             let result = try Self.run(arguments, home: home)
             #expect(result.status == 1, "\(arguments)")
             #expect(result.stderr == message)
+        }
+        // A role or status the option does not take: the parser's one line, the usage status.
+        for (arguments, prefix) in [
+            (confirm + ["--role", "auditor"],
+             "storedesk: The value 'auditor' is invalid for '--role <role>'. Please provide one of 'operator', 'support' or 'developer'."),
+            (["restore", "list", "--status", "pending", "--db", db],
+             "storedesk: The value 'pending' is invalid for '--status <status>'. Please provide one of 'open', 'confirmed', 'declined' or 'all'."),
+        ] {
+            let result = try Self.run(arguments, home: home)
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.hasPrefix(prefix) && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+            #expect(result.stdout.isEmpty)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
         // An operator still sees the prompts.
@@ -245,7 +256,6 @@ import Testing
              "storedesk: transaction 2000000100000089 was already declined by li.support (support) at 2026-11-13T10:20:00Z: Player asked to deliver to a role on another Apple ID; Pocket Garden keeps purchases on the paying account. 玩家已知悉。\n"),
             (["restore", "decline", "2000000100000093", "--reason", " ", "--db", db] + Self.support,
              "storedesk: --reason must not be empty: a decline needs a reason the player can be told\n"),
-            (["restore", "list", "--status", "pending", "--db", db], "storedesk: --status must be open, confirmed, declined or all, got 'pending'\n"),
             (["login", "as", "nobody", "--db", db] + Self.support, "storedesk: no user with id 'nobody'\n"),
             (["restore", "purchases", "--account", "10000024", "--sid", "s1", "--role-id", "r9", "--db", db] + Self.support,
              "storedesk: account 10000024 has no role r9 on server s1 (it has s1/r10000024-1)\n"),

@@ -49,7 +49,7 @@ import Testing
             (["--fault", "meteor"], "storedesk: --fault 'meteor': unknown fault kind"),
             (["--fault", "networkDrop:1.5"], "storedesk: --fault 'networkDrop:1.5': networkDrop takes a probability"),
             (["--fault", "serverDown:soon"], "storedesk: --fault 'serverDown:soon': serverDown takes"),
-            (["--seconds", "0"], "storedesk: --seconds must be above 0, got 0"),
+            (["--seconds", "0"], "storedesk: --seconds must be from 1 to 31536000 (a year), got 0"),
         ]
         for (arguments, prefix) in cases {
             let result = try Binary.run(["simulate", "--db", path] + arguments, home: home)
@@ -136,6 +136,6 @@ import Testing
         #expect(lines.contains { $0.contains("raw SQLite inserts, same rows") && $0.contains("pipeline/raw") })
         let bad = try Binary.run(["bench", "queue", "--transactions", "0"], home: home)
         #expect(bad.status == 1)
-        #expect(bad.stderr == "storedesk: --transactions must be above 0, got 0\n")
+        #expect(bad.stderr == "storedesk: --transactions must be from 1 to 2000000, got 0\n")
     }
 }

@@ -17,8 +17,12 @@ enum Binary {
         var stderr: String
     }
 
-    /// Runs the binary with a private HOME so the default store is the test's own.
-    static func run(_ arguments: [String], home homeFolder: TemporaryHome, stdin: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    /// Runs the binary with a private HOME so the default store is the test's own. A run that outlives
+    /// `timeout` seconds is killed and reported with status -1 (a hang is a failure, not a stuck suite).
+    static func run(
+        _ arguments: [String], home homeFolder: TemporaryHome, stdin: String? = nil, environment: [String: String] = [:],
+        timeout: Double = 120
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -28,19 +32,40 @@ enum Binary {
                    "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env.merge(environment) { $1 }
         process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
+        // Files, not pipes: a hung child keeps a pipe open and its reader waiting.
+        let outFile = home.appendingPathComponent("stdout-" + UUID().uuidString)
+        let errFile = home.appendingPathComponent("stderr-" + UUID().uuidString)
+        // Made empty first (a failure names the file in its error); the child writes through handles on them.
+        try Data().write(to: outFile)
+        try Data().write(to: errFile)
+        defer {
+            try? FileManager.default.removeItem(at: outFile)
+            try? FileManager.default.removeItem(at: errFile)
+        }
+        let out = try FileHandle(forWritingTo: outFile), err = try FileHandle(forWritingTo: errFile)
+        let input = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        var status: Int32
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            status = -1
+        } else {
+            process.waitUntilExit()
+            status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        }
+        try out.close()
+        try err.close()
         return Result(
-            status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self),
-            stderr: String(decoding: stderrData, as: UTF8.self))
+            status: status, stdout: (try? String(contentsOf: outFile, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOf: errFile, encoding: .utf8)) ?? "")
     }
 }
 

@@ -81,7 +81,7 @@ struct StoredSubscriptionTests {
         #expect(NotificationImport.problem(with: event, product: monthly, bundleId: "com.storedesk.starvoyage", clock: clock, wallClock: clock) == nil)
         #expect(
             NotificationImport.problem(with: event, product: nil, bundleId: nil, clock: clock, wallClock: clock)
-                == .rejected("unknown product 'vip.monthly': add it to the catalogue first"))
+                == .rejected("unknown product 'vip.monthly': add it with storedesk catalog import FILE.storekit --app APP"))
         #expect(
             NotificationImport.problem(with: event, product: monthly, bundleId: "com.other", clock: clock, wallClock: clock)
                 == .rejected("bundleId 'com.storedesk.starvoyage' is not app 1001's (com.other)"))

@@ -180,8 +180,8 @@ enum Binary {
     /// Runs it to the end; stdout and stderr go through files (a server it starts keeps no pipe open).
     static func run(_ arguments: [String], folder: TemporaryFolder) throws -> (status: Int32, stdout: String, stderr: String) {
         let out = folder.path("out-" + UUID().uuidString), err = folder.path("err-" + UUID().uuidString)
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: out))
+        try Data().write(to: URL(fileURLWithPath: err))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments

@@ -67,7 +67,9 @@ import Testing
         try Fixtures.demoStore(at: path).writer.close()
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
         let before = Fixtures.checksum(path)
-        #expect(throws: StoreError.readOnlyFile(path: path)) { try AppDatabase.open(path: path, access: .readWriteConcurrent) }
+        #expect(throws: StoreError.notWritable(path: path, reason: "it is read-only (mode 444)")) {
+            try AppDatabase.open(path: path, access: .readWriteConcurrent)
+        }
         // Reading it is fine.
         #expect(try AppDatabase.open(path: path, access: .readOnly).user(id: "10000001") != nil)
         #expect(Fixtures.checksum(path) == before)

@@ -157,7 +157,7 @@ enum StoreKitFileBuilder {
             "SUBSCRIBED", "INITIAL_BUY", uuid: "a7d1c0de-0000-4000-8000-000000000001", signed: "11-01", original: "470000000000001",
             product: StoreKitFileBuilder.monthly, bundle: StoreKitFileBuilder.bundleId, purchased: "11-01", expires: "12-01")
         let before = try SubscriptionImportTests.importing(line, into: store)
-        #expect(before.lines.first?.outcome == .rejected("unknown product '\(StoreKitFileBuilder.monthly)': add it to the catalogue first"))
+        #expect(before.lines.first?.outcome == .rejected("unknown product '\(StoreKitFileBuilder.monthly)': add it with storedesk catalog import FILE.storekit --app APP"))
         _ = try store.importCatalogue(try StoreKitFileBuilder.configuration(), appId: "2001", source: "a.storekit", by: Self.developer, at: Self.now)
         let after = try SubscriptionImportTests.importing(line, into: store)
         #expect(after.imported == 1, "\(after.lines)")

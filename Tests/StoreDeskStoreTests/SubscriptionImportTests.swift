@@ -213,7 +213,7 @@ let importStories: [ImportStory] = [
         #expect(reasons[2]?.hasPrefix("not a JSON object") == true)
         #expect(reasons[3] == "missing field 'notificationUUID'")
         #expect(reasons[4]?.hasPrefix("malformed JWS") == true)
-        #expect(reasons[5] == "unknown product 'com.nope.vip': add it to the catalogue first")
+        #expect(reasons[5] == "unknown product 'com.nope.vip': add it with storedesk catalog import FILE.storekit --app APP")
         #expect(
             reasons[6] == "signed 2026-12-01T08:00:00Z, in the future: after both the store's clock "
                 + "\(demo.meta.clock.iso8601) and the wall clock 2026-11-22T10:00:00Z")

@@ -36,11 +36,23 @@ public struct Product: Hashable, Sendable, Codable, Identifiable {
         case grantsCurrency = "grants_currency"
     }
 
-    /// `¥6.00`, `$0.99`.
+    /// `¥6.00`, `$0.99`, `JPY 120`: as the App Store shows the amount, so a currency without a minor
+    /// unit has no decimals. JPY keeps its code (¥ here is CNY's), like every currency but CNY and USD.
     public var priceText: String {
         let symbol = currency == "CNY" ? "¥" : currency == "USD" ? "$" : currency + " "
-        return symbol + String(priceCents / 100) + "." + (priceCents % 100 < 10 ? "0" : "") + String(priceCents % 100)
+        let sign = priceCents < 0 ? "-" : ""
+        let magnitude = priceCents.magnitude
+        let (units, hundredths) = (magnitude / 100, magnitude % 100)
+        // A fraction a zero-decimal price should never carry is still shown, never rounded away.
+        if Self.currenciesWithoutMinorUnit.contains(currency), hundredths == 0 { return sign + symbol + String(units) }
+        return sign + symbol + String(units) + "." + (hundredths < 10 ? "0" : "") + String(hundredths)
     }
+
+    /// ISO 4217 currencies whose minor unit is zero digits (JPY, KRW, CLP, VND, ...): their prices are
+    /// whole numbers, still stored in hundredths like every other `priceCents`.
+    public static let currenciesWithoutMinorUnit: Set<String> = [
+        "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF",
+    ]
 }
 
 /// The four App Store product types.

@@ -58,7 +58,7 @@ public struct OneTapLogin: Hashable, Sendable {
         public var implicit: Bool
         public var openId: String?
 
-        public var expiresAt: Instant { Instant(millis: issuedAt.millis + OneTapLogin.tokenLifetimeMillis) }
+        public var expiresAt: Instant { issuedAt.adding(Instant.Duration(millis: OneTapLogin.tokenLifetimeMillis)) }
 
         public init(value: String, phoneNumber: String, issuedAt: Instant, usedAt: Instant?, implicit: Bool, openId: String?) {
             self.value = value
@@ -98,15 +98,19 @@ public struct OneTapLogin: Hashable, Sendable {
     public var effectiveTimeoutMillis: Int { timeoutMillis > 0 ? timeoutMillis : Self.defaultTimeoutMillis }
 
     /// The simulator's instant over a base clock (the store's).
-    public func now(base: Instant) -> Instant { Instant(millis: base.millis + clockOffsetMillis) }
+    public func now(base: Instant) -> Instant { base.adding(Instant.Duration(millis: clockOffsetMillis)) }
 
     public mutating func register(appId: String, appKey: String) {
         registration = Registration(appId: appId, appKey: appKey)
         cachedNumber = nil
     }
 
+    /// The most one `advance` moves the simulator's clock: a year (tokens live two minutes and the rate
+    /// limit counts ten), so a typo cannot push it past any date the store can show.
+    public static let largestAdvanceSeconds: Int64 = 365 * 86_400
+
     /// Moves the simulator's clock on: expiry and the rate limit's window follow it.
-    public mutating func advance(seconds: Int64) { clockOffsetMillis += seconds * 1000 }
+    public mutating func advance(seconds: Int64) { clockOffsetMillis = clockOffsetMillis.clampedAdding(seconds.clampedMultiplied(by: 1000)) }
 
     /// The carrier whose gateway answers, and whose terms the authorization page shows.
     public var answeringCarrier: Carrier? {
@@ -205,12 +209,12 @@ public struct OneTapLogin: Hashable, Sendable {
 
     /// Unused tokens of the current number taken in the rate limit's window.
     public func unusedTokens(at now: Instant) -> Int {
-        tokens.filter { $0.phoneNumber == phoneNumber && $0.usedAt == nil && now.millis - $0.issuedAt.millis < Self.rateWindowMillis }.count
+        tokens.filter { $0.phoneNumber == phoneNumber && $0.usedAt == nil && now.duration(since: $0.issuedAt).millis < Self.rateWindowMillis }.count
     }
 
     /// Forgets tokens that can matter no more: outside the window and used or expired.
     mutating func prune(at now: Instant) {
-        tokens.removeAll { now.millis - $0.issuedAt.millis >= Self.rateWindowMillis && ($0.usedAt != nil || now >= $0.expiresAt) }
+        tokens.removeAll { now.duration(since: $0.issuedAt).millis >= Self.rateWindowMillis && ($0.usedAt != nil || now >= $0.expiresAt) }
     }
 
     /// Why the phone cannot reach the carrier right now, checked in the SDK's order.

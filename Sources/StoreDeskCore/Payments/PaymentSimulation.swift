@@ -58,6 +58,35 @@ public struct PaymentSimulation: Sendable {
             self.malformedShare = malformedShare
             self.storeKitTesting = storeKitTesting
         }
+
+        /// The longest arrival window a run takes: a year of simulated time.
+        public static let largestSeconds = 365 * 86_400
+        /// The most purchase attempts per simulated second (the console's `:rate` takes the same).
+        public static let largestRate = 100_000.0
+        /// The most purchase attempts a run may plan (seconds × rate): about an hour and a half of the
+        /// pipeline at its full speed, and a store of tens of gigabytes.
+        public static let largestAttempts = 100_000_000.0
+        /// The fastest paced run: a million simulated seconds per wall-clock second (0 is as fast as possible).
+        public static let largestSpeed = 1_000_000.0
+
+        /// Why a run of `seconds` at `rate` attempts per second and `speed` (0: as fast as possible) cannot
+        /// be started, in the words of the command's options; nil when it can.
+        public static func problem(seconds: Int, rate: Double, speed: Double) -> String? {
+            if seconds <= 0 || seconds > largestSeconds {
+                return "--seconds must be from 1 to \(largestSeconds) (a year), got \(seconds)"
+            }
+            if !(rate > 0) || rate > largestRate {
+                return "--rate must be above 0 and at most \(Int(largestRate)) purchase attempts per second, got \(rate)"
+            }
+            if Double(seconds) * rate > largestAttempts {
+                return "--seconds × --rate plans \(Int64(clamping: Double(seconds) * rate)) purchase attempts; a run takes at most "
+                    + "\(Int(largestAttempts)): run it in parts"
+            }
+            if !(speed >= 0) || speed > largestSpeed {
+                return "--speed must be from 0 (as fast as possible) to \(Int(largestSpeed)), got \(speed)"
+            }
+            return nil
+        }
     }
 
     /// What a run did, for the CLI and the header.
@@ -203,7 +232,7 @@ public struct PaymentSimulation: Sendable {
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
-        let quarter = configuration.start.millis + Int64(configuration.seconds) * 250
+        let quarter = configuration.start.millis.clampedAdding(Int64(configuration.seconds).clampedMultiplied(by: 250))
         var downStart = quarter
         for fault in configuration.faults {
             switch fault {
@@ -215,12 +244,12 @@ public struct PaymentSimulation: Sendable {
             case .askToBuy(let p): probabilities["ask", default: 0] += p
             case .failedPayment(let p): probabilities["fail", default: 0] += p
             case .serverDown(let seconds):
-                downWindows.append((downStart, downStart + Int64(seconds) * 1000))
-                downStart += Int64(seconds) * 1000
+                downWindows.append((downStart, downStart.clampedAdding(Int64(seconds).clampedMultiplied(by: 1000))))
+                downStart = downStart.clampedAdding(Int64(seconds).clampedMultiplied(by: 1000))
             }
         }
         if !configuration.userIds.isEmpty, !sellable.isEmpty, configuration.rate > 0 {
-            schedule(.arrive, at: configuration.start.millis + nextGap())
+            schedule(.arrive, at: configuration.start.millis.clampedAdding(nextGap()))
         }
     }
 
@@ -281,7 +310,7 @@ public struct PaymentSimulation: Sendable {
             ("field", PaymentFault.tamperedField), ("ask", PaymentFault.askToBuy), ("fail", PaymentFault.failedPayment),
         ]
         let perPurchase = kinds.compactMap { name, make in probabilities[name].map(make) }
-        let outages = downWindows.filter { $0.to > now.millis }.map { PaymentFault.serverDown(seconds: Int(($0.to - max($0.from, now.millis) + 999) / 1000)) }
+        let outages = downWindows.filter { $0.to > now.millis }.map { PaymentFault.serverDown(seconds: Int($0.to.clampedAdding(max($0.from, now.millis).clampedNegated).clampedAdding(999) / 1000)) }
         return perPurchase + outages
     }
 
@@ -296,7 +325,7 @@ public struct PaymentSimulation: Sendable {
         case .tamperedField(let p): probabilities["field"] = p
         case .askToBuy(let p): probabilities["ask"] = p
         case .failedPayment(let p): probabilities["fail"] = p
-        case .serverDown(let seconds): downWindows.append((now.millis, now.millis + Int64(seconds) * 1000))
+        case .serverDown(let seconds): downWindows.append((now.millis, now.millis.clampedAdding(Int64(seconds).clampedMultiplied(by: 1000))))
         }
     }
 
@@ -404,7 +433,7 @@ public struct PaymentSimulation: Sendable {
 
     private mutating func arrive() -> [PaymentChange] {
         let t = now.millis
-        if t + 1 <= end.millis { schedule(.arrive, at: t + nextGap()) }
+        if t < end.millis { schedule(.arrive, at: t.clampedAdding(nextGap())) }
         arrivals += 1
         summary.attempts += 1
         let number = arrivals
@@ -718,7 +747,7 @@ public struct PaymentSimulation: Sendable {
     private mutating func nextGap() -> Int64 {
         let u = Double(random.next() >> 11) * 0x1.0p-53
         let gap = -log1p(-u) / rate * 1000
-        return max(1, Int64(gap.rounded()))
+        return max(1, Int64(clamping: gap))
     }
 
     private func isServerDown(at millis: Int64) -> Bool {

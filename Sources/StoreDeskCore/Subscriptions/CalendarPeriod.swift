@@ -37,11 +37,15 @@ public struct CalendarPeriod: Hashable, Sendable, Codable, CustomStringConvertib
     public static let month = CalendarPeriod(1, .month)
     public static let year = CalendarPeriod(1, .year)
 
+    /// The most units a period or a calendar step counts (a million days is 2,700 years): beyond it an
+    /// `offerPeriod` is refused as unreadable, and a calendar step falls back to nominal days.
+    static let largestCount = 1_000_000
+
     /// Parses `P3D`, `P1W`, `P2M`, `P1Y` (one designator, as Apple's `offerPeriod` uses).
     public init?(iso8601 text: String) {
         guard text.count >= 3, text.first == "P", let letter = text.last,
             let unit = Unit.allCases.first(where: { $0.letter == letter }),
-            let value = Int(text.dropFirst().dropLast()), value > 0
+            let value = Int(text.dropFirst().dropLast()), value > 0, value <= Self.largestCount
         else { return nil }
         self.init(value, unit)
     }
@@ -59,9 +63,9 @@ public struct CalendarPeriod: Hashable, Sendable, Codable, CustomStringConvertib
     public var nominalDays: Int64 {
         switch unit {
         case .day: Int64(value)
-        case .week: Int64(value) * 7
-        case .month: Int64(value) * 30
-        case .year: Int64(value) * 360
+        case .week: Int64(value).clampedMultiplied(by: 7)
+        case .month: Int64(value).clampedMultiplied(by: 30)
+        case .year: Int64(value).clampedMultiplied(by: 360)
         }
     }
 
@@ -70,7 +74,11 @@ public struct CalendarPeriod: Hashable, Sendable, Codable, CustomStringConvertib
     /// Counting from the anchor, rather than adding one period to the previous end, keeps the day of the
     /// month: Jan 31 → Feb 28 → Mar 31.
     public func end(from start: Instant, count: Int = 1) -> Instant {
-        let n = value * count
+        let product = value.multipliedReportingOverflow(by: count)
+        guard !product.overflow, product.partialValue.magnitude <= Self.largestCount else {
+            return start.adding(.days(nominalDays.clampedMultiplied(by: Int64(count))))
+        }
+        let n = product.partialValue
         var components = DateComponents()
         switch unit {
         case .day: components.day = n
@@ -79,7 +87,7 @@ public struct CalendarPeriod: Hashable, Sendable, Codable, CustomStringConvertib
         case .year: components.year = n
         }
         guard let date = utcCalendar.date(byAdding: components, to: start.date) else {
-            return start.adding(.days(nominalDays * Int64(count)))
+            return start.adding(.days(nominalDays.clampedMultiplied(by: Int64(count))))
         }
         return Instant(date)
     }

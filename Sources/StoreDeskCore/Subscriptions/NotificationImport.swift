@@ -201,7 +201,7 @@ public enum NotificationImport {
             return .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
         }
         guard let product else {
-            return .rejected("unknown product '\(transaction.productId)': add it to the catalogue first")
+            return .rejected("unknown product '\(transaction.productId)': add it with storedesk catalog import FILE.storekit --app APP")
         }
         guard product.type == .autoRenewable else {
             return .skipped("\(product.id) is \(product.type.name), not an auto-renewable subscription")
@@ -215,6 +215,7 @@ public enum NotificationImport {
                 "signed \(event.signedDate.iso8601), in the future: after both the store's clock \(clock.iso8601) "
                     + "and the wall clock \(wallClock.iso8601)")
         }
+        if let problem = dateProblem(in: event) { return .rejected(problem) }
         return nil
     }
 

@@ -108,11 +108,13 @@ extension SubscriptionEvent {
         }
     }
 
-    /// Reads a whole JSON Lines text, skipping blank lines; one bad line does not stop the rest.
+    /// Reads a whole JSON Lines text, skipping blank lines; one bad line does not stop the rest. Lines
+    /// end at LF or CRLF (a file saved on Windows): the split is on the LF scalar, because Swift counts
+    /// "\r\n" as one `Character` and a split on the `Character` "\n" never finds it.
     public static func decodeJSONLines(_ text: String) -> SubscriptionEventLines {
         var result = SubscriptionEventLines(entries: [], failures: [])
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+        for (index, line) in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = String(line).trimmingCharacters(in: .whitespacesAndNewlines)
             if trimmed.isEmpty { continue }
             do {
                 result.entries.append(.init(line: index + 1, event: try decode(jsonLine: trimmed)))

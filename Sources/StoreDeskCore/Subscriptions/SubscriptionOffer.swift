@@ -58,7 +58,7 @@ public struct SubscriptionOffer: Hashable, Sendable, Codable {
     var termCount: Int { discount == .payAsYouGo ? max(1, periodCount) : 1 }
 
     /// Apple's milliunit price of one offer-priced transaction.
-    var termPrice: Int64 { discount == .freeTrial ? 0 : Int64(priceCents) * 10 }
+    var termPrice: Int64 { discount == .freeTrial ? 0 : Int64(priceCents).clampedMultiplied(by: 10) }
 
     /// A `TransactionInfo.offerPeriod` value.
     var offerPeriod: String { termLength.iso8601 }

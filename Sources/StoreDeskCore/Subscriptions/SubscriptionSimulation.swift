@@ -170,7 +170,7 @@ public struct SubscriptionSimulation: Sendable {
         let renewalInfo = RenewalInfo(
             originalTransactionId: originalId, productId: product.id, autoRenewProductId: product.id,
             autoRenewStatus: 1, isInBillingRetryPeriod: false, environment: environment.rawValue,
-            recentSubscriptionStartDate: instant, renewalDate: term.end, renewalPrice: Int64(product.priceCents) * 10,
+            recentSubscriptionStartDate: instant, renewalDate: term.end, renewalPrice: Int64(product.priceCents).clampedMultiplied(by: 10),
             currency: product.currency, signedDate: instant)
         emit(
             redeemed ? .offerRedeemed : .subscribed, resubscribing ? .resubscribe : .initialBuy, transaction,
@@ -405,7 +405,7 @@ public struct SubscriptionSimulation: Sendable {
             expiresDate: chain.expiresDate, offerType: chain.offerType, offerIdentifier: chain.offerId,
             offerDiscountType: chain.offerDiscountType, environment: environment.rawValue,
             appAccountToken: chain.appAccountToken, inAppOwnershipType: "PURCHASED",
-            price: product.map { Int64($0.priceCents) * 10 }, currency: product?.currency, signedDate: instant)
+            price: product.map { Int64($0.priceCents).clampedMultiplied(by: 10) }, currency: product?.currency, signedDate: instant)
     }
 
     /// The chain's renewal info as it stands, before the caller's changes.
@@ -420,7 +420,7 @@ public struct SubscriptionSimulation: Sendable {
             autoRenewProductId: renewingId, autoRenewStatus: chain.autoRenew ? 1 : 0, expirationIntent: intent,
             isInBillingRetryPeriod: retrying, gracePeriodExpiresDate: grace, priceIncreaseStatus: chain.priceIncreaseStatus,
             offerType: chain.pendingOfferType, offerIdentifier: chain.pendingOfferId, environment: environment.rawValue,
-            renewalDate: chain.expiresDate, renewalPrice: product.map { Int64($0.priceCents) * 10 },
+            renewalDate: chain.expiresDate, renewalPrice: product.map { Int64($0.priceCents).clampedMultiplied(by: 10) },
             currency: product?.currency, signedDate: instant)
     }
 
@@ -553,7 +553,7 @@ struct RenewalPlan: Hashable, Sendable {
         }
         periodsSinceAnchor += 1
         let end = later(rate.end(of: period, count: periodsSinceAnchor, from: anchor), than: start)
-        return Term(end: end, offer: nil, price: Int64(product.priceCents) * 10)
+        return Term(end: end, offer: nil, price: Int64(product.priceCents).clampedMultiplied(by: 10))
     }
 
     /// Every period lasts at least a millisecond, however fast the rate.

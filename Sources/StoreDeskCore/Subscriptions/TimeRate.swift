@@ -52,20 +52,28 @@ public struct TimeRate: Hashable, Sendable, Codable, CustomStringConvertible {
     /// How much subscription time a real elapsed duration stands for.
     public func subscriptionTime(forRealElapsed real: Instant.Duration) -> Instant.Duration {
         guard realMillisPerMonth != nil else { return real }
-        return Instant.Duration(millis: Int64((Double(real.millis) * speedup).rounded()))
+        return Instant.Duration(millis: Int64(clamping: Double(real.millis) * speedup))
     }
 
     /// How much real time a span of subscription time takes.
     public func realTime(forSubscriptionTime span: Instant.Duration) -> Instant.Duration {
         guard realMillisPerMonth != nil else { return span }
-        return Instant.Duration(millis: Int64((Double(span.millis) / speedup).rounded()))
+        return Instant.Duration(millis: Int64(clamping: Double(span.millis) / speedup))
     }
 
     /// The real length of `n` subscription days: grace periods, the billing retry window, extensions.
     public func days(_ n: Int) -> Instant.Duration {
         guard let month = realMillisPerMonth else { return .days(Int64(n)) }
-        return Instant.Duration(millis: month * Int64(n) / 30)
+        return Instant.Duration(millis: month.clampedMultiplied(by: Int64(n)) / 30)
     }
+
+    /// The most subscription time one simulated run may cover: ten years of 365 days (120 monthly renewals,
+    /// 520 weekly ones). More would only add notifications nobody reads, and at 30 s a month a long
+    /// `--for` covers millennia.
+    public static let longestRun = Instant.Duration.days(3650)
+
+    /// The longest real span a run at this rate may last (`longestRun` of subscription time).
+    public var longestRealRun: Instant.Duration { realTime(forSubscriptionTime: Self.longestRun) }
 
     /// Apple retries billing for up to 60 days before the subscription expires.
     public var billingRetryLimit: Instant.Duration { days(60) }
@@ -73,13 +81,13 @@ public struct TimeRate: Hashable, Sendable, Codable, CustomStringConvertible {
     /// The real length of one period at this rate; nil in real time, where months differ in length.
     public func length(of period: CalendarPeriod) -> Instant.Duration? {
         guard let month = realMillisPerMonth else { return nil }
-        return Instant.Duration(millis: month * period.nominalDays / 30)
+        return Instant.Duration(millis: month.clampedMultiplied(by: period.nominalDays) / 30)
     }
 
     /// The end of `count` periods from an anchor: the real calendar in real time, fixed lengths otherwise.
     public func end(of period: CalendarPeriod, count: Int = 1, from start: Instant) -> Instant {
         guard let length = length(of: period) else { return period.end(from: start, count: count) }
-        return start.adding(Instant.Duration(millis: length.millis * Int64(count)))
+        return start.adding(Instant.Duration(millis: length.millis.clampedMultiplied(by: Int64(count))))
     }
 
     /// A subscription month for the speed-up: 30 days.

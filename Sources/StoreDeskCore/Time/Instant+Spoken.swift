@@ -19,8 +19,8 @@ extension Instant {
     /// `in 13 days`, `2 hours ago`, `now`: how far this instant is from `now`, in the largest whole unit.
     public func relativeText(from now: Instant) -> String {
         let span = duration(since: now)
-        guard abs(span.millis) >= 60_000 else { return "now" }
-        let words = Duration(millis: abs(span.millis)).spokenText
+        guard span.millis.magnitude >= 60_000 else { return "now" }
+        let words = span.spokenText
         return span.millis > 0 ? "in " + words : words + " ago"
     }
 
@@ -40,9 +40,9 @@ extension Instant {
 }
 
 extension Instant.Duration {
-    /// `13 days`, `1 hour`, `5 minutes`: the largest whole unit, in words.
+    /// `13 days`, `1 hour`, `5 minutes`: the largest whole unit of the span's length (its sign aside), in words.
     public var spokenText: String {
-        let minutes = abs(millis) / 60_000
+        let minutes = Int64(millis.magnitude / 60_000)
         let (count, unit): (Int64, String) =
             minutes >= 1440 ? (minutes / 1440, "day") : minutes >= 60 ? (minutes / 60, "hour") : (minutes, "minute")
         return "\(count) \(unit)\(count == 1 ? "" : "s")"

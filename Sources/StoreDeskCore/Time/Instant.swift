@@ -11,7 +11,16 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
 
     public init(millis: Int64) { self.millis = millis }
 
-    public init(_ date: Date) { self.millis = Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    /// The date to the nearest millisecond (held at the ends of `Int64` for a date beyond them).
+    public init(_ date: Date) { self.millis = Int64(clamping: date.timeIntervalSince1970 * 1000) }
+
+    /// The instants StoreDesk reads, stores and shows: 1970-01-01 to the last millisecond of 9999, the
+    /// years ISO 8601 writes with four digits. Dates from files, stores and the command line are checked
+    /// against it (`Instant.check`), so arithmetic on them stays far from `Int64`'s ends.
+    public static let supported = Instant(millis: 0)...Instant(millis: 253_402_300_799_999)
+
+    /// Whether the instant is in `supported`.
+    public var isSupported: Bool { Instant.supported.contains(self) }
 
     /// Parses `2026-03-01T08:00:00Z`, `2026-03-01T08:00:00.250+08:00` or a bare date `2026-03-01` (UTC).
     public init?(iso8601 text: String) {
@@ -40,6 +49,10 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
             self.millis = Int64(millis.rounded(.down))
             return
         }
+        if let number = try? container.decode(Double.self) {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(number) is not a whole number of milliseconds (at most 19 digits)")
+        }
         let text = try container.decode(String.self)
         guard let instant = Instant(iso8601: text) else {
             throw DecodingError.dataCorruptedError(
@@ -57,9 +70,12 @@ public struct Instant: Hashable, Comparable, Sendable, Codable, CustomStringConv
 
     public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.millis < rhs.millis }
 
-    public func adding(_ duration: Duration) -> Instant { Instant(millis: millis + duration.millis) }
+    /// The instant `duration` later. Held at the ends of time instead of overflowing, so a date from a
+    /// damaged store or a hostile file can give a wrong answer, which checks then refuse, but never a trap.
+    public func adding(_ duration: Duration) -> Instant { Instant(millis: millis.clampedAdding(duration.millis)) }
 
-    public func duration(since other: Instant) -> Duration { Duration(millis: millis - other.millis) }
+    /// The span from `other` to this instant (held, like `adding`, instead of overflowing).
+    public func duration(since other: Instant) -> Duration { Duration(millis: millis.clampedAdding(other.millis.clampedNegated)) }
 
     /// `2026-03-01T08:00:00Z`: the form used in JSON output.
     public var iso8601: String {
@@ -122,15 +138,15 @@ extension Instant {
     public struct Duration: Hashable, Comparable, Sendable {
         public var millis: Int64
         public init(millis: Int64) { self.millis = millis }
-        public static func seconds(_ n: Int64) -> Duration { Duration(millis: n * 1000) }
-        public static func minutes(_ n: Int64) -> Duration { Duration(millis: n * 60_000) }
-        public static func hours(_ n: Int64) -> Duration { Duration(millis: n * 3_600_000) }
-        public static func days(_ n: Int64) -> Duration { Duration(millis: n * 86_400_000) }
+        public static func seconds(_ n: Int64) -> Duration { Duration(millis: n.clampedMultiplied(by: 1000)) }
+        public static func minutes(_ n: Int64) -> Duration { Duration(millis: n.clampedMultiplied(by: 60_000)) }
+        public static func hours(_ n: Int64) -> Duration { Duration(millis: n.clampedMultiplied(by: 3_600_000)) }
+        public static func days(_ n: Int64) -> Duration { Duration(millis: n.clampedMultiplied(by: 86_400_000)) }
         public static func < (lhs: Duration, rhs: Duration) -> Bool { lhs.millis < rhs.millis }
 
         /// `3d 4h`, `12m`, `45s`: the largest two units, for ages on screen.
         public var shortText: String {
-            let total = abs(millis) / 1000
+            let total = millis.magnitude / 1000
             let d = total / 86_400, h = (total % 86_400) / 3600, m = (total % 3600) / 60, s = total % 60
             let sign = millis < 0 ? "-" : ""
             if d > 0 { return "\(sign)\(d)d \(h)h" }
@@ -163,5 +179,43 @@ extension TimeZone {
             guard localtime_r(&seconds, &local) != nil, local.tm_gmtoff == 0 else { return .current }
         }
         return .gmt
+    }
+}
+
+extension Int64 {
+    /// The sum, held at `-Int64.max...Int64.max` instead of trapping. (Never `Int64.min`, so `abs` and
+    /// negation of a result are always safe.)
+    public func clampedAdding(_ other: Int64) -> Int64 {
+        let (sum, overflow) = addingReportingOverflow(other)
+        if overflow { return other > 0 ? .max : -.max }
+        return sum == .min ? -.max : sum
+    }
+
+    /// The product, held at `-Int64.max...Int64.max` instead of trapping.
+    public func clampedMultiplied(by other: Int64) -> Int64 {
+        let (product, overflow) = multipliedReportingOverflow(by: other)
+        if overflow { return (self < 0) == (other < 0) ? .max : -.max }
+        return product == .min ? -.max : product
+    }
+
+    /// The negation, `Int64.min` giving `Int64.max`.
+    public var clampedNegated: Int64 { self == .min ? .max : -self }
+
+    /// A double rounded to the nearest integer and held at `-Int64.max...Int64.max`; NaN is 0. For rates,
+    /// speeds and scaled spans, where `Int64(_:)` traps on a value out of range.
+    public init(clamping value: Double) {
+        guard !value.isNaN else {
+            self = 0
+            return
+        }
+        let rounded = value.rounded()
+        // 2^63 is the first double above Int64.max; every double below it converts exactly.
+        if rounded >= 9_223_372_036_854_775_807.0 {
+            self = .max
+        } else if rounded <= -9_223_372_036_854_775_807.0 {
+            self = -.max
+        } else {
+            self = Int64(rounded)
+        }
     }
 }

@@ -1,3 +1,5 @@
+import StoreDeskCore
+
 /// A grid of cells the views draw into: each cell one column, holding a character (or the right half
 /// of a wide one) and the role it is drawn in. The terminal layer diffs two canvases and writes only
 /// the cells that changed; tests turn a canvas into plain text.
@@ -26,13 +28,15 @@ public struct Canvas: Equatable, Sendable {
     public subscript(x: Int, y: Int) -> Cell { cells[y * size.width + x] }
 
     /// Writes text from `point`, by columns, clipped at `maxWidth` columns (and the canvas edge).
+    /// Control characters are drawn escaped (`\e`, `\n`: `ControlCharacters`), as every text command
+    /// prints them, so stored text shows what it holds and cannot reach the terminal as a sequence.
     /// Returns the number of columns written.
     @discardableResult
     public mutating func write(_ text: some StringProtocol, at point: Point, role: Role, maxWidth: Int? = nil) -> Int {
         guard point.y >= 0, point.y < size.height, point.x < size.width else { return 0 }
         let limit = min(size.width, point.x + (maxWidth ?? size.width))
         var x = point.x
-        for character in text {
+        for character in ControlCharacters.escaped(text) {
             var scalars = character.unicodeScalars.makeIterator()
             guard let only = scalars.next() else { continue }
             if scalars.next() == nil {

@@ -114,12 +114,13 @@ public final class ConsoleRuntime {
                 }
                 return nil
             }
-        } catch let error as StoreError {
-            return .failed(error.description)
         } catch let error as ThemeError {
             return .failed(error.description)
         } catch {
-            return .failed("\(error)")
+            // A SQLite error or an unreadable value says what is wrong with which file, in one line, without
+            // the SQL or the row (which may hold a phone number).
+            let text = database.storeError(for: error)?.description ?? "\(error)"
+            return .failed(text.split(whereSeparator: \.isNewline).joined(separator: "; "))
         }
     }
 

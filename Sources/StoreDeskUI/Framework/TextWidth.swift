@@ -1,3 +1,5 @@
+import StoreDeskCore
+
 /// Terminal column widths by grapheme cluster: CJK and emoji take two columns, combining marks none,
 /// and a cluster of several emoji takes what its cells take as they are drawn.
 ///
@@ -105,10 +107,14 @@ public enum TextWidth {
     }
 
     /// The width of one grapheme cluster: the sum of its cells (one scalar's width in the common case).
+    /// A control character counts as the escape the canvas draws for it (`\e` is two columns).
     public static func columns(of character: Character) -> Int {
         var scalars = character.unicodeScalars.makeIterator()
         guard let only = scalars.next() else { return 0 }
-        if scalars.next() == nil { return columns(of: only) }
+        if scalars.next() == nil {
+            return ControlCharacters.isControl(only) ? ControlCharacters.escaped(String(character)).utf8.count : columns(of: only)
+        }
+        if character.unicodeScalars.contains(where: ControlCharacters.isControl) { return ControlCharacters.escaped(String(character)).utf8.count }
         return cells(of: character).reduce(0) { $0 + $1.width }
     }
 

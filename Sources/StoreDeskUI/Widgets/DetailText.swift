@@ -56,7 +56,8 @@ public struct DetailText: Sendable {
         var chunks: [String] = []
         var current = ""
         for character in value {
-            let piece = character == "\n" ? "⏎" : String(character)
+            // A line break or any other control shows as its escape (`\n`), as every text command prints it.
+            let piece = ControlCharacters.escaped(String(character))
             if (current + piece).columns > room {
                 chunks.append(current)
                 current = ""

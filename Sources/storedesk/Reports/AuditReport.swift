@@ -19,8 +19,9 @@ struct AuditReport: CommandReport {
 
     var text: String {
         entries.map { entry in
+            // One line per entry whatever its text holds: a reason with a line break cannot fake an entry.
             [entry.at.shortText(in: zone), "\(entry.actor) (\(entry.role))", entry.action, entry.subject, entry.detail]
-                .joined(separator: "  ")
+                .map(\.controlsEscaped).joined(separator: "  ")
         }.joined(separator: "\n")
     }
 

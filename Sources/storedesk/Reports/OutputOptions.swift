@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreDeskCore
 
 /// `--json`, the one output option every reporting command shares.
 ///
@@ -13,7 +14,7 @@ struct OutputOptions: ParsableArguments {
         if json { return try printJSON(report.json) }
         let text = report.text
         if !text.isEmpty { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
-        if let note = report.note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+        if let note = report.note { FileHandle.standardError.write(Data((note.controlsEscaped + "\n").utf8)) }
     }
 }
 

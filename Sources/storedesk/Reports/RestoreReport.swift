@@ -260,7 +260,7 @@ struct RestoreConfirmReport: CommandReport {
         var lines = ["restored transaction \(prompt.transaction.id) onto \(target) (\(note))"]
         if let delivery = prompt.delivery {
             lines.append("  order     \(delivery.order.id)")
-            if let callback = delivery.callback { lines.append("  callback  \(callback.verdict): \(callback.reason); replied \(callback.reply)") }
+            if let callback = delivery.callback { lines.append("  callback  \(callback.verdict): \(callback.reason); replied \(callback.reply.controlsEscaped)") }
             if let grant = delivery.grant {
                 let what = grant.kind == .product ? grant.productId : "\(grant.currencyAmount) currency"
                 lines.append("  grant     \(what) to \(grant.userId) on \(grant.sid)/\(grant.roleId) (\(grant.source.rawValue))")
@@ -275,7 +275,7 @@ struct RestoreDeclineReport: CommandReport {
     var prompt: RestorePrompt
     var reason: String
     var json: RestorePromptJSON { RestorePromptJSON(prompt) }
-    var text: String { "declined transaction \(prompt.transaction.id): \(prompt.request.reason ?? reason)" }
+    var text: String { "declined transaction \(prompt.transaction.id): \((prompt.request.reason ?? reason).controlsEscaped)" }
 }
 
 /// `restore purchases`: each past purchase and what became of it.

@@ -50,12 +50,13 @@ struct UserSearchReport: CommandReport {
 
     var text: String {
         users.map { u in
+            // Each column escaped: a tab or line break in a name cannot add a column or a line.
             [u.id, u.name, u.friendlyName.isEmpty ? "-" : u.friendlyName, u.site.name, u.phone.isEmpty ? "-" : u.maskedPhone]
-                .joined(separator: "\t")
+                .map(\.controlsEscaped).joined(separator: "\t")
         }.joined(separator: "\n")
     }
 
-    var note: String? { users.isEmpty ? "no user matches '\(query)'" : nil }
+    var note: String? { users.isEmpty ? "no user matches '\(query.controlsEscaped)'" : nil }
 }
 
 /// A user as JSON: the platform's user-info field names, phone masked, plus readable names.

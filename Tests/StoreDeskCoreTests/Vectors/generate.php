@@ -12,51 +12,7 @@
 declare(strict_types=1);
 error_reporting(E_ALL & ~E_WARNING); // parse_str warns past max_input_vars; the vector records the result.
 
-// ---------------------------------------------------------------------------------------------------
-// The reference verifier: exactly what the game server's PHP does with a callback body. The verdict is
-// the platform doc's `verify_sign` (the sign alone decides: "every callback that passes the signature
-// check is legitimate data"); `missing_field` is the first required field a genuine body lacks, a warning.
-
-const REQUIRED = ['order_id', 'payment', 'user_id', 'client_id', 'app_id', 'product_id', 'timestamp'];
-
-function php_verify(string $body, string $appKey): array
-{
-    parse_str($body, $params);
-    $received = array_key_exists('sign', $params) ? $params['sign'] : null;
-    unset($params['sign']);
-    ksort($params);
-    $query = http_build_query($params);
-    $hashed = $query . $appKey;
-    $expected = md5($hashed);
-
-    $missing = null;
-    if ($received === null || $received === '') {
-        $verdict = 'missing_sign';
-    } elseif (!is_string($received) || strcasecmp($expected, $received) !== 0) {
-        $verdict = 'bad_signature';
-    } else {
-        $required = REQUIRED;
-        if (($params['payment'] ?? null) !== 'appstore') {
-            $required[] = 'gold';
-        }
-        foreach ($required as $field) {
-            if (!isset($params[$field]) || !is_string($params[$field]) || $params[$field] === '') {
-                $missing = $field;
-                break;
-            }
-        }
-        $verdict = 'valid';
-    }
-    return [
-        'query' => $query,
-        'hashed' => $hashed,
-        'expected_sign' => $expected,
-        'received_sign_hex' => is_string($received) ? bin2hex($received) : null,
-        'received_is_array' => is_array($received),
-        'verdict' => $verdict,
-        'missing_field' => $missing,
-    ];
-}
+require __DIR__ . '/game_server.php';
 
 /// What a PHP platform would send: sign the parsed body, then append `&sign=`.
 function php_sign_body(string $unsignedBody, string $appKey): string

@@ -37,8 +37,11 @@ extension OneTapScreen: ConsoleScreen {
         developerStep(
             "+", .advance, "advance", "One-tap: move the simulator's clock on 30 seconds (:advance N for more).",
             verb: ScreenVerb("advance", argument: "SECONDS", summary: "move the one-tap simulator's clock on") { text in
-                guard let seconds = Int64(text.trimmingCharacters(in: .whitespaces)), seconds > 0 else {
-                    return .failure(VerbProblem(":advance takes a number of seconds, got '\(text)'"))
+                guard let seconds = Int64(text.trimmingCharacters(in: .whitespaces)), seconds > 0,
+                    seconds <= OneTapLogin.largestAdvanceSeconds
+                else {
+                    return .failure(
+                        VerbProblem(":advance takes 1 to \(OneTapLogin.largestAdvanceSeconds) seconds (a year), got '\(text)'"))
                 }
                 return .success(.advanceBy(seconds))
             }),

@@ -164,7 +164,7 @@ public struct OneTapScreen: Sendable {
             login.advance(seconds: seconds)
             return OneTapOutcome(
                 step: "advance", result: .success, detail: "the simulator's clock moved on \(seconds) s",
-                at: Instant(millis: now.millis + seconds * 1000))
+                at: now.adding(.seconds(seconds)))
         }
     }
 }

@@ -220,7 +220,7 @@ extension SubscriptionsScreen {
         let events = demo.unwritten, now = max(context.clock, demo.simulation.now)
         return [Self.write { store in
             let report = try store.recordSimulatedNotifications(events, at: now, rate: demo.simulation.rate)
-            let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { "\($0.outcome)" }
+            let rejected = report.lines.first { $0.outcome.name == "rejected" }.map { $0.outcome.reason ?? $0.outcome.name }
             return .demoWritten(Set(events.map(\.notificationUUID)), rejected: rejected)
         }]
     }

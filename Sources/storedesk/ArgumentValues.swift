@@ -1,0 +1,35 @@
+import ArgumentParser
+import StoreDeskCore
+import StoreDeskUI
+
+// The values options take, as ArgumentParser values: a bad one is refused by the parser before
+// `run()`, in one line that names the option and lists what it takes, and `--help` lists them too.
+
+extension StaffRole: ExpressibleByArgument {
+    /// `--role Developer` works as `--role developer` did before.
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+extension OneTapLogin.Network: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+extension Size: ExpressibleByArgument {
+    /// `WIDTHxHEIGHT`, e.g. `120x40`.
+    public init?(argument: String) { self.init(argument) }
+    public var defaultValueDescription: String { "\(width)x\(height)" }
+}
+
+/// `restore list --status`: one status, or all of them.
+enum RestoreStatusChoice: String, CaseIterable, ExpressibleByArgument {
+    case open, confirmed, declined, all
+
+    /// The store's filter: nil for all.
+    var status: RestoreStatus? { RestoreStatus(rawValue: rawValue) }
+}
+
+extension TransactionState: ExpressibleByArgument {}
+
+extension LoginPlatform.System: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
