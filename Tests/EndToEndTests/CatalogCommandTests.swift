@@ -247,7 +247,7 @@ import Testing
 
     static let sampleFolder: String = {
         if let folder = ProcessInfo.processInfo.environment["STOREDESK_STOREKIT_SAMPLES"] { return folder }
-        let beside = Binary.repository.deletingLastPathComponent().appendingPathComponent("shared/storekit-samples").path
-        return FileManager.default.fileExists(atPath: beside) ? beside : "/work/shared/storekit-samples"
+        // Beside the repository only: a fresh clone elsewhere (CI, a user's machine) runs without them.
+        return Binary.repository.deletingLastPathComponent().appendingPathComponent("shared/storekit-samples").path
     }()
 }

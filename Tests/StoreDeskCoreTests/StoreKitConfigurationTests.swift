@@ -484,7 +484,6 @@ enum OwnStoreKitFile {
         let candidates: [String?] = [
             ProcessInfo.processInfo.environment["STOREDESK_STOREKIT_SAMPLES"],
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../shared/storekit-samples").path,
-            "/work/shared/storekit-samples",
         ]
         return candidates.compactMap { $0 }.map { URL(fileURLWithPath: $0).standardizedFileURL }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("README.md").path) }
