@@ -33,3 +33,19 @@ extension TransactionState: ExpressibleByArgument {}
 extension LoginPlatform.System: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
+
+/// `events simulate --rate`: the StoreKit testing time rates a demo runs at, by the length of a month
+/// (`30s`, `5m`) or `real`. Anything else is refused by the parser in one line that lists these three.
+enum SimulationRate: String, CaseIterable, ExpressibleByArgument {
+    case thirtySeconds = "30s"
+    case fiveMinutes = "5m"
+    case real
+
+    var timeRate: TimeRate {
+        switch self {
+        case .thirtySeconds: .monthEvery30Seconds
+        case .fiveMinutes: .monthEvery5Minutes
+        case .real: .realTime
+        }
+    }
+}
