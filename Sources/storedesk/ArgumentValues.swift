@@ -14,6 +14,11 @@ extension OneTapLogin.Network: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
 
+/// Six choices: ArgumentParser lists them one a line, which `exitReporting` turns back into one line.
+extension OneTapLogin.Carrier: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
 extension Size: ExpressibleByArgument {
     /// `WIDTHxHEIGHT`, e.g. `120x40`.
     public init?(argument: String) { self.init(argument) }
