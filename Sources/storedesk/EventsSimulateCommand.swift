@@ -59,11 +59,7 @@ extension EventsCommand {
             if let problem = spanProblem(at: rate?.timeRate ?? .realTime, named: rate?.rawValue ?? "real (the slowest)") {
                 throw fail(problem)
             }
-            do {
-                _ = try parsedSteps()
-            } catch {
-                throw fail(oneLineDescription(of: error))
-            }
+            _ = try reporting(parsedSteps)
         }
 
         func run() throws {

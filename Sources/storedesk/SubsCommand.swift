@@ -16,14 +16,21 @@ struct SubsCommand: ParsableCommand {
     @Option(help: "Also say whether this product gives access at that instant.") var product: String?
     @OptionGroup var output: OutputOptions
 
+    func validate() throws { _ = try reporting(askedInstant) }
+
+    /// `--at`, read as an instant; nil when not given (the store's clock answers).
+    func askedInstant() throws -> Instant? {
+        try at.map { text in
+            guard let instant = Instant(iso8601: text) else {
+                throw StoreError.invalidArgument("--at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got '\(text)'")
+            }
+            return instant
+        }
+    }
+
     func run() throws {
         let (owner, records, instant) = try reporting { () throws -> (User, SubscriptionRecords, Instant) in
-            let asked = try at.map { text in
-                guard let instant = Instant(iso8601: text) else {
-                    throw StoreError.invalidArgument("--at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got '\(text)'")
-                }
-                return instant
-            }
+            let asked = try askedInstant()
             let database = try store.open(.readOnly)
             if let product, try database.product(id: product) == nil {
                 throw StoreError.invalidArgument("--product '\(product)' is not in the store's catalogue")
