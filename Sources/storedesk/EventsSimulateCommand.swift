@@ -53,25 +53,22 @@ extension EventsCommand {
             return "--for must be from 1 to \(longest) seconds at --rate \(name) (ten years of subscription time), got \(seconds)"
         }
 
-        /// The option rules, before the store is opened. Without --rate, real time (the slowest) bounds
-        /// --for here; the app's own rate is checked again in `run()` once the store says which it is.
+        /// The option rules, who may drive a simulation among them, before the store is opened. Without
+        /// --rate, real time (the slowest) bounds --for here; the app's own rate is checked again in `run()`
+        /// once the store says which it is.
         func validate() throws {
             if let problem = spanProblem(at: rate?.timeRate ?? .realTime, named: rate?.rawValue ?? "real (the slowest)") {
                 throw fail(problem)
             }
             _ = try reporting(parsedSteps)
+            if staff.readonly { throw fail("--readonly: `storedesk events simulate` writes the store, so nothing was done") }
+            guard staff.role.may(.driveSubscriptionDemo) else { throw fail("--role \(staff.role): driving a simulation needs --role developer") }
         }
 
         func run() throws {
             let (result, refusals) = try reporting { () throws -> (SimulateJSON, [String]) in
                 let chosenRate = rate?.timeRate
                 let steps = try parsedSteps()
-                guard !staff.readonly else {
-                    throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
-                }
-                guard staff.role.may(.driveSubscriptionDemo) else {
-                    throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
-                }
                 let database = try store.open(.readWrite)
                 let start = try database.clock() ?? Instant(Date())
                 let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
