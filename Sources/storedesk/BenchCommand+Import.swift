@@ -21,9 +21,10 @@ extension BenchCommand {
         var folder: String?
 
         func validate() throws {
-            guard notifications >= 5, small >= 5, small <= notifications, users >= 0 else {
+            guard notifications >= 5, small >= 5, small <= notifications else {
                 throw fail("--notifications and --small must be 5 or more, --small at most --notifications")
             }
+            guard users >= 0 else { throw fail("--users must be 0 or more, got \(users)") }
         }
 
         func run() throws {
