@@ -22,9 +22,13 @@ deps:
 # - no exported symbols (SwiftPM exports 19k for backtraces; the runtime's start-up `dladdr` and the
 #   loader walked them all), the backtracer reads the symbol table instead;
 # - generic types' metadata made by direct calls, not from mangled names: each first use of a mangled
-#   name checked its generic requirements by scanning the binary's 7,600 protocol conformances.
+#   name checked its generic requirements by scanning the binary's 7,600 protocol conformances;
+# - the functions that start-up, the screens and the Users filter run laid out side by side
+#   (Build/hot-functions.txt, see Build/hot-functions.sh): the kernel maps code 64 KB around each first
+#   touch, and scattered they pulled in about 1 MB more of the binary than they take.
 RELEASE_FLAGS := -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic \
-	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+	-Xlinker --section-ordering-file=$(CURDIR)/Build/hot-functions.txt
 
 release: deps
 	$(SWIFT) build -c release --product storedesk $(RELEASE_FLAGS)
