@@ -21,9 +21,16 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var options: AppSettingsOptions
         @OptionGroup var output: OutputOptions
 
+        func validate() throws { _ = try reporting(appId) }
+
+        /// The AppID argument, checked.
+        func appId() throws -> String {
+            try AppSettingsOptions.checked { () throws(AppSettingError) in try AppSettings.parseAppId(id) }
+        }
+
         func run() throws {
             let app = try reporting { () throws -> App in
-                let appId = try AppSettingsOptions.checked { () throws(AppSettingError) in try AppSettings.parseAppId(id) }
+                let appId = try appId()
                 let settings = try options.settings()
                 let app = try AppSettingsOptions.checked { () throws(AppSettingError) in try settings.newApp(id: appId) }
                 let developer = try staff.member("apps add", may: .editApps)
@@ -118,8 +125,18 @@ struct AppSettingsOptions: ParsableArguments {
             .contains { $0 != nil }
     }
 
+    /// Every value checked before `run()`, so a bad one is refused before a key file or stdin is read.
+    func validate() throws { _ = try reporting(checkedValues) }
+
     /// The settings given, each checked; the AppKey read from its file or stdin.
     func settings() throws -> AppSettings {
+        var settings = try checkedValues()
+        if let appKeyFile { settings.appKey = try AppKeyFile.read(appKeyFile) }
+        return settings
+    }
+
+    /// The settings given but the AppKey, each checked.
+    private func checkedValues() throws -> AppSettings {
         if appKeyOnCommandLine != nil {
             throw StoreError.invalidArgument(
                 "--app-key is not taken here: other users can read a process's arguments; put the AppKey in a file and use --app-key-file FILE (or - for standard input)")
@@ -135,7 +152,6 @@ struct AppSettingsOptions: ParsableArguments {
             settings.environments = try environment.map(AppSettings.parseEnvironments)
             settings.callbackURL = try callbackURL.map(AppSettings.parseCallbackURL)
         }
-        if let appKeyFile { settings.appKey = try AppKeyFile.read(appKeyFile) }
         return settings
     }
 

@@ -14,6 +14,11 @@ extension OneTapLogin.Network: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
 
+/// Six choices: ArgumentParser lists them one a line, which `exitReporting` turns back into one line.
+extension OneTapLogin.Carrier: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
 extension Size: ExpressibleByArgument {
     /// `WIDTHxHEIGHT`, e.g. `120x40`.
     public init?(argument: String) { self.init(argument) }
@@ -32,4 +37,20 @@ extension TransactionState: ExpressibleByArgument {}
 
 extension LoginPlatform.System: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+/// `events simulate --rate`: the StoreKit testing time rates a demo runs at, by the length of a month
+/// (`30s`, `5m`) or `real`. Anything else is refused by the parser in one line that lists these three.
+enum SimulationRate: String, CaseIterable, ExpressibleByArgument {
+    case thirtySeconds = "30s"
+    case fiveMinutes = "5m"
+    case real
+
+    var timeRate: TimeRate {
+        switch self {
+        case .thirtySeconds: .monthEvery30Seconds
+        case .fiveMinutes: .monthEvery5Minutes
+        case .real: .realTime
+        }
+    }
 }

@@ -20,11 +20,15 @@ extension BenchCommand {
         @Option(help: ArgumentHelp("A folder to keep the seeded store and the files in, reused by later runs (default: a temporary one).", valueName: "path"))
         var folder: String?
 
+        func validate() throws {
+            guard notifications >= 5, small >= 5, small <= notifications else {
+                throw fail("--notifications and --small must be 5 or more, --small at most --notifications")
+            }
+            guard users >= 0 else { throw fail("--users must be 0 or more, got \(users)") }
+        }
+
         func run() throws {
             try reporting {
-                guard notifications >= 5, small >= 5, small <= notifications, users >= 0 else {
-                    throw StoreError.invalidArgument("--notifications and --small must be 5 or more, --small at most --notifications")
-                }
                 let kept = folder.map { URL(fileURLWithPath: $0, isDirectory: true) }
                 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-bench-import-" + UUID().uuidString)
                 let base = kept ?? scratch

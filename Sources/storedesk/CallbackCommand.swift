@@ -24,21 +24,21 @@ struct AppKeyOption: ParsableArguments {
     var appKeyFile: String?
     @OptionGroup var store: StoreOptions
 
-    /// The key, from exactly one of the three sources, or a one-line error.
-    func checked() throws -> String {
+    /// Exactly one of the three sources, checked before anything is read.
+    func validate() throws {
         let given = [appKey != nil, app != nil, appKeyFile != nil].filter { $0 }.count
         guard given == 1 else {
             throw fail(given == 0 ? "give the AppKey with --app APP, --app-key-file FILE or --app-key K" : "give only one of --app, --app-key-file and --app-key")
         }
-        if let appKey {
-            guard !appKey.isEmpty else { throw fail("--app-key must not be empty") }
-            return appKey
-        }
-        if let appKeyFile {
-            // Standard input carries the callback, so the key must come from a real file.
-            guard appKeyFile != "-" else { throw fail("--app-key-file -: standard input carries the callback here; give a file") }
-            return try reporting { try AppKeyFile.read(appKeyFile) }
-        }
+        if appKey?.isEmpty == true { throw fail("--app-key must not be empty") }
+        // Standard input carries the callback, so the key must come from a real file.
+        if appKeyFile == "-" { throw fail("--app-key-file -: standard input carries the callback here; give a file") }
+    }
+
+    /// The key, from the one source `validate()` let through, or a one-line error.
+    func checked() throws -> String {
+        if let appKey { return appKey }
+        if let appKeyFile { return try reporting { try AppKeyFile.read(appKeyFile) } }
         let id = app ?? ""
         return try reporting {
             let database = try store.open(.readOnly)

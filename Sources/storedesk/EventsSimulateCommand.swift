@@ -25,13 +25,11 @@ extension EventsCommand {
         @Argument(help: "The player's user id.") var user: String
         @Option(help: "The auto-renewable product (default: the app's monthly subscription).") var product: String?
         @Option(help: "The time rate: 30s (a month every 30 seconds), 5m, or real (default: the app's StoreKit configuration's, else 30s).")
-        var rate: String?
+        var rate: SimulationRate?
         @Option(name: .customLong("for"), help: "How long the run lasts, in seconds from the purchase.") var seconds = 120
         @Option(name: .customLong("step"), help: "ACTION@SECONDS, repeatable: \(SubscriptionDemoAction.names).")
         var steps: [String] = []
         @OptionGroup var output: OutputOptions
-
-        static let rates = ["30s": TimeRate.monthEvery30Seconds, "5m": .monthEvery5Minutes, "real": .realTime]
 
         /// The steps in time order, checked before the store is opened.
         func parsedSteps() throws -> [(seconds: Int, action: SubscriptionDemoAction)] {
@@ -48,35 +46,37 @@ extension EventsCommand {
             .enumerated().sorted { ($0.element.seconds, $0.offset) < ($1.element.seconds, $1.offset) }.map(\.element)
         }
 
+        /// Why `--for` is refused at this rate, if it is: a run covers at most ten years of subscription time.
+        func spanProblem(at rate: TimeRate, named name: String) -> String? {
+            let longest = rate.longestRealRun.millis / 1000
+            guard !(1...longest).contains(Int64(seconds)) else { return nil }
+            return "--for must be from 1 to \(longest) seconds at --rate \(name) (ten years of subscription time), got \(seconds)"
+        }
+
+        /// The option rules, who may drive a simulation among them, before the store is opened. Without
+        /// --rate, real time (the slowest) bounds --for here; the app's own rate is checked again in `run()`
+        /// once the store says which it is.
+        func validate() throws {
+            if let problem = spanProblem(at: rate?.timeRate ?? .realTime, named: rate?.rawValue ?? "real (the slowest)") {
+                throw fail(problem)
+            }
+            _ = try reporting(parsedSteps)
+            if staff.readonly { throw fail("--readonly: `storedesk events simulate` writes the store, so nothing was done") }
+            guard staff.role.may(.driveSubscriptionDemo) else { throw fail("--role \(staff.role): driving a simulation needs --role developer") }
+        }
+
         func run() throws {
             let (result, refusals) = try reporting { () throws -> (SimulateJSON, [String]) in
-                let chosenRate = try rate.map { text in
-                    guard let rate = Self.rates[text] else { throw StoreError.invalidArgument("--rate must be 30s, 5m or real, got '\(text)'") }
-                    return rate
-                }
-                // Ten years of subscription time at the rate (real time's is the longest; checked again
-                // below once the rate is known).
-                func checkSpan(_ rate: TimeRate, named name: String) throws {
-                    let longest = rate.longestRealRun.millis / 1000
-                    guard (1...longest).contains(Int64(seconds)) else {
-                        throw StoreError.invalidArgument(
-                            "--for must be from 1 to \(longest) seconds at --rate \(name) (ten years of subscription time), got \(seconds)")
-                    }
-                }
-                try checkSpan(chosenRate ?? .realTime, named: rate ?? "real (the slowest)")
+                let chosenRate = rate?.timeRate
                 let steps = try parsedSteps()
-                guard !staff.readonly else {
-                    throw StoreError.invalidArgument("--readonly: `storedesk events simulate` writes the store, so nothing was done")
-                }
-                guard staff.role.may(.driveSubscriptionDemo) else {
-                    throw StoreError.invalidArgument("--role \(staff.role): driving a simulation needs --role developer")
-                }
                 let database = try store.open(.readWrite)
                 let start = try database.clock() ?? Instant(Date())
                 let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 // Without --rate, the app's StoreKit configuration decides, as Xcode's test session would.
                 let rate = try chosenRate ?? database.storeKitTimeRate(appId: setup.app.id)?.timeRate ?? .monthEvery30Seconds
-                if chosenRate == nil { try checkSpan(rate, named: "\(rate.name) (the app's StoreKit configuration)") }
+                if chosenRate == nil, let problem = spanProblem(at: rate, named: "\(rate.name) (the app's StoreKit configuration)") {
+                    throw StoreError.invalidArgument(problem)
+                }
                 let end = start.adding(.seconds(Int64(seconds)))
                 guard end.isSupported else {
                     throw StoreError.invalidArgument(
@@ -110,25 +110,5 @@ extension EventsCommand {
             try output.show(result)
             if result.rejected > 0 { throw ExitCode(2) }
         }
-    }
-}
-
-/// `events simulate --json`: the demo subscription, its notifications, and its state at the end.
-struct SimulateJSON: Encodable, CommandReport {
-    var originalTransactionId, userId, productId, rate, start, end: String
-    var imported, rejected: Int
-    var notifications: [SubsJSON.EventJSON]
-    @NullWhenAbsent var subscription: SubsJSON.InfoJSON?
-
-    var json: Self { self }
-
-    var text: String {
-        var lines = ["demo \(originalTransactionId): \(userId) subscribed to \(productId) at \(rate), \(start) → \(end)"]
-        lines += notifications.map { "  \($0.signedDate)  \($0.name)  \($0.summary)" }
-        if let info = subscription {
-            lines.append("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
-        }
-        lines.append("imported \(imported), rejected \(rejected)")
-        return lines.joined(separator: "\n")
     }
 }

@@ -8,6 +8,8 @@ struct LoginPlatformOptions: ParsableArguments {
     @Option(help: "The device's system.") var platform = LoginPlatform.System.ios
     @Option(name: .customLong("os-version"), help: "The OS version, e.g. 17 or 12.4 (default: iOS 17).") var osVersion: String?
 
+    func validate() throws { _ = try reporting(parsed) }
+
     func parsed() throws -> LoginPlatform {
         do {
             return try LoginPlatform(system: platform.rawValue, version: osVersion)
@@ -66,6 +68,7 @@ extension LoginCommand {
 
             func validate() throws {
                 guard (entries != nil) != sdkDefault else { throw fail("give either --entries LIST or --default") }
+                _ = try reporting { try entries.map(Entries.list) }
             }
 
             func run() throws {
@@ -95,18 +98,24 @@ extension LoginCommand {
 
             func validate() throws {
                 guard entries == nil || legacy == nil else { throw fail("give --entries or --legacy, not both") }
+                _ = try reporting { try entries.map(Entries.list) }
+                _ = try reporting(legacySwitches)
+            }
+
+            /// `--legacy`, read as the switches it names.
+            func legacySwitches() throws -> LegacyLoginSwitches? {
+                do {
+                    return try legacy.map(LegacyLoginSwitches.init(list:))
+                } catch {
+                    throw StoreError.invalidArgument("--legacy: \(error)")
+                }
             }
 
             func run() throws {
                 let (setup, report) = try reporting {
                     let platform = try device.parsed()
                     let list = try entries.map(Entries.list)
-                    let switches: LegacyLoginSwitches?
-                    do {
-                        switches = try legacy.map(LegacyLoginSwitches.init(list:))
-                    } catch {
-                        throw StoreError.invalidArgument("--legacy: \(error)")
-                    }
+                    let switches = try legacySwitches()
                     let setup = try store.open(.readOnly).loginEntrySetup(appId: app, historyLimit: 0)
                     let report = LoginEntryReport(
                         appId: app, configuration: setup.configuration, entries: list.map { .some($0) }, legacy: switches,

@@ -67,7 +67,7 @@ extension LoginCommand {
             @OptionGroup var staff: StaffOptions
             @Option(help: "The SDK's timeout in ms (8000 when unset or not above 0).") var timeout: Int?
             @Option(help: "The phone's network.") var network: OneTapLogin.Network?
-            @Option(help: "mobile, unicom, telecom, dual (two SIMs), none (no SIM) or other.") var carrier: String?
+            @Option(help: "mobile, unicom, telecom, dual (two SIMs), none (no SIM) or other.") var carrier: OneTapLogin.Carrier?
             @Option(help: "The SIM's number (the data SIM's with two).") var phone: String?
             @Option(help: "How long the carrier's gateway takes to answer, in ms.") var latency: Int?
             @OptionGroup var output: OutputOptions
@@ -77,15 +77,12 @@ extension LoginCommand {
                     throw fail("--phone must be an 11-digit mainland mobile number, got '\(Masking.phone(phone))'")
                 }
                 if let latency, latency < 0 { throw fail("--latency must be 0 or more milliseconds, got \(latency)") }
-                if let carrier, OneTapLogin.Carrier(rawValue: carrier.lowercased()) == nil {
-                    throw fail("--carrier must be mobile, unicom, telecom, dual, none or other, got '\(carrier)'")
-                }
             }
 
             func run() throws {
                 let changes = timeout != nil || network != nil || carrier != nil || phone != nil || latency != nil
                 let (timeout, network, phone, latency) = (self.timeout, self.network, self.phone, self.latency)
-                let carrier = self.carrier.flatMap { OneTapLogin.Carrier(rawValue: $0.lowercased()) }
+                let carrier = self.carrier
                 let login: OneTapLogin = try reporting {
                     if !changes { return try store.open(.readOnly).oneTapLogin() }
                     let editor = try staff.editor("login onetap settings")

@@ -42,6 +42,22 @@ func oneLineDescription(of error: any Error) -> String {
     return oneLine(String(describing: error))
 }
 
+/// ArgumentParser's refusal of a value for an option of six or more choices, which lists them one a line
+/// ("Please provide one of the following:" and "  - mobile" lines), with the choices on its one line as it
+/// writes fewer: "Please provide one of 'mobile', 'unicom', ... or 'other'."
+func choicesOnOneLine(_ message: String) -> String {
+    let lead = ". Please provide one of the following:\n"
+    guard let start = message.range(of: lead) else { return message }
+    var choices: [String] = []
+    for line in message[start.upperBound...].split(separator: "\n") {
+        guard line.hasPrefix("  - ") else { return message }
+        choices.append("'\(line.dropFirst(4))'")
+    }
+    guard let last = choices.popLast() else { return message }
+    let listed = choices.isEmpty ? last : choices.joined(separator: ", ") + " or " + last
+    return message[..<start.lowerBound] + ". Please provide one of " + listed + "."
+}
+
 /// A message of several lines as one: its non-blank lines joined with "; ".
 func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -64,7 +80,7 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
         if command.message(for: error).isEmpty { exit(code.rawValue) }
         if code.rawValue == ExitCode.validationFailure.rawValue {
             // Usage errors: ArgumentParser's message, then the --help of the command it names.
-            let message = oneLine(command.message(for: error))
+            let message = oneLine(choicesOnOneLine(command.message(for: error)))
             let full = command.fullMessage(for: error)
             let hint = full.range(of: "See '").flatMap { start in
                 full[start.upperBound...].range(of: "'").map { String(full[start.upperBound..<$0.lowerBound]) }

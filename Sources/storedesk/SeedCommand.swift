@@ -16,12 +16,14 @@ struct SeedCommand: ParsableCommand {
     @Flag(help: "Replace an existing file.") var force = false
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard (0...SyntheticSeeder.largestUsers).contains(users) else {
+            throw fail("--users must be from 0 to \(SyntheticSeeder.largestUsers) (ten million), got \(users)")
+        }
+    }
+
     func run() throws {
         try reporting {
-            guard (0...SyntheticSeeder.largestUsers).contains(users) else {
-                throw StoreError.invalidArgument(
-                    "--users must be from 0 to \(SyntheticSeeder.largestUsers) (ten million), got \(users)")
-            }
             let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? DefaultStore.path()
             if FileManager.default.fileExists(atPath: path) && !force { throw StoreError.exists(path: path) }
             let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())

@@ -36,25 +36,32 @@ struct SimulateCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var store: StoreOptions
 
+    /// The option rules, checked before the store is opened, so a bad value leaves the file untouched.
+    func validate() throws {
+        if let problem = PaymentSimulation.Configuration.problem(seconds: seconds, rate: rate, speed: speed) { throw fail(problem) }
+        if let callbackURL { _ = try checkedCallbackURL(callbackURL, option: "--callback-url") }
+        guard (1...1024).contains(concurrency) else { throw fail("--concurrency must be from 1 to 1024, got \(concurrency)") }
+        guard timeout > 0, timeout.isFinite, timeout <= 300 else {
+            throw fail("--timeout must be above 0 and at most 300 seconds, got \(timeout)")
+        }
+        do throws(PaymentFault.ParseError) {
+            _ = try parsedFaults()
+        } catch {
+            throw fail(error.description)
+        }
+    }
+
+    /// The `--fault` values, in the order given.
+    func parsedFaults() throws(PaymentFault.ParseError) -> [PaymentFault] {
+        var parsed: [PaymentFault] = []
+        for fault in faults { parsed.append(try PaymentFault.parse(fault)) }
+        return parsed
+    }
+
     func run() throws {
         try reporting {
-            // Everything is checked before the store is opened, so a bad value leaves the file untouched.
-            if let problem = PaymentSimulation.Configuration.problem(seconds: seconds, rate: rate, speed: speed) {
-                throw StoreError.invalidArgument(problem)
-            }
-            let url = try callbackURL.map { try checkedCallbackURL($0, option: "--callback-url") }
-            guard (1...1024).contains(concurrency) else { throw StoreError.invalidArgument("--concurrency must be from 1 to 1024, got \(concurrency)") }
-            guard timeout > 0, timeout.isFinite, timeout <= 300 else {
-                throw StoreError.invalidArgument("--timeout must be above 0 and at most 300 seconds, got \(timeout)")
-            }
-            var parsed: [PaymentFault] = []
-            for fault in faults {
-                do throws(PaymentFault.ParseError) {
-                    parsed.append(try PaymentFault.parse(fault))
-                } catch {
-                    throw StoreError.invalidArgument(error.description)
-                }
-            }
+            let url = callbackURL
+            let parsed = try parsedFaults()
             let database = try store.open(.readWrite)
             let catalogue = try database.paymentCatalogue()
             guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {

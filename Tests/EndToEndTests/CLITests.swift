@@ -93,6 +93,9 @@ import Testing
             (["snapshot", "--db", store, "--size", "huge"], "storedesk: The value 'huge' is invalid for '--size <WIDTHxHEIGHT>'"),
             (["snapshot", "--db", store, "--role", "boss"],
              "storedesk: The value 'boss' is invalid for '--role <role>'. Please provide one of 'operator', 'support' or 'developer'."),
+            // Six choices or more are listed on the one line too (ArgumentParser would write one a line).
+            (["login", "onetap", "settings", "--db", store, "--carrier", "orbit"],
+             "storedesk: The value 'orbit' is invalid for '--carrier <carrier>'. Please provide one of 'mobile', 'unicom', 'telecom', 'dual', 'none' or 'other'. (see"),
         ]
         for item in usage {
             let before = try Data(contentsOf: URL(fileURLWithPath: store))
