@@ -379,6 +379,13 @@ public final class RequestLog: @unchecked Sendable {
     }
 
     public func write(_ line: String) {
+        // An order_id or client_id comes from the request body: its controls are escaped, so it can neither
+        // send a sequence to the terminal the log is on nor add a line to it.
+        append(ControlCharacters.escaped(line))
+    }
+
+    /// Writes a line whose controls are already escaped, after its time stamp.
+    private func append(_ line: String) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let millis = Int(now.tv_nsec / 1_000_000)
@@ -391,9 +398,7 @@ public final class RequestLog: @unchecked Sendable {
         var bytes = prefix
         bytes.reserveCapacity(prefix.count + 6 + line.utf8.count)
         bytes += [Self.digit(millis / 100), Self.digit(millis / 10 % 10), Self.digit(millis % 10), UInt8(ascii: "Z"), UInt8(ascii: " ")]
-        // An order_id or client_id comes from the request body: its controls are escaped, so it can neither
-        // send a sequence to the terminal the log is on nor add a line to it.
-        bytes += ControlCharacters.escaped(line).utf8
+        bytes += line.utf8
         bytes.append(UInt8(ascii: "\n"))
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
@@ -410,9 +415,13 @@ public final class RequestLog: @unchecked Sendable {
 
     /// One request's line: `127.0.0.1:53122 POST /callback 200 412 µs "success" client_id=…`, the latency
     /// from `started` (`DispatchTime` nanoseconds) to now.
+    ///
+    /// Only the path and the note (which quote the request) are escaped: the line's own "µs" would send
+    /// every line down `ControlCharacters`' slow path (its byte 0xC2 might start a C1 control).
     func request(peer: String, method: String, path: String, status: Int, started: UInt64, note: String) {
         let micros = (DispatchTime.now().uptimeNanoseconds &- started) / 1000
-        write("\(peer) \(method) \(path) \(status) \(micros) µs" + (note.isEmpty ? "" : " " + note))
+        let line = "\(peer) \(method) \(ControlCharacters.escaped(path)) \(status) \(micros) µs"
+        append(note.isEmpty ? line : line + " " + ControlCharacters.escaped(note))
     }
 
     private static func digit(_ value: Int) -> UInt8 { UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value) }
