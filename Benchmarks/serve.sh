@@ -85,24 +85,41 @@ nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
 pids+=($!)
 wait_for "http://127.0.0.1:$nport/healthz"
 
-sport=$(free_port)
-"$BIN" serve --listen "127.0.0.1:$sport" --db "$work/store.sqlite" --log "$work/serve.log" >/dev/null &
-spid=$!
-pids+=($spid)
-wait_for "http://127.0.0.1:$sport/healthz"
+start_serve() { # binary store log: sets started_pid and started_port (no subshell, so `wait` can reap it)
+  started_port=$(free_port)
+  "$1" serve --listen "127.0.0.1:$started_port" --db "$2" --log "$3" >/dev/null &
+  started_pid=$!
+  pids+=($started_pid)
+  wait_for "http://127.0.0.1:$started_port/healthz"
+}
+# serve: the store above, and BEFORE=BINARY (optional) on a copy of it, e.g. the release before a change.
+start_serve "$BIN" "$work/store.sqlite" "$work/serve.log"; spid=$started_pid; sport=$started_port
+if [ -n "${BEFORE:-}" ]; then
+  cp "$work/store.sqlite" "$work/before.sqlite"
+  start_serve "$BEFORE" "$work/before.sqlite" "$work/before.log"; bpid=$started_pid; bport=$started_port
+fi
 
 echo "== serve: POST /callback, wrk -t2 -c$CONNECTIONS -d${SECONDS_LOAD}s on loopback, beside nginx answering success"
+echo "  load before: $(uptime | sed 's/.*load average/load average/')"
 read -r n_rps n_p50 n_p99 n_req n_bad <<<"$(load "http://127.0.0.1:$nport/callback")"
 read -r s_rps s_p50 s_p99 s_req s_bad <<<"$(load "http://127.0.0.1:$sport/callback")"
+if [ -n "${BEFORE:-}" ]; then
+  read -r b_rps b_p50 b_p99 b_req b_bad <<<"$(load "http://127.0.0.1:$bport/callback")"
+  kill -TERM "$bpid"; wait "$bpid" 2>/dev/null || true
+fi
+echo "  load after: $(uptime | sed 's/.*load average/load average/')"
 kill -TERM "$spid"; wait "$spid" 2>/dev/null || true
 committed=$(sqlite3 "$work/store.sqlite" "SELECT COUNT(*) FROM game_server_callback")
 granted=$(sqlite3 "$work/store.sqlite" "SELECT COUNT(*) FROM game_server_grant")
 printf "  %-8s %10s %10s %10s %10s\n" "" "req/s" "p50 ms" "p99 ms" "requests"
 printf "  %-8s %10s %10s %10s %10s\n" nginx "$n_rps" "$n_p50" "$n_p99" "$n_req"
 printf "  %-8s %10s %10s %10s %10s\n" serve "$s_rps" "$s_p50" "$s_p99" "$s_req"
+[ -n "${BEFORE:-}" ] && printf "  %-8s %10s %10s %10s %10s\n" before "$b_rps" "$b_p50" "$b_p99" "$b_req"
 python3 -c "print('  serve/nginx throughput %.2f; p99 %.2fx nginx' % ($s_rps/$n_rps, $s_p99/max($n_p99,0.001)))"
+[ -n "${BEFORE:-}" ] && python3 -c "print('  before/nginx throughput %.2f; serve/before %.2f' % ($b_rps/$n_rps, $s_rps/$b_rps))"
 echo "  committed: $committed callbacks answered success ($granted grants, the rest repeats) of $s_req requests; non-2xx $s_bad"
 echo "  log lines: $(wc -l < "$work/serve.log")"
+[ -n "${SKIP_SIMULATION:-}" ] && exit 0
 
 echo "== simulate: purchases per second, callbacks POSTed to a PHP game server (php -S) vs in process"
 pport=$(free_port)

@@ -42,7 +42,7 @@ public final class GameServerLedger: @unchecked Sendable {
 
     private struct Waiting {
         var callback: ReceivedCallback
-        var continuation: CheckedContinuation<GrantDecision, any Error>
+        var then: @Sendable (Result<GrantDecision, any Error>) -> Void
     }
 
     private let database: AppDatabase
@@ -61,15 +61,23 @@ public final class GameServerLedger: @unchecked Sendable {
     /// Decides and commits one callback; returns once the commit is durable (or throws, with nothing stored).
     public func record(_ callback: ReceivedCallback) async throws -> GrantDecision {
         try await withCheckedThrowingContinuation { continuation in
-            condition.lock()
-            defer { condition.unlock() }
-            guard !closed else {
-                continuation.resume(throwing: StoreError.invalidArgument("the game server is stopping"))
-                return
-            }
-            waiting.append(Waiting(callback: callback, continuation: continuation))
-            condition.signal()
+            submit(callback) { continuation.resume(with: $0) }
         }
+    }
+
+    /// Decides and commits one callback, then calls `then` on the writer thread with the decision (the
+    /// commit is durable by then) or the error (nothing stored). For a caller that must not wait: a
+    /// server's event loop answers from `then` without a task of its own.
+    public func submit(_ callback: ReceivedCallback, then: @escaping @Sendable (Result<GrantDecision, any Error>) -> Void) {
+        condition.lock()
+        guard !closed else {
+            condition.unlock()
+            then(.failure(StoreError.invalidArgument("the game server is stopping")))
+            return
+        }
+        waiting.append(Waiting(callback: callback, then: then))
+        condition.signal()
+        condition.unlock()
     }
 
     /// Commits what is waiting, then stops the writer thread. Returns once it has.
@@ -100,9 +108,9 @@ public final class GameServerLedger: @unchecked Sendable {
                     let books = try GameServerBooks(db)
                     return try batch.map { try books.decide($0.callback) }
                 }
-                for (item, decision) in zip(batch, decisions) { item.continuation.resume(returning: decision) }
+                for (item, decision) in zip(batch, decisions) { item.then(.success(decision)) }
             } catch {
-                for item in batch { item.continuation.resume(throwing: error) }
+                for item in batch { item.then(.failure(error)) }
             }
         }
     }

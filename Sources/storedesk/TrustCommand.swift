@@ -73,13 +73,14 @@ struct TrustCommand: ParsableCommand {
         @OptionGroup var store: StoreOptions
         @OptionGroup var staff: StaffOptions
         @Argument(help: "The root's id, or the start of its SHA-256 (8 hex digits or more).") var id: String
+        @OptionGroup var output: OutputOptions
 
         func run() throws {
             let removed = try reporting { () throws -> TrustedRoot in
                 let member = try staff.staff.member("trust remove", may: .editTrustRoots)
                 return try store.open(.readWrite).removeTrustRoot(id, by: member, at: Instant(Date()))
             }
-            print("no longer trusted: root \(removed.id.map(String.init) ?? id), \(removed.subject)")
+            try output.show(TrustRootRemovedReport(root: removed, asked: id))
         }
     }
 }

@@ -32,8 +32,11 @@ import Testing
         #expect(roots.first?["isAppleRootCAG3"] as? Bool == false)
         let subs = try storedesk(["subs", "99000001", "--db", store], home: home)
         #expect(subs.stdout.contains("[✓ verified (not Apple)]"))
-        let removed = try storedesk(["trust", "remove", "1", "--db", store, "--role", "developer"], home: home)
+        let removed = try storedesk(["trust", "remove", "1", "--db", store, "--role", "developer", "--json"], home: home)
         #expect(removed.status == 0, "\(removed.stderr)")
+        let gone = try #require(try jsonObject(removed.stdout)["removed"] as? [String: Any])
+        #expect(gone["id"] as? Int == 1 && (gone["subject"] as? String)?.contains("E2E Store Root CA") == true)
+        #expect((gone["sha256"] as? String)?.count == 64 && gone["isAppleRootCAG3"] as? Bool == false)
         #expect(try storedesk(["trust", "list", "--db", store], home: home).stdout.hasPrefix("no trusted root"))
         // What it verified stays verified: it was, when imported.
         #expect(try storedesk(["subs", "99000001", "--db", store], home: home).stdout.contains("[✓ verified (not Apple)]"))

@@ -113,6 +113,29 @@ import Testing
         #expect(serve.stop() == 0)
     }
 
+    @Test("one connection, requests pipelined: callbacks and other requests answered in the order sent, closed after 'Connection: close'")
+    func pipelined() throws {
+        let folder = TemporaryFolder()
+        let path = try galaxyStore(folder)
+        let serve = try ServeProcess(store: path, folder: folder)
+        func post(_ body: String, close: Bool = false) -> String {
+            "POST /callback HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + (close ? "Connection: close\r\n" : "") + "Content-Length: \(body.utf8.count)\r\n\r\n" + body
+        }
+        // All four written at once: the second callback is read while the first waits for its commit.
+        let answer = rawExchange(
+            port: serve.port,
+            post(Self.callback("20260301000031")) + "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                + post(Self.callback("20260301000032", key: "guessed")) + post(Self.callback("20260301000031"), close: true))
+        let bodies = answer.components(separatedBy: "HTTP/1.1 ").dropFirst().map { reply in
+            (reply.prefix(3), reply.components(separatedBy: "\r\n\r\n").last ?? "")
+        }
+        #expect(bodies.map { "\($0.0) \($0.1)" } == ["200 success", "200 ok\n", "200 fail: bad sign", "200 success"], "\(answer)")
+        #expect(answer.lowercased().contains("connection: close"), "the last reply says it closes, and the read above ended")
+        #expect(try Self.counts(path) == (2, 1))
+        #expect(serve.stop() == 0)
+    }
+
     @Test("kill -9 under load loses no callback answered success, and SIGTERM lets requests in flight finish")
     func killUnderLoad() async throws {
         let folder = TemporaryFolder()

@@ -102,6 +102,35 @@ func answers(port: Int, path: String = "/healthz") -> Bool {
     return read(fd, &buffer, 64) > 0 && buffer.starts(with: Array("HTTP/1.".utf8))
 }
 
+/// Starts a server on a free loopback port and waits (at most `seconds`) until it answers HTTP there.
+/// Another process can take the port between `freePort()` and the server's bind, so a server that dies
+/// or never answers is killed and tried again on a new port, `attempts` times in all. `make` configures
+/// the process for a port (its output goes nowhere); this runs it.
+func launchListening(
+    attempts: Int = 3, within seconds: Double, make: (Int) throws -> Process
+) throws -> (port: Int, process: Process) {
+    var lastError: (any Error)?
+    for _ in 0..<attempts {
+        let port = try freePort()
+        let process = try make(port)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            lastError = error
+            continue
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && process.isRunning && !answers(port: port) { usleep(20_000) }
+        if process.isRunning && answers(port: port) { return (port, process) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        lastError = POSIXError(.ETIMEDOUT)
+    }
+    throw lastError ?? POSIXError(.ETIMEDOUT)
+}
+
 /// A real PHP game server: Debian's php-cli running `router.php` under `php -S 127.0.0.1:PORT`, started
 /// and stopped by the test, with its ledger in a folder of its own.
 final class PHPGameServer: @unchecked Sendable {
@@ -116,36 +145,19 @@ final class PHPGameServer: @unchecked Sendable {
         ledger = folder.url.appendingPathComponent("php-ledger-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: ledger, withIntermediateDirectories: true)
         let keysJSON = String(decoding: try JSONSerialization.data(withJSONObject: keys), as: UTF8.self)
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let port = try freePort()
+        let ledgerPath = ledger.path
+        let launched = try launchListening(within: 10) { port in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["php", "-n", "-d", "display_errors=0", "-S", "127.0.0.1:\(port)", Fixtures.router]
-            var environment = ["STOREDESK_KEYS": keysJSON, "STOREDESK_LEDGER": ledger.path, "PATH": "/usr/bin:/bin",
+            var environment = ["STOREDESK_KEYS": keysJSON, "STOREDESK_LEDGER": ledgerPath, "PATH": "/usr/bin:/bin",
                                "PHP_CLI_SERVER_WORKERS": "1"]
             if let rule { environment["STOREDESK_BREAK"] = rule }
             process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do {
-                try process.run()
-            } catch {
-                lastError = error
-                continue
-            }
-            let deadline = Date().addingTimeInterval(10)
-            while Date() < deadline && process.isRunning && !answers(port: port) { usleep(20_000) }
-            if process.isRunning && answers(port: port) {
-                self.port = port
-                self.process = process
-                return
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            lastError = POSIXError(.ETIMEDOUT)
+            return process
         }
-        throw lastError ?? POSIXError(.ETIMEDOUT)
+        port = launched.port
+        process = launched.process
     }
 
     deinit { stop() }
@@ -209,33 +221,16 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts it and waits (at most 20 s) until /healthz answers.
     init(store: String, folder: TemporaryFolder, extra: [String] = []) throws {
         log = folder.path("serve-" + UUID().uuidString + ".log")
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let port = try freePort()
+        let log = log
+        let launched = try launchListening(within: 20) { port in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Binary.path)
             process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--db", store, "--log", log] + extra
             process.environment = ["HOME": folder.url.path, "LANG": "C.UTF-8", "TZ": "UTC"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do {
-                try process.run()
-            } catch {
-                lastError = error
-                continue
-            }
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline && process.isRunning && !answers(port: port) { usleep(20_000) }
-            if process.isRunning && answers(port: port) {
-                self.port = port
-                self.process = process
-                return
-            }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            lastError = POSIXError(.ETIMEDOUT)
+            return process
         }
-        throw lastError ?? POSIXError(.ETIMEDOUT)
+        port = launched.port
+        process = launched.process
     }
 
     deinit {

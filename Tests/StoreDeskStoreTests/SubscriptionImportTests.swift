@@ -336,6 +336,59 @@ let importStories: [ImportStory] = [
         #expect(report.usersCreated == ["ot-99002"])
     }
 
+    /// Lines go in a few hundred under one savepoint; a line the store refuses in the middle of a later
+    /// batch (a renewal of a chain begun in an earlier one) is rejected alone, and the store ends as the
+    /// same file without that line leaves it: every other line in, the chain's later lines folded on.
+    @Test func aRefusedLineInALongFileIsRejectedAloneAndTheRestIsAsWithoutIt() throws {
+        let months = ["06-10", "07-10", "08-10", "09-10"]
+        var lines: [String] = []
+        for step in 0..<3 {
+            for chain in 0..<200 {
+                let original = "77\(1000 + chain)"
+                lines.append(
+                    Self.line(
+                        step == 0 ? "SUBSCRIBED" : "DID_RENEW", uuid: "b-\(chain)-\(step)", signed: months[step], original: original,
+                        transaction: "\(original)-\(step)", purchased: months[step], expires: months[step + 1]))
+            }
+        }
+        let refused = 200 + 150  // chain 771150's renewal of July, in the second batch
+        let (store, _) = try Self.demoStore()
+        try store.writer.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER refuse_771150 BEFORE UPDATE ON subscription
+                    WHEN new.original_transaction_id = '771150' AND new.purchase_date = \(at("07-10").millis)
+                    BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
+                    """)
+        }
+        let report = try Self.importing(lines.joined(separator: "\n"), into: store)
+        #expect(report.rejected == 1)
+        #expect(report.imported == 599)
+        #expect(report.lines[refused].outcome == .rejected("the store refused it: refused by the test"))
+        #expect(report.lines[refused].line == refused + 1)
+        #expect(report.usersCreatedCount == 200)
+        #expect(report.subscriptionsWritten == 200)
+        #expect(report.usersCreated == (0..<NotificationImport.Report.namedUsers).map { "ot-77\(1000 + $0)" })
+
+        let (without, _) = try Self.demoStore()
+        var kept = lines
+        kept.remove(at: refused)
+        let alone = try Self.importing(kept.joined(separator: "\n"), into: without)
+        #expect(alone.imported == 599)
+        func contents(_ store: AppDatabase) throws -> [[String]] {
+            try store.reader.read { db in
+                try [
+                    "SELECT * FROM subscription WHERE original_transaction_id LIKE '771%' ORDER BY 1",
+                    "SELECT notification_uuid, original_transaction_id, signed_date, payload FROM subscription_event ORDER BY 1",
+                    "SELECT id, name, created_at FROM user ORDER BY id",
+                ].map { sql in try Row.fetchAll(db, sql: sql).map(\.description) }
+            }
+        }
+        #expect(try contents(store) == contents(without))
+        #expect(try Self.row(store, "771150")?.purchaseDate == at("08-10"))
+        #expect(try store.check() == [])
+    }
+
     @Test func importingTheSameFileAgainSkipsEveryLineAndLeavesTheFileAlone() throws {
         let folder = TemporaryFolder()
         let path = folder.path("demo.sqlite")

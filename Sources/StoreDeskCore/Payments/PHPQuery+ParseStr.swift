@@ -163,10 +163,12 @@ extension PHPQuery {
         array.update(.array(child), for: key)
     }
 
+    private static let forbiddenPrefixes = [Array("__Host-".utf8), Array("__Secure-".utf8)]
+
     /// `php_is_forbidden_variable_name`: mangling must not manufacture a `__Host-`/`__Secure-` name.
     private static func isForbidden(_ mangled: [UInt8], original: [UInt8]) -> Bool {
-        for prefix in [Array("__Host-".utf8), Array("__Secure-".utf8)]
-        where mangled.starts(with: prefix) && !original.starts(with: prefix) {
+        // Every field of every callback comes here: the prefixes are made once, not twice per field.
+        for prefix in forbiddenPrefixes where mangled.starts(with: prefix) && !original.starts(with: prefix) {
             return true
         }
         return false

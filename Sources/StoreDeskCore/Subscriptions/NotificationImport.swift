@@ -95,6 +95,15 @@ public enum NotificationImport {
             if usersCreated.count < Self.namedUsers { usersCreated.append(id) }
         }
 
+        /// Adds what later lines wrote (chains, new players, provenance; not the lines' fates, which
+        /// `record` counts): an import writing lines a batch at a time adds a batch once it is in.
+        public mutating func add(_ later: Report) {
+            subscriptionsWritten += later.subscriptionsWritten
+            for id in later.usersCreated { recordNewUser(id) }
+            usersCreatedCount += later.usersCreatedCount - later.usersCreated.count
+            for (provenance, count) in later.provenance { self.provenance[provenance, default: 0] += count }
+        }
+
         /// `new users: ot-1, ot-2, ot-3, ot-4, ot-5 and 19,995 more`.
         public var newUsersSummary: String? {
             guard usersCreatedCount > 0 else { return nil }

@@ -65,6 +65,31 @@ struct TrustRootAddedReport: CommandReport {
     }
 }
 
+/// `trust remove`: the root no longer trusted. Its JSON is the root as `trust list` showed it; what it
+/// verified stays verified, so no count is given.
+struct TrustRootRemovedReport: CommandReport {
+    var root: TrustedRoot
+    /// The id or SHA-256 prefix the operator gave, said back when the stored root has no id.
+    var asked: String
+    var json: [String: TrustRootRemovedJSON] { ["removed": TrustRootRemovedJSON(root)] }
+    var text: String { "no longer trusted: root \(root.id.map(String.init) ?? asked), \(root.subject)" }
+}
+
+/// One removed root as `trust remove --json` prints it.
+struct TrustRootRemovedJSON: Encodable {
+    var id: Int64?
+    var sha256: String
+    var subject: String
+    var isAppleRootCAG3: Bool
+
+    init(_ root: TrustedRoot) {
+        id = root.id
+        sha256 = root.sha256
+        subject = root.subject
+        isAppleRootCAG3 = root.isAppleRootCAG3
+    }
+}
+
 /// `trust list`: every trusted root and how many stored notifications it verified.
 struct TrustRootListReport: CommandReport {
     var uses: [TrustRootUse]
