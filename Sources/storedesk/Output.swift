@@ -75,6 +75,9 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
         exit(1)
     default:
         let code = command.exitCode(for: error)
+        // `--help`, `help COMMAND` and `--version` arrive as errors that exit 0: ArgumentParser prints them
+        // on standard output, whole.
+        if code == .success { command.exit(withError: error) }
         // An `ExitCode` thrown from `validate()` (by `fail`, which has said its one line) arrives wrapped,
         // with nothing more to say.
         if command.message(for: error).isEmpty { exit(code.rawValue) }

@@ -14,6 +14,23 @@ import Testing
         #expect((object?["violations"] as? [Any])?.isEmpty == true)
     }
 
+    /// Help is asked for, not an error: the whole text on standard output, exit 0, for the tool, a
+    /// command and a subcommand, by flag or by `help`.
+    @Test func helpIsPrintedWholeOnStandardOutput() throws {
+        let home = TemporaryHome()
+        let asked: [(args: [String], names: String)] = [
+            (["--help"], "SUBCOMMANDS:"), (["-h"], "SUBCOMMANDS:"), (["keys", "--help"], "USAGE: storedesk keys"),
+            (["help", "subs"], "USAGE: storedesk subs"), (["trust", "remove", "--help"], "--json"),
+        ]
+        for item in asked {
+            let result = try Binary.run(item.args, home: home)
+            #expect(result.status == 0, "\(item.args): \(result.stderr)")
+            #expect(result.stdout.contains(item.names) && result.stdout.contains("OPTIONS:"), "\(item.args): \(result.stdout)")
+            #expect(result.stderr.isEmpty, "\(item.args): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: home.defaultStore))
+    }
+
     @Test func userShowAndSearchInTextAndJSON() throws {
         let home = TemporaryHome()
         let show = try Binary.run(["user", "show", "10000001", "--json"], home: home)
