@@ -31,6 +31,23 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: home.defaultStore))
     }
 
+    /// A binary copied away from its build folder (as to /usr/local/bin) finds its demo dataset and
+    /// themes without the resource bundles beside it, where SwiftPM's `Bundle.module` stopped it with
+    /// a fatal error.
+    @Test func aBinaryCopiedAwayFromItsBuildStillBuildsTheDefaultStore() throws {
+        let home = TemporaryHome()
+        let copy = home.path("bin/storedesk")
+        try FileManager.default.createDirectory(atPath: home.path("bin"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Binary.path, toPath: copy)
+        let check = try Binary.run(["check"], home: home, binary: copy)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.stdout.hasPrefix("ok: "))
+        let themes = try Binary.run(["themes", "list"], home: home, binary: copy)
+        #expect(themes.status == 0 && themes.stdout.contains("high-contrast"), "\(themes.stdout)\(themes.stderr)")
+        let frame = try Binary.run(["snapshot", "--size", "80x24"], home: home, binary: copy)
+        #expect(frame.status == 0 && frame.stdout.contains("张伟"), "\(frame.stderr)")
+    }
+
     @Test func userShowAndSearchInTextAndJSON() throws {
         let home = TemporaryHome()
         let show = try Binary.run(["user", "show", "10000001", "--json"], home: home)

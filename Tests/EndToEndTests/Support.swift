@@ -21,10 +21,10 @@ enum Binary {
     /// `timeout` seconds is killed and reported with status -1 (a hang is a failure, not a stuck suite).
     static func run(
         _ arguments: [String], home homeFolder: TemporaryHome, stdin: String? = nil, environment: [String: String] = [:],
-        timeout: Double = 120
+        timeout: Double = 120, binary: String = path
     ) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
         let home = homeFolder.url
         var env = ["HOME": home.path, "XDG_DATA_HOME": home.appendingPathComponent("data").path,
