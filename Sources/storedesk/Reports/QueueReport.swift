@@ -40,11 +40,11 @@ struct CallbackAttemptJSON: Encodable {
     /// `attempt 2 refused · HTTP 500 · 48.3 ms · "<html>…"`, or `attempt 1 accepted · in process · reply success`.
     static func line(_ c: CallbackAttempt) -> String {
         let head = "attempt \(c.attempt) \(c.verdict)"
-        guard c.url != nil else { return head + " · in process · reply " + shown(c.reply) }
+        guard c.url != nil else { return head + " · in process · reply " + c.reply.controlsEscaped }
         let answer = c.httpStatus.map { "HTTP \($0)" } ?? "no reply"
         let latency = c.latencyMicros.map { " · " + CallbackReply.millisText($0) } ?? ""
         let reply = c.httpStatus == nil ? c.reply : "\"\(c.reply)\""
-        return head + " · " + answer + latency + " · " + shown(reply)
+        return head + " · " + answer + latency + " · " + reply.controlsEscaped
     }
 }
 
@@ -102,10 +102,10 @@ struct QueueListReport: CommandReport {
         out += "TRANSACTION       STATE       USER       PRODUCT                                   LATEST CALLBACK\n"
         for (t, c) in rows {
             let latest = c.map(CallbackAttemptJSON.line) ?? "-"
-            out += shown(t.id).padding(toLength: 17, withPad: " ", startingAt: 0) + " "
+            out += t.id.controlsEscaped.padding(toLength: 17, withPad: " ", startingAt: 0) + " "
                 + t.state.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0) + " "
-                + shown(t.userId).padding(toLength: 10, withPad: " ", startingAt: 0) + " "
-                + shown(t.productId).padding(toLength: 41, withPad: " ", startingAt: 0) + " " + latest + "\n"
+                + t.userId.controlsEscaped.padding(toLength: 10, withPad: " ", startingAt: 0) + " "
+                + t.productId.controlsEscaped.padding(toLength: 41, withPad: " ", startingAt: 0) + " " + latest + "\n"
         }
         return out
     }
@@ -170,11 +170,11 @@ struct QueueShowReport: CommandReport {
 
     var text: String {
         let t = detail.transaction
-        var out = "transaction \(shown(t.id)) · \(t.state.rawValue)" + (t.finished ? " · finished" : " · in the queue") + "\n"
-        out += "player      \(shown(t.userId)) · app \(shown(t.appId)) · \(shown(t.productId)) ×\(t.quantity)\n"
+        var out = "transaction \(t.id.controlsEscaped) · \(t.state.rawValue)" + (t.finished ? " · finished" : " · in the queue") + "\n"
+        out += "player      \(t.userId.controlsEscaped) · app \(t.appId.controlsEscaped) · \(t.productId.controlsEscaped) ×\(t.quantity)\n"
         out += "purchased   \(t.purchaseDate.iso8601) · \(t.environment.rawValue)\n"
         if let order = detail.order {
-            out += "order       \(order.id) · \(order.status.rawValue) · app order \(shown(order.appOrderId))\n"
+            out += "order       \(order.id) · \(order.status.rawValue) · app order \(order.appOrderId.controlsEscaped)\n"
         } else {
             out += "order       none\n"
         }
@@ -182,32 +182,11 @@ struct QueueShowReport: CommandReport {
         out += "callbacks   \(detail.callbacks.count)\n"
         for c in detail.callbacks {
             out += "  " + CallbackAttemptJSON.line(c) + " · " + c.receivedAt.iso8601 + "\n"
-            if let url = c.url { out += "    url     \(shown(url))\n" }
-            if !c.reason.isEmpty { out += "    reason  \(shown(c.reason))\n" }
+            if let url = c.url { out += "    url     \(url.controlsEscaped)\n" }
+            if !c.reason.isEmpty { out += "    reason  \(c.reason.controlsEscaped)\n" }
         }
         out += "timeline    \(detail.events.count)\n"
-        for e in detail.events { out += "  \(e.at.iso8601) \(e.kind.rawValue): \(shown(e.detail))\n" }
+        for e in detail.events { out += "  \(e.at.iso8601) \(e.kind.rawValue): \(e.detail.controlsEscaped)\n" }
         return out
     }
-}
-
-/// A stored text on one terminal line: control characters escaped (`\n`, `\x1b`), so a body or a reply
-/// written by a game server never moves the cursor of the terminal that shows it.
-private func shown(_ text: String) -> String {
-    guard text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return text }
-    var out = ""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16)
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out
 }
