@@ -41,6 +41,11 @@ extension AppDatabase {
         migrator.registerMigration("v11a-trust-roots-and-provenance") { db in
             try db.execute(sql: trustSchema)
         }
+        // The line of its file each notification came from, so an import names the line a repeat repeats
+        // from the store instead of remembering every line it took in.
+        migrator.registerMigration("v11b-notification-source-line") { db in
+            try db.execute(sql: "ALTER TABLE subscription_event ADD COLUMN source_line INTEGER")
+        }
         // Where an app's game server takes payment callbacks (`apps set ID --callback-url URL`).
         migrator.registerMigration("v12-app-callback-url") { db in
             try db.execute(sql: appCallbackSchema)

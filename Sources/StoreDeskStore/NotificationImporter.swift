@@ -9,8 +9,9 @@ import StoreDeskCore
 /// Lines arrive already judged (decoded, signatures verified, checked against the catalogue and the
 /// clocks: `NotificationImport.judge`, on every core, by `ParallelJudgement`); this only finds owners and
 /// writes, on cached statements. What it remembers is bounded: the chains it touched recently (their
-/// notifications, owner and product, so a chain's next line folds without reading the store again) and,
-/// in temporary tables, which notifications this run took in, so a file of any length keeps memory flat.
+/// folded state and owner, so a chain's next line folds without reading the store again), nothing a
+/// line: a repeat of an earlier line is found in the store, whose row names its `source_line`. So a file
+/// of any length keeps memory flat.
 ///
 /// A notification belongs to the player whose game account carries its `appAccountToken`, else to whoever
 /// already owns its original transaction, else to a new player named after it. The subscription row is
@@ -97,7 +98,6 @@ struct NotificationImporter {
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
         var writer = try Writer(importer: self)
-        defer { writer.finish() }
         var report = NotificationImport.Report()
         var firstUnreadable: (line: Int, reason: String)?
         var readable = 0
@@ -235,12 +235,11 @@ extension NotificationImporter {
 
     /// What one chain's lines need from the lines before them, so the next one folds without reading the
     /// store: the chain folded so far (its state, not its notifications), its owner (and the token that
-    /// named it), its product and rate.
+    /// named it) and rate. (Its product comes with each line.)
     struct Chain {
         var folding: ChainFolding
         var owner: String?
         var ownerToken: String?
-        var product: Product
         var rate: TimeRate
         /// Whether this run already wrote the chain's row (it is counted once).
         var written: Bool
@@ -250,29 +249,37 @@ extension NotificationImporter {
     }
 
     /// The chains touched lately, in two generations: a chain used again moves to the newer one, and the
-    /// older one is dropped when the newer fills. Bounded, whatever the file's size or order.
+    /// older one is dropped when the newer fills. Bounded, whatever the file's size or order: at most
+    /// 2 × `generation` chains, each about a kilobyte (its folded state in a box of its own, so a
+    /// generation's table holds references, not the state's several hundred bytes a slot).
     ///
     /// A chain kept lives between one and two generations of lines. A year of history in date order has a
     /// chain's next line a month of lines later (8,300 lines in 100,000): with 8,192 a generation about half
     /// the chains were dropped before their next line and read back (their notifications decoded again
-    /// on the writer thread), and the import of 100,000 lines ran at half the rate of 10,000.
+    /// on the writer thread), and the import of 100,000 lines ran at half the rate of 10,000. A larger file
+    /// has more chains open at once than any fixed bound: those are read back from the store.
     struct RecentChains {
-        static let generation = 32_768
-        private var newer: [String: Chain] = [:]
-        private var older: [String: Chain] = [:]
+        static let generation = 16_384
+        final class Box {
+            let chain: Chain
+            init(_ chain: Chain) { self.chain = chain }
+        }
+        private var newer: [String: Box] = [:]
+        private var older: [String: Box] = [:]
 
         mutating func take(_ id: String) -> Chain? {
-            newer.removeValue(forKey: id) ?? older.removeValue(forKey: id)
+            (newer.removeValue(forKey: id) ?? older.removeValue(forKey: id))?.chain
         }
 
-        func peek(_ id: String) -> Chain? { newer[id] ?? older[id] }
+        func peek(_ id: String) -> Chain? { (newer[id] ?? older[id])?.chain }
 
         mutating func put(_ id: String, _ chain: Chain) {
             if newer.count >= Self.generation {
                 older = newer
                 newer = [:]
+                newer.reserveCapacity(Self.generation)
             }
-            newer[id] = chain
+            newer[id] = Box(chain)
         }
     }
 
@@ -294,9 +301,10 @@ extension NotificationImporter {
         /// While a batch is written under one savepoint: each chain it touched as it was before the batch
         /// (nil when it was not in memory), to put back if the batch rolls back.
         private var batchUndo: [String: Chain?]?
-        private let exists: Statement
-        private let firstLine: Statement
-        private let seen: BulkInsert
+        /// The id the first notification this run stores gets: a notification already stored with an id
+        /// from here on came from an earlier line of this run, which its `source_line` names.
+        private let firstEventId: Int64
+        private let stored: Statement
         private let insertEvent: BulkInsert
         private let rows: SubscriptionRowStatement
         let owners: OwnerLookup
@@ -315,24 +323,18 @@ extension NotificationImporter {
             var now = importer.clock ?? importer.importedAt
             if let at = importer.clockAtLeast { now = max(now, at) }
             self.now = now
-            // Which notifications this run took in, and on which line, by a 64-bit hash of the UUID (a few
-            // bytes a line): a repeat names the line it repeats. Only a UUID already in the store is looked
-            // up here, so a clash of hashes could only name a line for one that was there before the run.
-            try db.execute(
-                sql: """
-                    CREATE TEMP TABLE IF NOT EXISTS import_seen (hash INTEGER PRIMARY KEY, line INTEGER NOT NULL);
-                    DELETE FROM temp.import_seen;
-                    """)
-            exists = try db.cachedStatement(sql: "SELECT 1 FROM subscription_event WHERE notification_uuid = ?")
-            firstLine = try db.cachedStatement(sql: "SELECT line FROM temp.import_seen WHERE hash = ?")
-            seen = try BulkInsert(db, cachedSQL: "INSERT OR IGNORE INTO temp.import_seen (hash, line) VALUES (?, ?)")
+            // Rows are appended (`id` is the rowid, never reused below the largest), so the rows this run
+            // stores are those from here on, whatever lines were rolled back: a repeat of one of them names
+            // its line from the row itself, and the import keeps nothing a line in memory.
+            firstEventId = (try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM subscription_event") ?? 0) + 1
+            stored = try db.cachedStatement(sql: "SELECT id, source_line FROM subscription_event WHERE notification_uuid = ?")
             insertEvent = try BulkInsert(
                 db,
                 cachedSQL: """
                     INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype,
                       signed_date, transaction_id, product_id, provenance, root_sha256, root_subject, signer_subject,
-                      signer_serial, payload, source, imported_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                      signer_serial, payload, source, imported_at, source_line)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT (notification_uuid) DO NOTHING
                     """)
             rows = try SubscriptionRowStatement(db)
@@ -383,10 +385,6 @@ extension NotificationImporter {
                 batchUndo = nil
                 throw error
             }
-        }
-
-        func finish() {
-            try? db.execute(sql: "DROP TABLE IF EXISTS temp.import_seen")
         }
 
         /// Writes one judged line (or says why not) and returns its fate. `alone`: in a savepoint of its
@@ -441,6 +439,7 @@ extension NotificationImporter {
                     bind.text(payload)
                     bind.text(importer.source)
                     bind.int(importer.importedAt.millis)
+                    bind.int(Int64(judged.line))
                 }
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT && alone {
                 // The line's own values conflict with what the store holds: that line is refused, the rest go
@@ -458,7 +457,7 @@ extension NotificationImporter {
                 return line
             }
             if batchUndo != nil, batchUndo?.index(forKey: chainId) == nil { batchUndo?[chainId] = .some(chains.peek(chainId)) }
-            var chain = try chains.take(chainId) ?? loadChain(chainId, product: product)
+            var chain = try chains.take(chainId) ?? loadChain(chainId)
             let chainBefore = chain
             var created: String?
             do {
@@ -467,16 +466,11 @@ extension NotificationImporter {
                     // Earlier than what was folded: fold the chain again from everything stored, this one included.
                     chain.folding = ChainFolding(events: try SubscriptionEventRow.events(events, chain: chainId))
                 }
-                chain.product = product
                 if let row = NotificationImporter.derive(
                     chainId, folding: chain.folding, owner: owner, product: product, rate: chain.rate, now: lineNow)
                 {
                     try rows.save(row, stored: chain.stored)
                     chain.stored = .row(userId: row.userId, appId: row.appId, productId: row.productId)
-                }
-                try seen.insert { bind in
-                    bind.int(Self.hash(event.notificationUUID))
-                    bind.int(judged.line)
                 }
                 if alone { try release.run { _ in } }
                 line.userId = owner
@@ -505,34 +499,25 @@ extension NotificationImporter {
         /// Why a notification already stored is skipped (a repeat of a line of this file, or in the store
         /// before); nil when it is not stored.
         private func repeated(_ event: SubscriptionEvent) throws -> NotificationImport.Outcome? {
-            guard try Bool.fetchOne(exists, arguments: [event.notificationUUID]) != nil else { return nil }
-            if let first = try Int.fetchOne(firstLine, arguments: [Self.hash(event.notificationUUID)]) {
+            guard let row = try Row.fetchOne(stored, arguments: [event.notificationUUID]) else { return nil }
+            let id: Int64 = try row.column("id")
+            if id >= firstEventId, let first: Int = try row.column("source_line") {
                 return .skipped("repeats notification \(event.notificationUUID) of line \(first)")
             }
             return .skipped("notification \(event.notificationUUID) is already in the store")
         }
 
-        /// FNV-1a over the UUID's bytes: the same in every run (Swift's `Hasher` is seeded per process).
-        static func hash(_ uuid: String) -> Int64 {
-            var value: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in uuid.utf8 {
-                value ^= UInt64(byte)
-                value = value &* 0x0000_0100_0000_01b3
-            }
-            return Int64(bitPattern: value)
-        }
-
         /// A chain as the store holds it: its notifications folded, its owner and rate (the one its row
         /// keeps, else the demo's, else real time). A chain with no row has no notifications either
         /// (`check` holds the store to that), so a new chain costs one lookup.
-        private func loadChain(_ id: String, product: Product) throws -> Chain {
+        private func loadChain(_ id: String) throws -> Chain {
             let row = try Row.fetchOne(storedRow, arguments: [id])
             let kept: Int64? = row?["time_rate_month_ms"]
             let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try SubscriptionEventRow.events(events, chain: id))
             var stored = SubscriptionRowStatement.Stored.none
             if let row { stored = .row(userId: try row.column("user_id"), appId: try row.column("app_id"), productId: try row.column("product_id")) }
             return Chain(
-                folding: folding, owner: row?["user_id"], ownerToken: nil, product: product,
+                folding: folding, owner: row?["user_id"], ownerToken: nil,
                 rate: kept.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime, written: false,
                 stored: stored)
         }

@@ -5,9 +5,18 @@ import StoreDeskCore
 ///
 /// Lines end with LF or CRLF; blank lines are passed over (they keep their numbers); a line that is not
 /// UTF-8, or longer than `longestLine`, comes back as a problem for that line alone.
+///
+/// `nextBytes()` only cuts lines (the import's one reading thread does that, with `memchr`) and leaves
+/// the UTF-8 check to whoever takes the bytes (`text(line:_:)`, on the judging threads).
 struct NotificationLineReader {
     enum Item {
         case text(line: Int, String)
+        case unreadable(line: Int, String)
+    }
+
+    /// A line as bytes, trimmed, not yet checked to be UTF-8.
+    enum RawItem: Sendable {
+        case bytes(line: Int, [UInt8])
         case unreadable(line: Int, String)
     }
 
@@ -57,8 +66,35 @@ struct NotificationLineReader {
 
     /// The next non-blank line, or nil at the end of the file.
     mutating func next() throws -> Item? {
+        switch try nextBytes() {
+        case nil: return nil
+        case .unreadable(let line, let reason): return .unreadable(line: line, reason)
+        case .bytes(let line, let bytes): return Self.text(line: line, bytes)
+        }
+    }
+
+    /// A line's bytes as text, or why they are not.
+    static func text(line: Int, _ bytes: [UInt8]) -> Item {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            return .unreadable(line: line, "the line is not UTF-8 text")
+        }
+        return .text(line: line, text)
+    }
+
+    /// The index of the next LF at or after `start`, found with `memchr`.
+    private func newline() -> Int? {
+        buffer.withUnsafeBufferPointer { all -> Int? in
+            guard start < all.count, let base = all.baseAddress,
+                let found = memchr(base + start, Int32(UInt8(ascii: "\n")), all.count - start)
+            else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// The next non-blank line's bytes, or nil at the end of the file.
+    mutating func nextBytes() throws -> RawItem? {
         while true {
-            if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+            if let newline = newline() {
                 let bytes = buffer[start..<newline]
                 start = newline + 1
                 lineNumber += 1
@@ -96,7 +132,7 @@ struct NotificationLineReader {
         }
     }
 
-    private func item(_ bytes: ArraySlice<UInt8>) -> Item? {
+    private func item(_ bytes: ArraySlice<UInt8>) -> RawItem? {
         var slice = bytes
         while let last = slice.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") {
             slice.removeLast()
@@ -104,9 +140,6 @@ struct NotificationLineReader {
         if lineNumber == 1, slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice.removeFirst(3) }  // a UTF-8 byte order mark
         while let first = slice.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { slice.removeFirst() }
         if slice.isEmpty { return nil }
-        guard let text = String(validating: slice, as: UTF8.self) else {
-            return .unreadable(line: lineNumber, "the line is not UTF-8 text")
-        }
-        return .text(line: lineNumber, text)
+        return .bytes(line: lineNumber, Array(slice))
     }
 }

@@ -5,8 +5,10 @@ import StoreDeskCore
 /// Judges a file's lines on every core (decoding, signature checks, catalogue checks) while the caller
 /// writes what was judged, in file order.
 ///
-/// Lines go out in batches; at most `inFlight` batches are read ahead, so memory stays a few thousand
-/// lines whatever the file's size, and the writer never waits long for the next batch.
+/// Lines go out in batches; at most `inFlight` batches are read ahead, so memory stays a few hundred
+/// lines whatever the file's size (a signed line is 11 KB: 768 of them are 8 MB), and the writer never
+/// waits long for the next batch. The reading thread only cuts lines; checking that they are UTF-8 is
+/// part of a batch's judging, on every core.
 final class ParallelJudgement: Sequence, IteratorProtocol {
     typealias Judge = @Sendable (_ line: Int, _ text: String) -> NotificationImport.Judged
 
@@ -21,7 +23,7 @@ final class ParallelJudgement: Sequence, IteratorProtocol {
     /// A read error, raised to the writer where it stands.
     private(set) var failure: (any Error)?
 
-    init(reader: NotificationLineReader, batchSize: Int = 512, inFlight: Int = 8, judge: @escaping Judge) {
+    init(reader: NotificationLineReader, batchSize: Int = 128, inFlight: Int = 6, judge: @escaping Judge) {
         self.reader = reader
         self.judge = judge
         self.batchSize = batchSize
@@ -53,10 +55,10 @@ final class ParallelJudgement: Sequence, IteratorProtocol {
     /// Reads and hands out batches until `inFlight` are out or the file ends.
     private func fill() {
         while !endOfFile, pending.count < inFlight {
-            var items: [NotificationLineReader.Item] = []
+            var items: [NotificationLineReader.RawItem] = []
             items.reserveCapacity(batchSize)
             do {
-                while items.count < batchSize, let item = try reader.next() { items.append(item) }
+                while items.count < batchSize, let item = try reader.nextBytes() { items.append(item) }
             } catch {
                 failure = error
                 endOfFile = true
@@ -69,7 +71,11 @@ final class ParallelJudgement: Sequence, IteratorProtocol {
             DispatchQueue.global(qos: .userInitiated).async {
                 batch.result = work.map { item in
                     switch item {
-                    case .text(let line, let text): judge(line, text)
+                    case .bytes(let line, let bytes):
+                        switch NotificationLineReader.text(line: line, bytes) {
+                        case .text(let line, let text): judge(line, text)
+                        case .unreadable(let line, let reason): NotificationImport.Judged(line: line, verdict: .unreadable(reason))
+                        }
                     case .unreadable(let line, let reason): NotificationImport.Judged(line: line, verdict: .unreadable(reason))
                     }
                 }

@@ -57,7 +57,11 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
         else {
             return .failure(SignatureFailure(.signature, "the signature is not an ES256 r‖s pair of 64 bytes"))
         }
-        guard chain.key.isValidSignature(signature, for: Data(jws.signingInput.utf8)) else {
+        // The digest of `header.payload` straight from the text's bytes (kilobytes a JWS), not from a copy.
+        let digest =
+            jws.signingInput.utf8.withContiguousStorageIfAvailable { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
+            ?? SHA256.hash(data: Array(jws.signingInput.utf8))
+        guard chain.key.isValidSignature(signature, for: digest) else {
             return .failure(SignatureFailure(.signature, "the ES256 signature does not match the leaf's key"))
         }
         return .success(chain.signer)
@@ -65,8 +69,10 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
 
     // MARK: - Chains
 
-    /// A header's base64url text with its hash, computed once from its bytes outside the lock (a
-    /// `Substring`'s own hashing walks the text as Unicode, kilobytes of it, for every JWS).
+    /// A header's base64url text with its hash, computed once outside the lock from its length and its
+    /// first and last 256 bytes (a `Substring`'s own hashing walks the text as Unicode, kilobytes of it,
+    /// for every JWS). Equality compares every byte, so two headers that hash alike are still told apart:
+    /// the sample only decides how fast the same header is found again.
     struct HeaderKey: Hashable {
         let text: Substring
         let hash: Int
@@ -74,21 +80,57 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
         init(_ text: Substring) {
             self.text = text
             var hasher = Hasher()
-            if text.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
-                Array(text.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+            let sample = 256
+            func combine(_ bytes: UnsafeBufferPointer<UInt8>) {
+                hasher.combine(bytes.count)
+                if bytes.count <= 2 * sample {
+                    hasher.combine(bytes: UnsafeRawBufferPointer(bytes))
+                } else {
+                    hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<sample])))
+                    hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(bytes.count - sample)...])))
+                }
+            }
+            if text.utf8.withContiguousStorageIfAvailable(combine) == nil {
+                Array(text.utf8).withUnsafeBufferPointer(combine)
             }
             hash = hasher.finalize()
         }
 
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
 
-        static func == (a: HeaderKey, b: HeaderKey) -> Bool { a.hash == b.hash && a.text == b.text }
+        static func == (a: HeaderKey, b: HeaderKey) -> Bool {
+            guard a.hash == b.hash, a.text.utf8.count == b.text.utf8.count else { return false }
+            let same = a.text.utf8.withContiguousStorageIfAvailable { left in
+                b.text.utf8.withContiguousStorageIfAvailable { right in
+                    guard let l = left.baseAddress, let r = right.baseAddress else { return left.count == right.count }
+                    return memcmp(l, r, left.count) == 0
+                }
+            }
+            return (same ?? nil) ?? a.text.utf8.elementsEqual(b.text.utf8)
+        }
     }
 
-    /// The leaf and intermediate of a header, by their bytes.
+    /// The leaf and intermediate of a header, by their bytes, with their hash computed once when the
+    /// header is first read (an array of bytes hashes byte by byte, and every JWS looks its chain up).
     struct ChainKey: Hashable {
-        var leaf: [UInt8]
-        var intermediate: [UInt8]
+        let leaf: [UInt8]
+        let intermediate: [UInt8]
+        let hash: Int
+
+        init(leaf: [UInt8], intermediate: [UInt8]) {
+            self.leaf = leaf
+            self.intermediate = intermediate
+            var hasher = Hasher()
+            hasher.combine(leaf)
+            hasher.combine(intermediate)
+            hash = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+        static func == (a: ChainKey, b: ChainKey) -> Bool {
+            a.hash == b.hash && a.leaf == b.leaf && a.intermediate == b.intermediate
+        }
     }
 
     /// A chain validated at some instant: who signs with it, with which key, and from when to when every

@@ -42,6 +42,33 @@ import Testing
         #expect(try store.gameServerGrants().isEmpty)
     }
 
+    @Test("a store from v11a upgrades with --migrate and keeps its notifications; the line they came from is not known")
+    func notificationSourceLineUpgrade() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("old.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try AppDatabase.migrator.migrate(queue, upTo: "v11a-trust-roots-and-provenance")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, signed_date,
+                      provenance, payload, source, imported_at)
+                    VALUES ('n-1', '1', 'DID_RENEW', 1, 'decoded_json', '{}', 'old.jsonl', 1)
+                    """)
+        }
+        try queue.close()
+        let missing = Array(AppDatabase.migrator.migrations.drop { $0 != "v11b-notification-source-line" })
+        #expect(missing.first == "v11b-notification-source-line")
+        #expect(throws: StoreError.olderSchema(path: path, missing: missing)) {
+            try AppDatabase.open(path: path, access: .readWrite)
+        }
+        let store = try AppDatabase.open(path: path, access: .readWrite, migrate: true)
+        let rows = try store.reader.read { try Row.fetchAll($0, sql: "SELECT notification_uuid, source, source_line FROM subscription_event") }
+        #expect(rows.count == 1)
+        #expect(rows.first?["notification_uuid"] == "n-1" && rows.first?["source"] == "old.jsonl")
+        #expect(rows.first?.hasNull(atIndex: 2) == true)
+    }
+
     @Test func everyScreenLookupHasAnIndex() throws {
         let store = try AppDatabase.inMemory()
         let plans: [(String, StatementArguments)] = [

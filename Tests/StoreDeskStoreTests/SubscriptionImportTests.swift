@@ -389,6 +389,30 @@ let importStories: [ImportStory] = [
         #expect(try store.check() == [])
     }
 
+    /// A repeat names the line it repeats from the store's own row (`source_line`), however far back
+    /// and whichever batch it was written in; a notification an earlier import brought is named as such.
+    @Test func aRepeatFarDownTheFileNamesItsLineAndOneFromAnEarlierImportSaysSo() throws {
+        let (store, _) = try Self.demoStore()
+        var lines: [String] = []
+        for chain in 0..<600 {
+            lines.append(
+                Self.line(
+                    "SUBSCRIBED", uuid: "far-\(chain)", signed: "06-10", original: "78\(1000 + chain)", purchased: "06-10",
+                    expires: "07-10"))
+        }
+        lines.append(lines[2])
+        let first = try Self.importing(lines.joined(separator: "\n"), into: store)
+        #expect(first.imported == 600)
+        #expect(first.lines.last?.outcome == .skipped("repeats notification far-2 of line 3"))
+        let stored = try store.reader.read {
+            try Int.fetchOne($0, sql: "SELECT source_line FROM subscription_event WHERE notification_uuid = 'far-599'")
+        }
+        #expect(stored == 600)
+        let again = try Self.importing(lines[5], into: store)
+        #expect(again.lines.first?.outcome == .skipped("notification far-5 is already in the store"))
+        #expect(try store.check() == [])
+    }
+
     @Test func importingTheSameFileAgainSkipsEveryLineAndLeavesTheFileAlone() throws {
         let folder = TemporaryFolder()
         let path = folder.path("demo.sqlite")

@@ -113,28 +113,60 @@ public struct UnverifiedJWS: Hashable, Sendable {
         return Array(text.utf8).withUnsafeBufferPointer { base64URLDecode(bytes: $0) }
     }
 
-    private static func base64URLDecode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
-        let count = bytes.count
-        let padded = (count + 3) / 4 * 4
-        guard count % 4 != 1 else { return nil }
-        var failed = false
-        let translated = [UInt8](unsafeUninitializedCapacity: padded) { buffer, initialized in
-            for index in 0..<count {
-                let byte = bytes[index]
-                switch byte {
-                case UInt8(ascii: "-"): buffer[index] = UInt8(ascii: "+")
-                case UInt8(ascii: "_"): buffer[index] = UInt8(ascii: "/")
-                case UInt8(ascii: "+"), UInt8(ascii: "/"):
-                    failed = true
-                    buffer[index] = byte
-                default: buffer[index] = byte
-                }
-            }
-            for index in count..<padded { buffer[index] = UInt8(ascii: "=") }
-            initialized = padded
+    /// The value of each base64url character (`-` and `_`, never `+` and `/`), 0xFF for any other byte.
+    private static let base64URLValues: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8.enumerated() {
+            values[Int(character)] = UInt8(value)
         }
-        guard !failed else { return nil }
-        return Data(base64Encoded: Data(translated))
+        return values
+    }()
+
+    /// Decodes in one pass over the bytes, four characters to three bytes (a JWS payload is kilobytes:
+    /// translating it to base64 and handing it to Foundation copied it twice). Up to two `=` of padding
+    /// at the end are taken; any other character outside the alphabet, or a length no encoding has
+    /// (4n + 1), gives nil.
+    private static func base64URLDecode(bytes: UnsafeBufferPointer<UInt8>) -> Data? {
+        var count = bytes.count
+        var padding = 0
+        while padding < 2, count > 0, bytes[count - 1] == UInt8(ascii: "=") {
+            count -= 1
+            padding += 1
+        }
+        guard count % 4 != 1 else { return nil }
+        let whole = count / 4
+        let tail = count % 4
+        var decoded = Data(count: whole * 3 + (tail == 0 ? 0 : tail - 1))
+        let valid = base64URLValues.withUnsafeBufferPointer { table in
+            decoded.withUnsafeMutableBytes { (output: UnsafeMutableRawBufferPointer) -> Bool in
+                var bad: UInt8 = 0
+                var out = 0
+                var index = 0
+                for _ in 0..<whole {
+                    let a = table[Int(bytes[index])], b = table[Int(bytes[index + 1])]
+                    let c = table[Int(bytes[index + 2])], d = table[Int(bytes[index + 3])]
+                    bad |= a | b | c | d
+                    output[out] = a << 2 | b >> 4
+                    output[out + 1] = b << 4 | c >> 2
+                    output[out + 2] = c << 6 | d
+                    index += 4
+                    out += 3
+                }
+                if tail >= 2 {
+                    let a = table[Int(bytes[index])], b = table[Int(bytes[index + 1])]
+                    bad |= a | b
+                    output[out] = a << 2 | b >> 4
+                    if tail == 3 {
+                        let c = table[Int(bytes[index + 2])]
+                        bad |= c
+                        output[out + 1] = b << 4 | c >> 2
+                    }
+                }
+                // A valid character is at most 63: any 0xFF sets the top bits.
+                return bad & 0xC0 == 0
+            }
+        }
+        return valid ? decoded : nil
     }
 
     /// Bytes to base64url without padding: how a simulated notification is wrapped for export.
