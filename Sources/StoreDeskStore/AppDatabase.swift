@@ -92,10 +92,20 @@ public struct AppDatabase: Sendable {
     /// file or its folder cannot be written, so a refused write leaves no `-wal` or `-shm` beside it.
     ///
     /// - Parameter migrate: apply pending migrations (only with an explicit `--migrate`, or for the
-    ///   default store that StoreDesk itself owns).
+    ///   default store that StoreDesk itself owns). A command that only reads honours it too: the
+    ///   upgrade is done through a writing connection that is closed again, then the store is opened
+    ///   read-only, so `check --migrate` does what the "rerun with --migrate" message promised.
     public static func open(path: String, access: Access, migrate: Bool = false) throws -> AppDatabase {
         let file = try StorePath(path: path)
-        if access == .readOnly { return try openReadOnly(file) }
+        if access == .readOnly {
+            do {
+                return try openReadOnly(file)
+            } catch StoreError.olderSchema where migrate {
+                // The writing connection closes when the value it returns goes away, before the reopen.
+                _ = try open(path: path, access: .readWrite, migrate: true)
+                return try openReadOnly(file)
+            }
+        }
         if let reason = file.whyNotWritable { throw StoreError.notWritable(path: path, reason: reason) }
         // Inspect the schema through a read-only connection: this never changes the file.
         let pending = try inspect(file)

@@ -53,12 +53,15 @@ import Testing
             try AppDatabase.open(path: path, access: .readWrite)
         }
         #expect(throws: StoreError.olderSchema(path: path, missing: AppDatabase.migrator.migrations)) {
-            try AppDatabase.open(path: path, access: .readOnly, migrate: true)
+            try AppDatabase.open(path: path, access: .readOnly)
         }
         #expect(Fixtures.checksum(path) == before)
-        // With the flag, it is upgraded.
-        let upgraded = try AppDatabase.open(path: path, access: .readWrite, migrate: true)
+        // With the flag it is upgraded, by a command that only reads too (`check --migrate`, which the
+        // refusal's "rerun with --migrate" sends the user to), and that command still only reads.
+        let upgraded = try AppDatabase.open(path: path, access: .readOnly, migrate: true)
+        #expect(upgraded.isReadOnly)
         #expect(try upgraded.check().isEmpty)
+        #expect(try AppDatabase.inspect(StorePath(path: path)).isEmpty)
     }
 
     @Test func aReadOnlyFileIsNotOpenedForWriting() throws {
