@@ -25,9 +25,13 @@ deps:
 #   name checked its generic requirements by scanning the binary's 7,600 protocol conformances;
 # - the functions that start-up, the screens and the Users filter run laid out side by side
 #   (Build/hot-functions.txt, see Build/hot-functions.sh): the kernel maps code 64 KB around each first
-#   touch, and scattered they pulled in about 1 MB more of the binary than they take.
+#   touch, and scattered they pulled in megabytes more of the binary than they take. Only functions in
+#   sections of their own can be placed, hence `-function-sections` (Swift) and `-ffunction-sections` (C).
+#   A warm .build from before these flags keeps objects whose code did not change (the compiler skips
+#   code generation when the IR is the same): delete .build/release/*.build/*.o once after pulling them.
 RELEASE_FLAGS := -Xswiftc -static-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie -Xlinker --no-export-dynamic \
 	-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors \
+	-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections \
 	-Xlinker --section-ordering-file=$(CURDIR)/Build/hot-functions.txt
 
 release: deps

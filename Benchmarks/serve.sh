@@ -95,7 +95,11 @@ start_serve() { # binary store log: sets started_pid and started_port (no subshe
 # serve: the store above, and BEFORE=BINARY (optional) on a copy of it, e.g. the release before a change.
 start_serve "$BIN" "$work/store.sqlite" "$work/serve.log"; spid=$started_pid; sport=$started_port
 if [ -n "${BEFORE:-}" ]; then
-  cp "$work/store.sqlite" "$work/before.sqlite"
+  # Its own demo store (a store a newer binary migrated is refused by an older one); the demo's apps, keys
+  # and products are the same, so the same bodies verify.
+  XDG_DATA_HOME="$work/xdg-before" "$BEFORE" check >/dev/null
+  cp "$work/xdg-before/storedesk/storedesk.sqlite" "$work/before.sqlite"
+  [ "$(sqlite3 "$work/before.sqlite" "SELECT app_key FROM app WHERE id = '$app'")" = "$key" ] || echo "  BEFORE's demo store signs with another key" >&2
   start_serve "$BEFORE" "$work/before.sqlite" "$work/before.log"; bpid=$started_pid; bport=$started_port
 fi
 

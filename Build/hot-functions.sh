@@ -7,11 +7,14 @@
 # 34 MB of .text, a few thousand small functions pulled in megabytes of code nobody ran, and a bigger
 # binary (NIO, certificates) scattered them further. Together they take a few hundred KB.
 #
-# Only functions compiled into sections of their own can move, and only those are listed: today the
-# Swift runtime's, the standard library's, Foundation's and Dispatch's (their static libraries), not the
-# package's own or its dependencies' Swift code. A name the link no longer has is ignored, so a stale
-# list costs nothing but the gain. Rerun after a large change to what start-up or the screens call.
-# Needs valgrind (callgrind) and a release build: `make release && bash Build/hot-functions.sh`.
+# Only functions compiled into sections of their own can move, and only those are listed: the
+# package's own and its dependencies' (the release build compiles Swift with `-function-sections` and C
+# with `-ffunction-sections`, see the Makefile) and the C/C++ parts of the static Swift runtime,
+# Foundation and Dispatch. The standard library's and Foundation's own Swift code come prebuilt in one
+# section and stay where they are. A name the link no longer has is ignored, so a stale list costs
+# nothing but the gain. Rerun after a large change to what start-up or the screens call.
+# Needs valgrind (callgrind) and a release build: `make release && bash Build/hot-functions.sh`, then
+# relink (SwiftPM does not see this file change): `rm .build/release/storedesk && make release`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release/storedesk}

@@ -34,8 +34,9 @@ struct CallbackChannel: ServerChildChannel {
 /// pool, the hops between it, the event loops and the writer), not to the callback.
 ///
 /// One request at a time per connection, in order: while a callback waits for its commit, or another
-/// request is with Hummingbird, what the client sends next waits here (the socket is not read meanwhile),
-/// so replies never overtake each other on a pipelined connection. Every other request passes through.
+/// request is with Hummingbird, what the client sends next waits here (once something waits, the socket
+/// is not read until the connection is free), so replies never overtake each other on a pipelined
+/// connection. Every other request passes through.
 final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -196,8 +197,12 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
         }
     }
 
+    /// Held only once something waits: a client that sends a request and waits for its reply (all but a
+    /// pipelining one) keeps the socket in the event loop's read set, where holding every read while a
+    /// callback committed had NIO take the socket out of epoll and put it back, two syscalls a request.
+    /// A pipelining client still gets at most one read's worth taken ahead while the connection is busy.
     func read(context: ChannelHandlerContext) {
-        if busy {
+        if busy && !waiting.isEmpty {
             readPending = true
         } else {
             context.read()

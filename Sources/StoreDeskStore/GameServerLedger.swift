@@ -46,6 +46,8 @@ public final class GameServerLedger: @unchecked Sendable {
     }
 
     private let database: AppDatabase
+    /// Copies the WAL into the file off this writer's thread (nil for an in-memory store).
+    private let checkpointer: WALCheckpointer?
     private let condition = NSCondition()
     private var waiting: [Waiting] = []
     private var closed = false
@@ -53,6 +55,7 @@ public final class GameServerLedger: @unchecked Sendable {
 
     public init(database: AppDatabase) {
         self.database = database
+        checkpointer = (database.writer as? DatabasePool).flatMap { WALCheckpointer(pool: $0) }
         let thread = Thread { [self] in run() }
         thread.name = "storedesk-ledger"
         thread.start()
@@ -80,13 +83,16 @@ public final class GameServerLedger: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Commits what is waiting, then stops the writer thread. Returns once it has.
+    /// Commits what is waiting, then stops the writer thread (and the first call, the checkpointer).
+    /// Returns once it has.
     public func close() {
         condition.lock()
+        let first = !closed
         closed = true
         condition.broadcast()
         while !stopped { condition.wait() }
         condition.unlock()
+        if first { checkpointer?.stop() }
     }
 
     private func run() {
@@ -109,6 +115,7 @@ public final class GameServerLedger: @unchecked Sendable {
                     return try batch.map { try books.decide($0.callback) }
                 }
                 for (item, decision) in zip(batch, decisions) { item.then(.success(decision)) }
+                checkpointer?.committed()
             } catch {
                 for item in batch { item.then(.failure(error)) }
             }

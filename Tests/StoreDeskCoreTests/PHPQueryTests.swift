@@ -133,3 +133,35 @@ struct PHPQueryTests {
         #expect(PHPQuery.urldecode("a+b%20%41%4a%4A%zz%") == Array("a b AJJ%zz%".utf8))
     }
 }
+
+/// `PHPArray` finds a small array's keys by comparing them and a large one's by hash: crossing between the
+/// two, in either direction, changes neither order, lookups, updates in place nor the next free index.
+@Test("PHPArray keeps PHP's order and lookups as it grows past and shrinks below its indexed size")
+func phpArrayAcrossItsIndexedSize() {
+    var array = PHPArray()
+    let size = 40  // past the size (32) from which keys are found by hash
+    for index in 0..<size { array.update(.string(Array("v\(index)".utf8)), for: PHPKey("k\(index)")) }
+    array.update(.string(Array("first".utf8)), for: PHPKey("k0"))
+    array.update(.string(Array("late".utf8)), for: PHPKey("k\(size - 1)"))
+    #expect(array.count == size)
+    #expect(array.text("k0") == "first")
+    #expect(array.text("k\(size - 1)") == "late")
+    #expect(array.keys.first == PHPKey("k0") && array.keys.last == PHPKey("k\(size - 1)"))
+    // Shrink below the indexed size, removing from the front so every later position moves.
+    for index in 0..<10 { array.removeValue(forKey: PHPKey("k\(index)")) }
+    #expect(array.count == size - 10)
+    #expect(array["k3"] == nil)
+    #expect(array.text("k10") == "v10" && array.text("k\(size - 1)") == "late")
+    #expect(array.keys.first == PHPKey("k10"))
+    // Integer keys and `[]` appends after the shrink: the next free index follows the largest one.
+    array.update(.string(Array("seven".utf8)), for: PHPKey("7"))
+    let appended = array.append(.string(Array("eight".utf8)))
+    #expect(appended)
+    #expect(array[PHPKey.int(8)]?.text == "eight")
+    // Grow again past the indexed size: lookups of old and new keys, and order, hold.
+    for index in 100..<140 { array.update(.string(Array("n\(index)".utf8)), for: PHPKey("k\(index)")) }
+    #expect(array.text("k10") == "v10" && array.text("k139") == "n139")
+    #expect(array.keys.last == PHPKey("k139"))
+    #expect(PHPQuery.ksort(array).keys.first == PHPKey.int(7))
+    #expect(PHPQuery.parseStr(PHPQuery.httpBuildQuery(array)) == array)
+}

@@ -92,7 +92,12 @@ public struct PHPArray: Hashable, Sendable, Sequence {
     }
 
     public private(set) var entries: [Entry] = []
+    /// Each key's place in `entries`, kept only once the array holds `indexedFrom` entries: a callback's
+    /// dozen fields are found faster by comparing keys in turn than by hashing their bytes, and building
+    /// the index cost a dictionary (grown four times) per parsed body.
     private var positions: [PHPKey: Int] = [:]
+    /// The size from which `positions` is kept (an array of 1000 `parse_str` pairs is looked up by hash).
+    static let indexedFrom = 32
     /// `nNextFreeElement`: `nil` until an integer key is stored, when `[]` appends at 0.
     private var nextFreeElement: Int64?
 
@@ -116,7 +121,7 @@ public struct PHPArray: Hashable, Sendable, Sequence {
 
     /// Reads, replaces (in place) or appends a value; assigning `nil` removes the key.
     public subscript(key: PHPKey) -> PHPValue? {
-        get { positions[key].map { entries[$0].value } }
+        get { position(of: key).map { entries[$0].value } }
         set {
             if let value = newValue {
                 update(value, for: key)
@@ -137,12 +142,16 @@ public struct PHPArray: Hashable, Sendable, Sequence {
 
     /// `zend_hash_update`: an existing key keeps its position; a new key goes last.
     public mutating func update(_ value: PHPValue, for key: PHPKey) {
-        if let position = positions[key] {
+        if let position = position(of: key) {
             entries[position].value = value
             return
         }
-        positions[key] = entries.count
         entries.append(Entry(key: key, value: value))
+        if entries.count == Self.indexedFrom {
+            reindex()
+        } else if entries.count > Self.indexedFrom {
+            positions[key] = entries.count - 1
+        }
         if case .int(let number) = key, nextFreeElement.map({ number >= $0 }) ?? true {
             nextFreeElement = number < Int64.max ? number + 1 : Int64.max
         }
@@ -151,7 +160,7 @@ public struct PHPArray: Hashable, Sendable, Sequence {
     /// The key `$array[] = …` would use, or `nil` when PHP would refuse (the next index is taken).
     public var nextAppendKey: PHPKey? {
         let key = PHPKey.int(nextFreeElement ?? 0)
-        return positions[key] == nil ? key : nil
+        return position(of: key) == nil ? key : nil
     }
 
     /// `$array[] = value`; returns false, storing nothing, where PHP's append fails.
@@ -164,17 +173,34 @@ public struct PHPArray: Hashable, Sendable, Sequence {
 
     /// `unset($array[key])`: later entries keep their order; the next free index does not go back.
     public mutating func removeValue(forKey key: PHPKey) {
-        guard let position = positions[key] else { return }
+        guard let position = position(of: key) else { return }
         entries.remove(at: position)
-        positions[key] = nil
-        for index in position..<entries.count { positions[entries[index].key] = index }
+        if entries.count < Self.indexedFrom {
+            if !positions.isEmpty { positions = [:] }
+        } else {
+            positions[key] = nil
+            for index in position..<entries.count { positions[entries[index].key] = index }
+        }
     }
 
     /// Rebuilds the array from reordered entries (what `ksort` does to the buckets).
     mutating func reorder(_ ordered: [Entry]) {
         entries = ordered
+        reindex()
+    }
+
+    /// Where the key is in `entries`: by hash in a large array, else by comparing keys in turn.
+    private func position(of key: PHPKey) -> Int? {
+        if entries.count >= Self.indexedFrom { return positions[key] }
+        return entries.firstIndex { $0.key == key }
+    }
+
+    /// Makes `positions` agree with `entries` (empty below `indexedFrom`).
+    private mutating func reindex() {
         positions = [:]
-        for (index, entry) in ordered.enumerated() { positions[entry.key] = index }
+        guard entries.count >= Self.indexedFrom else { return }
+        positions.reserveCapacity(entries.count)
+        for (index, entry) in entries.enumerated() { positions[entry.key] = index }
     }
 
     /// Two arrays are equal when they hold the same keys and values in the same order.

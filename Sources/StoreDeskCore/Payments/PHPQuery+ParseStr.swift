@@ -66,6 +66,20 @@ extension PHPQuery {
         let open = UInt8(ascii: "["), close = UInt8(ascii: "]")
 
         let original = Array(name.drop { $0 == space })
+        // A plain name (no "[", as every field of a platform callback): mangled, checked and stored,
+        // with none of the bookkeeping nested names need; the same result as the walk below.
+        if !original.contains(open) {
+            guard !original.isEmpty else { return }
+            var mangled = original
+            var changed = false
+            for index in mangled.indices where mangled[index] == space || mangled[index] == dot {
+                mangled[index] = underscore
+                changed = true
+            }
+            if changed && isForbidden(mangled, original: original) { return }
+            top.update(.string(value), for: PHPKey(bytes: mangled))
+            return
+        }
         var buffer = original
         var isArray = false
         var cursor = 0

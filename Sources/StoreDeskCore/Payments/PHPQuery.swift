@@ -44,6 +44,8 @@ public enum PHPQuery {
     /// that byte, and a `%` not followed by two hex digits stays as it is.
     public static func urldecode<Bytes: Collection>(bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         let input = Array(bytes)
+        // Most names and values have nothing to decode: they are their own bytes.
+        guard input.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return input }
         var out: [UInt8] = []
         out.reserveCapacity(input.count)
         var index = 0

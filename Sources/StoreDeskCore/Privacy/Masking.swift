@@ -21,6 +21,12 @@ public enum Masking {
 
     /// `a1b2****f6`: an app key or any other secret keeps a little of each end to tell keys apart.
     public static func secret(_ raw: String) -> String {
+        // Printable ASCII (every AppKey StoreDesk makes) is one character a byte: no grapheme breaking,
+        // which `serve` paid on every callback it verified.
+        let bytes = raw.utf8
+        if bytes.count > 8, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return String(decoding: bytes.prefix(4), as: UTF8.self) + "****" + String(decoding: bytes.suffix(2), as: UTF8.self)
+        }
         let chars = Array(raw)
         guard chars.count > 8 else { return String(repeating: "*", count: max(4, chars.count)) }
         return String(chars.prefix(4)) + "****" + String(chars.suffix(2))
