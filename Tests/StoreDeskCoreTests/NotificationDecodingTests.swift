@@ -112,6 +112,43 @@ struct NotificationDecodingTests {
         #expect(UnverifiedJWS.base64URLDecode("abcde") == nil)
     }
 
+    /// The line an import stores is written field by field (`canonicalJSONLine`): it must be what
+    /// `JSONEncoder` (sorted keys, slashes as they are) writes, byte for byte, every field set or none,
+    /// whatever a string holds.
+    @Test func theStoredLineIsWhatJSONEncoderWrites() throws {
+        let odd = "a\"b\\c/d\u{0}\u{1F}\u{8}\u{9}\u{A}\u{C}\u{D}\u{7F}\u{85}\u{2028} é 黄 😀"
+        let transaction = TransactionInfo(
+            transactionId: odd, originalTransactionId: "2000000100000201", productId: odd, subscriptionGroupIdentifier: odd,
+            bundleId: odd, purchaseDate: Instant(millis: 1), originalPurchaseDate: Instant(millis: -2),
+            expiresDate: Instant(millis: .max), revocationDate: Instant(millis: .min), revocationReason: RevocationReason(rawValue: 1),
+            offerType: OfferType(rawValue: 2), offerIdentifier: odd, offerDiscountType: OfferDiscountType(rawValue: odd),
+            offerPeriod: "P1W", environment: "Sandbox", appAccountToken: odd, transactionReason: "RENEWAL",
+            inAppOwnershipType: "FAMILY_SHARED", type: odd, price: -9990, currency: "CNY", storefront: "CHN", quantity: 3,
+            isUpgraded: true, webOrderLineItemId: odd, signedDate: Instant(millis: 1_790_000_000_000))
+        let renewal = RenewalInfo(
+            originalTransactionId: odd, productId: odd, autoRenewProductId: odd, autoRenewStatus: 0,
+            expirationIntent: ExpirationIntent(rawValue: 2), isInBillingRetryPeriod: false, gracePeriodExpiresDate: Instant(millis: 7),
+            priceIncreaseStatus: 1, offerType: OfferType(rawValue: 3), offerIdentifier: odd, offerDiscountType: OfferDiscountType(rawValue: "FREE_TRIAL"),
+            environment: odd, recentSubscriptionStartDate: Instant(millis: 8), renewalDate: Instant(millis: 9), renewalPrice: Int64.max,
+            currency: odd, signedDate: Instant(millis: 10))
+        let full = SubscriptionEvent(
+            notificationType: .didRenew, subtype: NotificationSubtype(rawValue: odd), notificationUUID: odd,
+            signedDate: Instant(millis: -5), version: odd, appAppleId: .max, bundleId: odd, bundleVersion: odd, environment: odd,
+            status: .min, transaction: transaction, renewal: renewal)
+        let bare = SubscriptionEvent(
+            notificationType: NotificationType(rawValue: "TEST"), notificationUUID: "u", signedDate: Instant(millis: 0), version: nil)
+        var plain = full
+        plain.renewal = RenewalInfo()
+        plain.transaction = TransactionInfo(
+            transactionId: "1", originalTransactionId: "1", productId: "p", purchaseDate: Instant(millis: 0), type: nil, quantity: nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        for event in [full, bare, plain] {
+            #expect(event.canonicalJSONLine() == String(decoding: try encoder.encode(event), as: UTF8.self))
+            #expect(try SubscriptionEvent.decode(jsonLine: event.canonicalJSONLine()) == event)
+        }
+    }
+
     /// The JWS parts are decoded by StoreDesk's own loop: it gives Foundation's bytes at every length,
     /// padded or not, and refuses what base64url does not have.
     @Test func base64URLDecodingGivesFoundationsBytesAtEveryLength() throws {

@@ -125,10 +125,9 @@ extension SubscriptionEvent {
         return result
     }
 
-    /// One line of decoded-notification JSON with sorted keys: the form `decode(jsonLine:)` reads back.
+    /// One line of decoded-notification JSON with sorted keys: the form `decode(jsonLine:)` reads back,
+    /// as `JSONEncoder` writes it (`canonicalJSONLine`, written field by field, never fails).
     public func jsonLine() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        canonicalJSONLine()
     }
 }
