@@ -5,6 +5,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 import NIOHTTPTypes
+import StoreDeskCore
 
 /// Hummingbird's HTTP/1 connection with `CallbackChannelHandler` in its pipeline, after Hummingbird's
 /// connection state handler (so its idle timeout and graceful stop see the callbacks too) and before the
@@ -56,8 +57,11 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
         case closing
     }
 
-    private let callbacks: CallbackHandler
+    fileprivate let callbacks: CallbackHandler
     private let log: RequestLog
+    private let mailboxes: ReplyMailboxes
+    /// Where the ledger's writer thread leaves this connection's replies (its event loop's); set when added.
+    private var mailbox: ReplyMailbox?
     private var state = State.idle
     private var body: [UInt8] = []
     private var started: UInt64 = 0
@@ -68,12 +72,14 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var readPending = false
     private var peer = "?"
 
-    init(callbacks: CallbackHandler, log: RequestLog) {
+    init(callbacks: CallbackHandler, log: RequestLog, mailboxes: ReplyMailboxes) {
         self.callbacks = callbacks
         self.log = log
+        self.mailboxes = mailboxes
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        mailbox = mailboxes.mailbox(for: context.eventLoop)
         if let address = context.channel.remoteAddress {
             peer = (address.ipAddress ?? "?") + ":" + String(address.port ?? 0)
         }
@@ -146,21 +152,16 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
         case .reply(let reply):
             answer(reply, context: context)
         case .commit(let pending):
-            let loop = context.eventLoop
-            let bound = NIOLoopBound((self, context), eventLoop: loop)
-            let callbacks = callbacks
+            let mailbox = mailbox ?? mailboxes.mailbox(for: context.eventLoop)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             callbacks.ledger.submit(pending.received) { result in
-                let reply = callbacks.reply(result, for: pending)
-                loop.execute {
-                    let (handler, context) = bound.value
-                    handler.answer(reply, context: context)
-                }
+                mailbox.post(ReplyMailbox.Committed(connection: bound, pending: pending, result: result))
             }
         }
     }
 
     /// Writes the reply and its log line; a reply other than 200 closes the connection, as its header says.
-    private func answer(_ reply: CallbackHandler.Reply, context: ChannelHandlerContext) {
+    fileprivate func answer(_ reply: CallbackHandler.Reply, context: ChannelHandlerContext) {
         let close = reply.status != .ok || closeAfterReply
         var headers: HTTPFields = [.contentType: "text/plain; charset=utf-8"]
         let bytes = context.channel.allocator.buffer(string: reply.text)
@@ -169,7 +170,13 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
         context.write(wrapOutboundOut(.head(HTTPResponse(status: reply.status, headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(bytes)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        log.request(peer: peer, method: "POST", path: "/callback", status: reply.status.code, started: started, note: reply.logNote)
+        if let mailbox, mailbox.gathering {
+            log.request(
+                peer: peer, method: "POST", path: "/callback", status: reply.status.code, started: started, note: reply.logNote,
+                into: &mailbox.lines)
+        } else {
+            log.request(peer: peer, method: "POST", path: "/callback", status: reply.status.code, started: started, note: reply.logNote)
+        }
         if close {
             state = .closing
             waiting.removeAll()
@@ -231,5 +238,80 @@ final class CallbackChannelHandler: ChannelDuplexHandler, RemovableChannelHandle
     static func path(_ head: HTTPRequest) -> Substring {
         guard let path = head.path else { return "" }
         return path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+    }
+}
+
+/// Where the ledger's writer thread leaves the replies of one event loop's connections, answered there
+/// together: one `execute` (and at most one wake-up) for all of a commit's callbacks on that loop rather
+/// than one each, and their log lines written with one `write(2)` once the replies are written (a line
+/// is still on its way before the loop reads again). The reply's text is made on the loop, not on the
+/// writer thread every commit waits for.
+final class ReplyMailbox: @unchecked Sendable {
+    /// A callback the ledger has decided and committed (or could not: nothing stored).
+    struct Committed: Sendable {
+        var connection: NIOLoopBound<(CallbackChannelHandler, ChannelHandlerContext)>
+        var pending: CallbackHandler.Pending
+        var result: Result<GrantDecision, any Error>
+    }
+
+    private let loop: any EventLoop
+    private let log: RequestLog
+    private let lock = NSLock()
+    private var posted: [Committed] = []
+    private var scheduled = false
+    /// The loop's own: true while it answers what was posted, so every line it writes meanwhile (a
+    /// pipelined request answered at once included) goes to `lines`, in order.
+    fileprivate var gathering = false
+    fileprivate var lines = RequestLog.Lines()
+    private var taking: [Committed] = []
+
+    init(loop: any EventLoop, log: RequestLog) {
+        self.loop = loop
+        self.log = log
+    }
+
+    /// From any thread.
+    func post(_ committed: Committed) {
+        lock.lock()
+        posted.append(committed)
+        let wake = !scheduled
+        scheduled = true
+        lock.unlock()
+        if wake { loop.execute { self.answer() } }
+    }
+
+    /// On the loop: answers everything posted so far, then writes their log lines.
+    private func answer() {
+        lock.lock()
+        swap(&posted, &taking)
+        scheduled = false
+        lock.unlock()
+        gathering = true
+        for committed in taking {
+            let (handler, context) = committed.connection.value
+            handler.answer(handler.callbacks.reply(committed.result, for: committed.pending), context: context)
+        }
+        gathering = false
+        taking.removeAll(keepingCapacity: true)
+        log.flush(&lines)
+    }
+}
+
+/// One `ReplyMailbox` per event loop, found by a connection when it opens.
+final class ReplyMailboxes: @unchecked Sendable {
+    private let log: RequestLog
+    private let lock = NSLock()
+    private var byLoop: [ObjectIdentifier: ReplyMailbox] = [:]
+
+    init(log: RequestLog) { self.log = log }
+
+    func mailbox(for loop: any EventLoop) -> ReplyMailbox {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = ObjectIdentifier(loop as AnyObject)
+        if let found = byLoop[key] { return found }
+        let made = ReplyMailbox(loop: loop, log: log)
+        byLoop[key] = made
+        return made
     }
 }

@@ -77,6 +77,7 @@ public struct GameServer: Sendable {
             additionalChannelHandlers: [BodyDeadline(timeout: readTimeout)],
             idleTimeout: .nanoseconds(Int64(settings.idleTimeout * 1_000_000_000)))
         let log = log
+        let mailboxes = ReplyMailboxes(log: log)
         // The event loops do all of a callback's work but the commit (see `CallbackChannelHandler`), so
         // they are twice as many as the cores: on a machine busy with other work, a loop that the kernel
         // preempts holds up only its own connections. Measured on 2 cores under other load, same runs:
@@ -87,7 +88,7 @@ public struct GameServer: Sendable {
             server: HTTPServerBuilder { responder in
                 CallbackChannel(
                     http1: HTTP1Channel(responder: responder, configuration: http1),
-                    handler: { CallbackChannelHandler(callbacks: callbacks, log: log) })
+                    handler: { CallbackChannelHandler(callbacks: callbacks, log: log, mailboxes: mailboxes) })
             },
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
             onServerRunning: { channel in ready(channel.localAddress?.port ?? 0) },
@@ -318,16 +319,20 @@ struct BodyReader: Sendable {
 /// The body did not arrive within the read timeout.
 struct BodyTooSlow: Error {}
 
-/// Gives each request `timeout` from its head to its end: a task scheduled on the connection's event
-/// loop at the head and cancelled at the end; if it runs, the request's body stream fails with
-/// `BodyTooSlow` and the handler answers 408. All of it on the event loop, with no task of its own: a
-/// deadline raced in a task group per request (a `Task.sleep` and two child tasks) cost a tenth of
-/// `serve`'s throughput under load.
+/// Gives each request `timeout` from its head to its end: if a request is still open when a read is
+/// over, a task is scheduled on the connection's event loop for its head's time plus `timeout` and
+/// cancelled at its end; if it runs, the request's body stream fails with `BodyTooSlow` and the handler
+/// answers 408. A request whose head and end come in one read (a callback almost always) schedules
+/// nothing: a timer scheduled and cancelled per request was 3% of `serve`'s time. All of it on the event loop, with no
+/// task of its own: a deadline raced in a task group per request (a `Task.sleep` and two child tasks)
+/// cost a tenth of `serve`'s throughput under load.
 final class BodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
 
     let timeout: TimeAmount
+    /// When the open request's head came; nil between requests.
+    private var openSince: NIODeadline?
     private var timer: Scheduled<Void>?
 
     init(timeout: TimeAmount) { self.timeout = timeout }
@@ -335,32 +340,44 @@ final class BodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head:
-            timer?.cancel()
-            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            timer = context.eventLoop.scheduleTask(in: timeout) { bound.value.fireErrorCaught(BodyTooSlow()) }
+            stop()
+            openSince = .now()
         case .end:
-            timer?.cancel()
-            timer = nil
+            stop()
+            openSince = nil
         case .body:
             break
         }
         context.fireChannelRead(data)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if let since = openSince, timer == nil {
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            timer = context.eventLoop.scheduleTask(deadline: since + timeout) { bound.value.fireErrorCaught(BodyTooSlow()) }
+        }
+        context.fireChannelReadComplete()
+    }
+
+    private func stop() {
         timer?.cancel()
         timer = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stop()
+        openSince = nil
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        timer?.cancel()
-        timer = nil
+        stop()
     }
 }
 
 /// Where `serve` writes its request lines: stderr, or a file. Thread-safe; a line is written whole, with
-/// one `write(2)` and no buffering (a line is on disk, or in the pipe, when its response has gone).
+/// no buffering across requests (a line is on disk, or in the pipe, when its response has gone): one
+/// `write(2)` for a line, or for the lines of the replies an event loop writes together (`Lines`).
 ///
 /// The time stamp is made by hand (`2026-11-23T23:53:01.123Z`), its date and time part once a second: an
 /// `ISO8601DateFormatter` (ICU) per line cost as much as the rest of the line, and `FileHandle.write`
@@ -386,20 +403,33 @@ public final class RequestLog: @unchecked Sendable {
 
     /// Writes a line whose controls are already escaped, after its time stamp.
     private func append(_ line: String) {
+        var bytes: [UInt8] = []
+        stamped(line, into: &bytes)
+        write(bytes)
+    }
+
+    /// Adds a line whose controls are already escaped, after its time stamp, to `bytes`.
+    private func stamped(_ line: String, into bytes: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         let millis = Int(now.tv_nsec / 1_000_000)
         lock.lock()
-        defer { lock.unlock() }
         if now.tv_sec != second {
             second = now.tv_sec
             prefix = Self.stamp(seconds: now.tv_sec)
         }
-        var bytes = prefix
-        bytes.reserveCapacity(prefix.count + 6 + line.utf8.count)
+        bytes += prefix
+        lock.unlock()
+        bytes.reserveCapacity(bytes.count + 6 + line.utf8.count)
         bytes += [Self.digit(millis / 100), Self.digit(millis / 10 % 10), Self.digit(millis % 10), UInt8(ascii: "Z"), UInt8(ascii: " ")]
         bytes += line.utf8
         bytes.append(UInt8(ascii: "\n"))
+    }
+
+    /// Writes whole lines with one `write(2)` (the lock keeps two writers' lines apart).
+    private func write(_ bytes: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0
@@ -413,15 +443,38 @@ public final class RequestLog: @unchecked Sendable {
         }
     }
 
+    /// Lines gathered for one `write(2)`: the replies an event loop writes in one go (one commit's
+    /// callbacks) log with one syscall instead of one each. Written by `flush`, before the loop returns
+    /// to its sockets, so a line is still written when its response has gone.
+    struct Lines {
+        fileprivate var bytes: [UInt8] = []
+    }
+
+    /// Adds one request's line (as `request(...)` writes it) to `lines`.
+    func request(peer: String, method: String, path: String, status: Int, started: UInt64, note: String, into lines: inout Lines) {
+        stamped(line(peer: peer, method: method, path: path, status: status, started: started, note: note), into: &lines.bytes)
+    }
+
+    /// Writes the gathered lines, and empties `lines`.
+    func flush(_ lines: inout Lines) {
+        guard !lines.bytes.isEmpty else { return }
+        write(lines.bytes)
+        lines.bytes.removeAll(keepingCapacity: true)
+    }
+
     /// One request's line: `127.0.0.1:53122 POST /callback 200 412 µs "success" client_id=…`, the latency
     /// from `started` (`DispatchTime` nanoseconds) to now.
     ///
     /// Only the path and the note (which quote the request) are escaped: the line's own "µs" would send
     /// every line down `ControlCharacters`' slow path (its byte 0xC2 might start a C1 control).
     func request(peer: String, method: String, path: String, status: Int, started: UInt64, note: String) {
+        append(line(peer: peer, method: method, path: path, status: status, started: started, note: note))
+    }
+
+    private func line(peer: String, method: String, path: String, status: Int, started: UInt64, note: String) -> String {
         let micros = (DispatchTime.now().uptimeNanoseconds &- started) / 1000
         let line = "\(peer) \(method) \(ControlCharacters.escaped(path)) \(status) \(micros) µs"
-        append(note.isEmpty ? line : line + " " + ControlCharacters.escaped(note))
+        return note.isEmpty ? line : line + " " + ControlCharacters.escaped(note)
     }
 
     private static func digit(_ value: Int) -> UInt8 { UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value) }
