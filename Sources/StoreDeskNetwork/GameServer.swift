@@ -78,11 +78,7 @@ public struct GameServer: Sendable {
             idleTimeout: .nanoseconds(Int64(settings.idleTimeout * 1_000_000_000)))
         let log = log
         let mailboxes = ReplyMailboxes(log: log)
-        // The event loops do all of a callback's work but the commit (see `CallbackChannelHandler`), so
-        // they are twice as many as the cores: on a machine busy with other work, a loop that the kernel
-        // preempts holds up only its own connections. Measured on 2 cores under other load, same runs:
-        // 4 loops 8,486 and 8,819 req/s, 2 loops 6,975 and 7,741.
-        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2 * System.coreCount)
+        let loops = Self.loops
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
@@ -96,11 +92,22 @@ public struct GameServer: Sendable {
             logger: logger)
         defer { ledger.close() }
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
-        // Callbacks whose clients hung up may still be in the ledger: committed first, their replies
-        // (to nobody) scheduled on loops that still run, then the loops stop.
+        // Callbacks whose clients hung up may still be in the ledger: committed before this returns, their
+        // replies (to nobody) handed to loops that still run.
         ledger.close()
-        try? await loops.shutdownGracefully()
     }
+
+    /// The event loops of every server this process runs: made once and never shut down, like NIO's own
+    /// singleton group. A stopped server's connections are closed, but Hummingbird's side of them (async
+    /// channel writers and streams) may be released later, from a task, and tell their loop with an
+    /// `execute`: on loops this server had shut down, NIO printed "Cannot schedule tasks on an EventLoop
+    /// that has already shut down" at a graceful stop.
+    ///
+    /// The loops do all of a callback's work but the commit (see `CallbackChannelHandler`), so they are
+    /// twice as many as the cores: on a machine busy with other work, a loop that the kernel preempts
+    /// holds up only its own connections. Measured on 2 cores under other load, same runs: 4 loops 8,486
+    /// and 8,819 req/s, 2 loops 6,975 and 7,741.
+    static let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2 * System.coreCount)
 }
 
 /// The request context of `serve`: the peer's address, and a note the handler leaves for the log line.

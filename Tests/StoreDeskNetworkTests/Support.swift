@@ -107,14 +107,19 @@ func answers(port: Int, path: String = "/healthz") -> Bool {
 /// or never answers is killed and tried again on a new port, `attempts` times in all. `make` configures
 /// the process for a port (its output goes nowhere); this runs it.
 func launchListening(
-    attempts: Int = 3, within seconds: Double, make: (Int) throws -> Process
+    attempts: Int = 3, within seconds: Double, output: String? = nil, make: (Int) throws -> Process
 ) throws -> (port: Int, process: Process) {
     var lastError: (any Error)?
     for _ in 0..<attempts {
         let port = try freePort()
         let process = try make(port)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let output, FileManager.default.createFile(atPath: output, contents: nil), let file = FileHandle(forWritingAtPath: output) {
+            process.standardOutput = file
+            process.standardError = file
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         do {
             try process.run()
         } catch {
@@ -214,6 +219,8 @@ enum Binary {
 final class ServeProcess: @unchecked Sendable {
     let port: Int
     let log: String
+    /// Its stdout and stderr (the request log is `log`).
+    let outputPath: String
     let process: Process
 
     var url: String { "http://127.0.0.1:\(port)/callback" }
@@ -221,8 +228,9 @@ final class ServeProcess: @unchecked Sendable {
     /// Starts it and waits (at most 20 s) until /healthz answers.
     init(store: String, folder: TemporaryFolder, extra: [String] = []) throws {
         log = folder.path("serve-" + UUID().uuidString + ".log")
+        outputPath = folder.path("serve-" + UUID().uuidString + ".out")
         let log = log
-        let launched = try launchListening(within: 20) { port in
+        let launched = try launchListening(within: 20, output: outputPath) { port in
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Binary.path)
             process.arguments = ["serve", "--listen", "127.0.0.1:\(port)", "--db", store, "--log", log] + extra
@@ -251,6 +259,9 @@ final class ServeProcess: @unchecked Sendable {
         process.waitUntilExit()
         return process.terminationStatus
     }
+
+    /// What it printed on stdout and stderr so far.
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     var logLines: [String] {
         ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
