@@ -56,7 +56,7 @@ public struct NotificationLine: Sendable {
 
     /// Reads one line; throws `SubscriptionDecodingError`, never traps, whatever the line holds.
     public static func decode(jsonLine: String) throws -> NotificationLine {
-        let text = jsonLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = jsonLine.trimmingWhitespaceAndNewlines()
         guard !text.isEmpty else { throw SubscriptionDecodingError.emptyLine }
         return try decode(jsonLine: Data(text.utf8))
     }
