@@ -48,7 +48,7 @@ struct NotificationImporter {
         catalogue = NotificationImport.Catalogue(products: try Product.fetchAll(db), apps: try App.fetchAll(db))
     }
 
-    /// Why a file with no line at all (empty, or blank lines only) is refused.
+    /// Why an operator's file with no line at all (empty, or blank lines only) is refused.
     static let noLineMessage = "no line is an App Store notification (the file is empty or holds only blank lines)"
 
     /// What a notification signed after is judged against, with the wall clock.
@@ -87,11 +87,6 @@ struct NotificationImporter {
         }
         if let failure = judgement.failure {
             throw StoreError.dataFile(path: file.path, message: "cannot be read to the end: \(failure)")
-        }
-        // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not "imported 0".
-        // Thrown inside the caller's transaction, which then rolls back: the store is untouched.
-        if report.imported + report.skipped + report.rejected == 0 {
-            throw StoreError.dataFile(path: file.path, message: Self.noLineMessage)
         }
         return report
     }
