@@ -21,6 +21,12 @@ public enum ControlCharacters {
     }
 
     /// Whether the text holds any character `isControl` flags.
+    ///
+    /// `@inlinable`, like the generic `escaped`, so a caller in another module (the canvas draws every
+    /// text through them) gets a copy compiled for its own text type. Called through `StringProtocol`'s
+    /// witness table instead, its first use made the runtime look up `unicodeScalars`' type by name and
+    /// scan the binary's every protocol conformance (a few percent of the console's first frame).
+    @inlinable
     public static func contains(in text: some StringProtocol) -> Bool {
         // Bytes first: every flagged scalar starts with a byte below 0x20, 0x7F, 0xC2 or 0xE2.
         for byte in text.utf8 where byte < 0x20 || byte == 0x7F || byte == 0xC2 || byte == 0xE2 {
@@ -41,6 +47,7 @@ public enum ControlCharacters {
     }
 
     /// The same for a substring or any other text.
+    @inlinable
     public static func escaped(_ text: some StringProtocol) -> String {
         guard contains(in: text) else { return String(text) }
         var out = ""
@@ -56,6 +63,7 @@ public enum ControlCharacters {
     }
 
     /// One control's escape.
+    @usableFromInline
     static func escape(_ scalar: Unicode.Scalar) -> String {
         switch scalar.value {
         case 0x09: return "\\t"

@@ -76,5 +76,10 @@ extension DetailText {
     }
 
     /// `vip.monthly` for `com.storedesk.starvoyage.vip.monthly`: the last two parts, as the panes show products.
-    public static func shortProduct(_ id: String) -> String { id.split(separator: ".").suffix(2).joined(separator: ".") }
+    public static func shortProduct(_ id: String) -> String {
+        // Not `suffix(2).joined(separator:)`: that generic runs unspecialized from the standard library,
+        // and its first call had the runtime scan every protocol conformance in the binary.
+        let parts = id.split(separator: ".").suffix(2).map(String.init)
+        return parts.count == 2 ? parts[0] + "." + parts[1] : parts.first ?? ""
+    }
 }

@@ -97,15 +97,13 @@ extension QueueScreen {
         for (i, t) in rows.enumerated() where i + 1 < inner.height {
             let line = " " + Instant.Duration(millis: max(0, now.millis - t.purchaseDate.millis)).shortText.padded(to: 7) + " "
                 + t.state.rawValue.padded(to: stateWidth) + " " + user(t.userId)
-                + Self.shortProduct(t.productId).padded(to: productWidth)
+                + DetailText.shortProduct(t.productId).padded(to: productWidth)
             let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : Role.of(t.state)
             canvas.writeLine(line, in: inner, row: i + 1, role: role)
         }
     }
 
     /// `com.xd.star.gems.60` → `gems.60`: the part that tells products apart.
-    static func shortProduct(_ id: String) -> String { id.split(separator: ".").suffix(2).joined(separator: ".") }
-
     func renderDetail(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         canvas.frame(rect, title: "Transaction", role: context.focus == .detail ? .borderFocused : .border)
         let inner = rect.inset

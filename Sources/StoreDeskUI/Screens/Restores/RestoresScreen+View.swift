@@ -46,7 +46,7 @@ extension RestoresScreen {
             let mark = r.status == .confirmed ? "✓ " : r.status == .declined ? "✗ " : ""
             let lead = status == .open
                 ? mark + Instant.Duration(millis: max(0, context.clock.millis - r.createdAt.millis)).shortText : r.status.rawValue
-            let product = QueueScreen.shortProduct(r.productId) + " ×\(r.quantity)"
+            let product = DetailText.shortProduct(r.productId) + " ×\(r.quantity)"
             let line = " " + lead.padded(to: firstWidth) + " " + r.userId.padded(to: 8) + " " + transaction(r.transactionId)
                 + product.padded(to: productWidth)
             let role: Role = i == list.selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: r.status)
