@@ -24,8 +24,8 @@ extension AppDatabase {
     /// all a signed line is rejected ("no trusted root: ...") unless `allowUnverified`, which takes it
     /// marked unverified. Decoded (unsigned) lines are taken, marked decoded.
     ///
-    /// - Throws: `StoreError.dataFile` when the file cannot be read or no line is a notification (the
-    ///   store is then untouched).
+    /// - Throws: `StoreError.dataFile` when the file cannot be read, is empty or blank, or no line is a
+    ///   notification (the store is then untouched).
     public func importNotifications(
         from file: NotificationFile, extraRoots: [TrustedRoot] = [], allowUnverified: Bool = false, source: String,
         importedAt: Instant, each: (NotificationImport.Line) -> Void = { _ in }
@@ -39,6 +39,12 @@ extension AppDatabase {
                 let importer = try NotificationImporter(db: db, source: source, importedAt: importedAt)
                 let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: importedAt)
                 report = try importer.run(file, trust: trust, keepLines: false, each: each)
+                // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not
+                // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.
+                // (A data set's own empty notifications file, the demo's, is no mistake: it is not read here.)
+                if report.imported + report.skipped + report.rejected == 0 {
+                    throw StoreError.dataFile(path: file.path, message: NotificationImporter.noLineMessage)
+                }
                 return .commit
             }
             return report

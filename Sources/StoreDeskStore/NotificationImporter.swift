@@ -48,6 +48,9 @@ struct NotificationImporter {
         catalogue = NotificationImport.Catalogue(products: try Product.fetchAll(db), apps: try App.fetchAll(db))
     }
 
+    /// Why an operator's file with no line at all (empty, or blank lines only) is refused.
+    static let noLineMessage = "no line is an App Store notification (the file is empty or holds only blank lines)"
+
     /// What a notification signed after is judged against, with the wall clock.
     var judgingClock: Instant { clock ?? importedAt }
 
@@ -457,12 +460,22 @@ extension NotificationImporter {
                 return line
             }
             if batchUndo != nil, batchUndo?.index(forKey: chainId) == nil { batchUndo?[chainId] = .some(chains.peek(chainId)) }
-            var chain = try chains.take(chainId) ?? loadChain(chainId)
+            let kept = chains.take(chainId)
+            var readBack = false
+            var chain: Chain
+            if let kept {
+                chain = kept
+            } else {
+                (chain, readBack) = try loadChain(chainId)
+            }
             let chainBefore = chain
             var created: String?
             do {
                 let owner = try owners.owner(of: transaction, chain: &chain, created: &created)
-                if !chain.folding.append(event) {
+                // A chain read back from the store already has this line's notification (inserted above)
+                // folded in its place: appending it again found it "earlier than what was folded" and read
+                // the chain back a second time.
+                if !readBack, !chain.folding.append(event) {
                     // Earlier than what was folded: fold the chain again from everything stored, this one included.
                     chain.folding = ChainFolding(events: try SubscriptionEventRow.events(events, chain: chainId))
                 }
@@ -509,17 +522,19 @@ extension NotificationImporter {
 
         /// A chain as the store holds it: its notifications folded, its owner and rate (the one its row
         /// keeps, else the demo's, else real time). A chain with no row has no notifications either
-        /// (`check` holds the store to that), so a new chain costs one lookup.
-        private func loadChain(_ id: String) throws -> Chain {
+        /// (`check` holds the store to that), so a new chain costs one lookup. `readBack` says whether its
+        /// notifications were read from the store (all of them, the line's own if already inserted).
+        private func loadChain(_ id: String) throws -> (chain: Chain, readBack: Bool) {
             let row = try Row.fetchOne(storedRow, arguments: [id])
             let kept: Int64? = row?["time_rate_month_ms"]
             let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try SubscriptionEventRow.events(events, chain: id))
             var stored = SubscriptionRowStatement.Stored.none
             if let row { stored = .row(userId: try row.column("user_id"), appId: try row.column("app_id"), productId: try row.column("product_id")) }
-            return Chain(
+            let chain = Chain(
                 folding: folding, owner: row?["user_id"], ownerToken: nil,
                 rate: kept.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime, written: false,
                 stored: stored)
+            return (chain, row != nil)
         }
     }
 

@@ -84,17 +84,21 @@ extension BenchCommand {
                 }
                 let decoded = try importRun(path(decodedName))
                 let smallRun = try importRun(path(smallName))
-                let signaturesMs = try BenchImportBaseline.signaturesAlone(file: path(signedName), root: root)
+                let (signaturesMs, signaturesCPUMs) = try BenchImportBaseline.signaturesAlone(file: path(signedName), root: root)
                 let verified = try importRun(path(signedName), ["--trust-root", path(rootName)])
 
                 func rate(_ ms: Double, _ count: Int = notifications) -> String {
                     Int((Double(count) / max(ms, 0.001) * 1000).rounded()).formattedWithSeparators + "/s"
                 }
+                // CPU a line beside the wall-clock rates: what a run costs whatever else the machine is doing.
+                func cpu(_ ms: Double, _ count: Int = notifications) -> String {
+                    String(format: "CPU %.1f s, %.0f µs a line", ms / 1000, ms * 1000 / Double(max(count, 1)))
+                }
                 print(String(format: "  SQLite json_extract insert, same lines, one transaction  %8.0f ms  %@", rawMs, rate(rawMs)))
                 print(
                     String(
-                        format: "  events import, decoded                                  %8.0f ms  %@  (%@ of SQLite's rate)  peak %@",
-                        decoded.ms, rate(decoded.ms), ratio(rawMs, decoded.ms), megabytes(decoded.peakKB * 1024)))
+                        format: "  events import, decoded                                  %8.0f ms  %@  (%@ of SQLite's rate)  peak %@  %@",
+                        decoded.ms, rate(decoded.ms), ratio(rawMs, decoded.ms), megabytes(decoded.peakKB * 1024), cpu(decoded.cpuMs)))
                 print("      \(decoded.lastLine)")
                 print(
                     String(
@@ -103,12 +107,13 @@ extension BenchCommand {
                         ratio(Double(smallRun.peakKB), Double(decoded.peakKB))))
                 print(
                     String(
-                        format: "  ES256 verify alone, the same %@ signatures, both cores %8.0f ms  %@ notifications",
-                        (notifications * 3).formattedWithSeparators, signaturesMs, rate(signaturesMs)))
+                        format: "  ES256 verify alone, the same %@ signatures, both cores %8.0f ms  %@ notifications  %@",
+                        (notifications * 3).formattedWithSeparators, signaturesMs, rate(signaturesMs), cpu(signaturesCPUMs)))
                 print(
                     String(
-                        format: "  events import, signed, verified                         %8.0f ms  %@  (%@ of the signatures' own rate)  peak %@",
-                        verified.ms, rate(verified.ms), ratio(signaturesMs, verified.ms), megabytes(verified.peakKB * 1024)))
+                        format: "  events import, signed, verified                         %8.0f ms  %@  (%@ of the signatures' own rate)  peak %@  %@",
+                        verified.ms, rate(verified.ms), ratio(signaturesMs, verified.ms), megabytes(verified.peakKB * 1024),
+                        cpu(verified.cpuMs)))
                 print("      \(verified.lastLine)")
                 if decoded.status != 0 || verified.status != 0 || smallRun.status != 0 {
                     throw StoreError.invalidArgument("an import did not finish cleanly (exit \(decoded.status), \(smallRun.status), \(verified.status))")
@@ -229,11 +234,13 @@ struct BenchHistory {
 enum BenchImportBaseline {
     /// Every ES256 signature of the signed file checked on every core with the verifier's own code, its
     /// chain already validated and cached: no JSON, no store, the floor a verified import stands on. The
-    /// file is read a block at a time; only the checks are timed.
-    static func signaturesAlone(file: String, root: TrustedRoot) throws -> Double {
+    /// file is read a block at a time; only the checks are timed. Returns the wall time and the process's
+    /// CPU time over the same spans (ms).
+    static func signaturesAlone(file: String, root: TrustedRoot) throws -> (wall: Double, cpu: Double) {
         let verifier = try AppStoreSignatureVerifier(roots: [root])
         let notification = try NotificationFile(path: file)
         var ms = 0.0
+        var cpuMs = 0.0
         var failures = 0
         var lines = notification.lines()
         while true {
@@ -247,6 +254,7 @@ enum BenchImportBaseline {
             let parts = ProcessInfo.processInfo.activeProcessorCount
             let bad = BenchHistory.BlockResults(count: parts)
             let start = DispatchTime.now()
+            let cpuStart = processCPUMs()
             DispatchQueue.concurrentPerform(iterations: parts) { part in
                 var count = 0
                 for index in stride(from: part, to: work.count, by: parts) {
@@ -256,10 +264,18 @@ enum BenchImportBaseline {
                 bad.set(part, .success(String(count)))
             }
             ms += BenchCommand.since(start)
+            cpuMs += processCPUMs() - cpuStart
             failures += bad.values.compactMap { Int((try? $0.get()) ?? "0") }.reduce(0, +)
         }
         guard failures == 0 else { throw StoreError.invalidArgument("\(failures) bench signatures did not verify") }
-        return ms
+        return (ms, cpuMs)
+    }
+
+    /// CPU time this process has used on every thread, ms.
+    static func processCPUMs() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1000 + Double(time.tv_nsec) / 1_000_000
     }
 }
 
@@ -269,6 +285,8 @@ struct ChildRun {
     var ms: Double
     /// Peak resident memory, KB (`ru_maxrss`).
     var peakKB: Int
+    /// User and system CPU time of the run, ms (all its threads).
+    var cpuMs: Double
     /// The last line it printed.
     var lastLine: String
 
@@ -295,6 +313,10 @@ struct ChildRun {
         let printed = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let last = printed.split(separator: "\n").last.map(String.init) ?? ""
         let peak = Int(((try? String(contentsOfFile: measured, encoding: .utf8)) ?? "").split(separator: "\n").last ?? "") ?? 0
-        return ChildRun(status: (status >> 8) & 0xff, ms: ms, peakKB: peak, lastLine: last)
+        // `/usr/bin/time` waited for the run, so its usage holds the run's.
+        let cpuMs =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1000
+        return ChildRun(status: (status >> 8) & 0xff, ms: ms, peakKB: peak, cpuMs: cpuMs, lastLine: last)
     }
 }

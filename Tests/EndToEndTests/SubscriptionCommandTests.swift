@@ -216,10 +216,14 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         try demo.joined(separator: "\n").replacingOccurrences(of: "com.storedesk.", with: "com.elsewhere.")
             .write(toFile: refused, atomically: true, encoding: .utf8)
         let missing = home.path("missing.jsonl")
+        let blank = home.path("blank.jsonl")
+        try "\n  \r\n\n".write(toFile: blank, atomically: true, encoding: .utf8)
         let cases: [(arguments: [String], status: Int32, message: String)] = [
             (["events", "import", missing], 1, "storedesk: \(missing): missing, unreadable or not a regular file"),
             (["events", "import", png], 1, "storedesk: \(png): no line is an App Store notification (line 1: the line is not UTF-8 text)"),
             (["events", "import", csv], 1, "storedesk: \(csv): no line is an App Store notification (line 1: not a JSON object"),
+            (["events", "import", blank], 1,
+             "storedesk: \(blank): no line is an App Store notification (the file is empty or holds only blank lines)"),
             (["events", "import", home.url.path], 1, "storedesk: \(home.url.path): missing, unreadable or not a regular file"),
             (["events", "import", csv, "--trust-root", png], 1, "storedesk: \(png): not a certificate (DER or PEM)"),
             (["events", "import", refused], 2, "storedesk: \(refused):1: unknown product 'com.elsewhere.pocketgarden.plus.monthly'"),

@@ -164,6 +164,18 @@ struct NotificationDecodingTests {
         }
     }
 
+    /// Lines (and stored notifications read back) are trimmed by StoreDesk's own loop over the scalars:
+    /// it gives what Foundation's `trimmingCharacters(in: .whitespacesAndNewlines)` gives.
+    @Test func trimmingGivesFoundationsText() {
+        let texts = [
+            "", " ", "\n", "\r\n", " \t\r\n ", "{}", " {} ", "\r\n{\"a\":1}\r\n", "\u{00A0}{}\u{2028}", "\u{3000}x\u{3000}y\u{3000}",
+            " \u{301}{}", "{}\u{301} ", "é ", " 🇨🇳", "a\u{200B}", "\u{85}{}\u{85}", "x",
+        ]
+        for text in texts {
+            #expect(text.trimmingWhitespaceAndNewlines() == text.trimmingCharacters(in: .whitespacesAndNewlines), "\(Array(text.unicodeScalars))")
+        }
+    }
+
     @Test(arguments: [
         ("{\"notificationType\": ", "invalidJSON"),
         ("[1, 2, 3]", "notAnObject"),

@@ -454,6 +454,24 @@ let importStories: [ImportStory] = [
         #expect(Fixtures.checksum(path) == before)
     }
 
+    @Test func aFileOfBlankLinesOrNothingIsRefusedAndLeavesTheStoreUntouched() throws {
+        let folder = TemporaryFolder()
+        let path = folder.path("demo.sqlite")
+        let store = try Fixtures.demoStore(at: path)
+        let blank = folder.path("blank.jsonl")
+        try "\n   \n\t\r\n\n".write(toFile: blank, atomically: true, encoding: .utf8)
+        let empty = folder.path("empty.jsonl")
+        try Data().write(to: URL(fileURLWithPath: empty))
+        let before = Fixtures.checksum(path)
+        for file in [blank, empty] {
+            #expect(throws: StoreError.dataFile(path: file, message: NotificationImporter.noLineMessage)) {
+                try store.importNotifications(from: NotificationFile(path: file), source: "blank.jsonl", importedAt: at("11-22"))
+            }
+        }
+        #expect(NotificationImporter.noLineMessage == "no line is an App Store notification (the file is empty or holds only blank lines)")
+        #expect(Fixtures.checksum(path) == before)
+    }
+
     @Test func theDemoNotificationsAreImportedWithTheDemo() throws {
         let (store, demo) = try Self.demoStore()
         #expect(demo.notifications.failures.isEmpty)

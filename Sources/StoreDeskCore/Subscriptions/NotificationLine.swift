@@ -56,7 +56,7 @@ public struct NotificationLine: Sendable {
 
     /// Reads one line; throws `SubscriptionDecodingError`, never traps, whatever the line holds.
     public static func decode(jsonLine: String) throws -> NotificationLine {
-        let text = jsonLine.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = jsonLine.trimmingWhitespaceAndNewlines()
         guard !text.isEmpty else { throw SubscriptionDecodingError.emptyLine }
         return try decode(jsonLine: Data(text.utf8))
     }
@@ -135,9 +135,13 @@ public struct NotificationLine: Sendable {
         skipSpaces()
         guard expect("\"") else { return nil }
         let start = index
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
-        let end = index
+        // The closing quote and any backslash before it, found with `memchr` (kilobytes of base64).
+        guard let base = bytes.baseAddress, start < bytes.count,
+            let quote = memchr(base + start, Int32(UInt8(ascii: "\"")), bytes.count - start)
+        else { return nil }
+        let end = UnsafeRawPointer(quote) - UnsafeRawPointer(base)
+        guard memchr(base + start, Int32(UInt8(ascii: "\\")), end - start) == nil else { return nil }
+        index = end
         index += 1
         skipSpaces()
         guard expect("}") else { return nil }
