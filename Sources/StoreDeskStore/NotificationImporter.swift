@@ -138,18 +138,45 @@ struct NotificationImporter {
     /// Writes again, as they stand at the moved clock `now`, the rows whose stored state it has left
     /// behind (a period, a grace period or billing retry ended), so `check` and the screens' SQL agree
     /// with what readers compute: a chain with notifications is folded again, any other row played forward.
+    ///
+    /// The rows are taken a page at a time, not all at once: a year of history leaves most of its chains
+    /// behind the moved clock (400,000 rows after 2,000,000 lines), and holding them all was the import's
+    /// peak memory, at its very end. Each state is walked along `subscription_on_state` (state,
+    /// expires_date, key), so a small import into a big store reads only the rows it settles (`serve`
+    /// imports one notification a request).
     private func settleRows(at now: Instant) throws {
         let limit = SubscriptionSearch.billingRetryLimit()
-        let stale = try Subscription.fetchAll(
-            db,
-            sql: """
-                SELECT * FROM subscription
-                WHERE (state = 'active' AND expires_date <= :now)
-                   OR (state = 'grace_period' AND COALESCE(grace_period_expires_date, expires_date) <= :now)
-                   OR (state IN ('grace_period', 'billing_retry') AND expires_date + \(limit) <= :now)
-                """,
-            arguments: ["now": now])
+        let passes: [(state: String, stale: String)] = [
+            ("active", "expires_date <= :now"),
+            ("grace_period", "(COALESCE(grace_period_expires_date, expires_date) <= :now OR expires_date + \(limit) <= :now)"),
+            ("billing_retry", "expires_date + \(limit) <= :now"),
+        ]
         let rows = try SubscriptionRowStatement(db)
+        for pass in passes {
+            let page = try db.cachedStatement(sql: """
+                SELECT * FROM subscription
+                WHERE state = :state AND \(pass.stale)
+                  AND (expires_date, original_transaction_id) > (:expires, :after)
+                ORDER BY expires_date, original_transaction_id
+                LIMIT \(Self.settlePageSize)
+                """)
+            var after: (expires: Int64, id: String) = (.min, "")
+            while true {
+                // A settled row leaves this state's stale range (or keeps its place in it), so the walk
+                // goes on after the page's last row and meets no row twice.
+                let stale = try Subscription.fetchAll(
+                    page, arguments: ["state": pass.state, "now": now, "expires": after.expires, "after": after.id])
+                guard let last = stale.last else { break }
+                after = (last.expiresDate.millis, last.id)
+                try settle(stale, at: now, rows: rows)
+            }
+        }
+    }
+
+    /// How many stale rows `settleRows` holds at once.
+    static let settlePageSize = 512
+
+    private func settle(_ stale: [Subscription], at now: Instant, rows: SubscriptionRowStatement) throws {
         for row in stale {
             let events = try SubscriptionEventRow.events(db, originalTransactionIds: [row.id])
             if !events.isEmpty, let product = catalogue.products[row.productId] {

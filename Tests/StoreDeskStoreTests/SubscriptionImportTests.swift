@@ -229,6 +229,31 @@ let importStories: [ImportStory] = [
         #expect(try store.check() == [])
     }
 
+    /// More rows than one page of the clock's settling (512) are left behind when a later line moves the
+    /// clock: every one is written again as it stands at the new clock, none skipped between pages.
+    @Test func aMovedClockSettlesEveryRowItLeftBehindPageAfterPage() throws {
+        // Given the demo store and 1,100 chains bought just after its clock, running out on 11-21 at midnight
+        let (store, _) = try Self.demoStore()
+        let count = NotificationImporter.settlePageSize * 2 + 76
+        var lines = (0..<count).map { i in
+            Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "page-\(i)", signed: "11-20T09:00", original: String(79_000 + i),
+                      purchased: "11-20T09:00", expires: "11-21T00:00")
+        }
+        // When the last line of the same file is signed after they ran out
+        lines.append(Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "later", signed: "11-21T09:30", original: "78999",
+                               purchased: "11-21T09:30", expires: "12-21T09:30"))
+        let report = try Self.importing(lines.joined(separator: "\n"), into: store)
+        #expect((report.imported, report.rejected) == (count + 1, 0))
+        // Then not one of the 1,100 rows is still stored as active, and `check` finds nothing stale
+        let stillActive = try store.reader.read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM subscription WHERE original_transaction_id BETWEEN '79000' AND '79999' AND state = 'active'")
+        }
+        #expect(stillActive == 0)
+        #expect(try Self.row(store, "79000")?.state == Self.row(store, String(79_000 + count - 1))?.state)
+        #expect(try Self.row(store, "78999")?.state == .active)
+        #expect(try store.check() == [])
+    }
+
     @Test func realNotificationsSignedAfterTheStoresClockMoveItForward() throws {
         // Given the demo store, its clock at 2026-11-20T08:00Z, imported on 2026-11-22T10:00Z by the wall clock
         let (store, demo) = try Self.demoStore()
