@@ -248,14 +248,22 @@ extension NotificationImporter {
         /// Indexes the players added while the trigger was dropped and makes it again.
         func restore() throws {
             guard let triggerSQL, try Self.trigger(db) == nil else { return }
-            try db.execute(
-                sql: """
-                    INSERT INTO user_search(rowid, id, name, friendly_name)
-                    SELECT rowid, id, name, friendly_name FROM user WHERE rowid >= ? ORDER BY rowid
-                    """,
-                arguments: [firstNewRowid])
+            // One statement a slice of players: a single statement over every player an import made
+            // (400,000 after 2,000,000 lines) grew the process by 26 MB before it finished, the import's
+            // peak memory; a slice at a time, the end adds nothing to the peak of the lines before it.
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM user") ?? 0
+            let index = try db.cachedStatement(sql: """
+                INSERT INTO user_search(rowid, id, name, friendly_name)
+                SELECT rowid, id, name, friendly_name FROM user WHERE rowid >= ? AND rowid < ? ORDER BY rowid
+                """)
+            for start in stride(from: firstNewRowid, through: last, by: Self.indexSlice) {
+                try index.execute(arguments: [start, start + Int64(Self.indexSlice)])
+            }
             try db.execute(sql: triggerSQL)
         }
+
+        /// How many players one indexing statement takes.
+        static let indexSlice = 4_096
 
         private static func trigger(_ db: Database) throws -> String? {
             try String.fetchOne(

@@ -254,6 +254,27 @@ let importStories: [ImportStory] = [
         #expect(try store.check() == [])
     }
 
+    /// The players an import makes are indexed for search at its end, a slice of statements at a time:
+    /// the first and the last of more than one slice are found, the index is whole, and a player made
+    /// after the import is indexed again by the trigger.
+    @Test func everyPlayerAnImportMakesIsFoundBySearchSliceAfterSlice() throws {
+        let (store, _) = try Self.demoStore()
+        let count = NotificationImporter.DeferredUserSearch.indexSlice + 104
+        let text = (0..<count).map { i in
+            Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "player-\(i)", signed: "11-20T09:00", original: String(81_000 + i),
+                      purchased: "11-20T09:00", expires: "12-20T09:00")
+        }.joined(separator: "\n")
+        let report = try Self.importing(text, into: store)
+        #expect(report.usersCreatedCount == count)
+        #expect(try store.searchUsers("81000", limit: 5).map(\.id) == ["ot-81000"])
+        #expect(try store.searchUsers(String(81_000 + count - 1), limit: 5).map(\.id) == ["ot-\(81_000 + count - 1)"])
+        try store.writer.write { db in
+            try db.execute(sql: "INSERT INTO user_search(user_search) VALUES('integrity-check')")
+            try db.execute(sql: "INSERT INTO user(id, name, site, adult_type, fcm, authoriz_state, safety, client_id, created_at) VALUES ('after-import', '后来者', 0, 0, 0, 0, 0, '', 0)")
+        }
+        #expect(try store.searchUsers("后来者", limit: 5).map(\.id) == ["after-import"])
+    }
+
     @Test func realNotificationsSignedAfterTheStoresClockMoveItForward() throws {
         // Given the demo store, its clock at 2026-11-20T08:00Z, imported on 2026-11-22T10:00Z by the wall clock
         let (store, demo) = try Self.demoStore()
