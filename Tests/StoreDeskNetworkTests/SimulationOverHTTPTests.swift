@@ -109,7 +109,7 @@ import Testing
         let urls = Dictionary(uniqueKeysWithValues: remote.configuration.apps.map { ($0.id, php.url) })
         try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls).run(&remote)
         try await poster.shutdown()
-        let other = try AppDatabase.inMemoryDemo()
+        let other = try Fixtures.demoStore(at: folder.path("in-process.sqlite"))
         var local = try Self.simulation(other, run: try Self.run(other), seconds: 10, remote: false)
         _ = local.runCollecting()
         #expect(remote.summary.grants == local.summary.grants)
@@ -117,11 +117,3 @@ import Testing
     }
 }
 
-extension AppDatabase {
-    /// The demo dataset in a store of its own (a temporary file).
-    static func inMemoryDemo() throws -> AppDatabase {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-net-" + UUID().uuidString)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return try Fixtures.demoStore(at: folder.appendingPathComponent("demo.sqlite").path)
-    }
-}
