@@ -383,8 +383,10 @@ final class BodyDeadline: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Where `serve` writes its request lines: stderr, or a file. Thread-safe; a line is written whole, with
-/// no buffering across requests (a line is on disk, or in the pipe, when its response has gone): one
-/// `write(2)` for a line, or for the lines of the replies an event loop writes together (`Lines`).
+/// no buffering across requests: one `write(2)` for a line, right after its response, or for the lines
+/// of the replies an event loop writes together (`Lines`), right after the last of them, in the same
+/// turn of the loop. (A process killed between the two loses those lines, never what was committed:
+/// the store, not the log, is the record.)
 ///
 /// The time stamp is made by hand (`2026-11-23T23:53:01.123Z`), its date and time part once a second: an
 /// `ISO8601DateFormatter` (ICU) per line cost as much as the rest of the line, and `FileHandle.write`
@@ -451,8 +453,8 @@ public final class RequestLog: @unchecked Sendable {
     }
 
     /// Lines gathered for one `write(2)`: the replies an event loop writes in one go (one commit's
-    /// callbacks) log with one syscall instead of one each. Written by `flush`, before the loop returns
-    /// to its sockets, so a line is still written when its response has gone.
+    /// callbacks) log with one syscall instead of one each. Written by `flush` once those replies are
+    /// written, before the loop returns to its sockets.
     struct Lines {
         fileprivate var bytes: [UInt8] = []
     }
