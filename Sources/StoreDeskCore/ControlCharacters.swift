@@ -38,15 +38,9 @@ public enum ControlCharacters {
     /// The text with every control written as an escape: `\t \n \r \e \a \b \f \v`, else `\xHH` below
     /// U+0080 and `\u{HHHH}` above. Everything else, CJK and emoji included, is kept as it is.
     ///
-    /// This overload is compiled for `String` here, where the generic one is called from another module
-    /// through `StringProtocol`'s witness table for every byte (a few percent of `serve`'s time, which
-    /// escapes each request's log line).
-    public static func escaped(_ text: String) -> String {
-        guard contains(in: text) else { return text }
-        return escaped(text[...])
-    }
-
-    /// The same for a substring or any other text.
+    /// `@inlinable`, so each caller compiles it for its own text type: called from another module through
+    /// `StringProtocol`'s witness table, it paid a call for every byte (a few percent of `serve`'s time,
+    /// which escapes each request's log line).
     @inlinable
     public static func escaped(_ text: some StringProtocol) -> String {
         guard contains(in: text) else { return String(text) }
