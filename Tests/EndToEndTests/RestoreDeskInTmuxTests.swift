@@ -5,13 +5,8 @@ import Testing
 @Suite struct RestoreDeskInTmuxTests {
     @Test func supportConfirmsInTheConsoleWhileAnotherProcessConfirmsToo() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support", "--as", "li.support")
         let store = home.defaultStore
-        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
-        let marker = home.path("after.txt")
-        let command = "env \(env) \(Binary.path) --role support --as li.support --refresh 0.3; echo \"EXIT=$?\" > \(marker); sleep 30"
-        let tmux = try ConsoleInTmuxTests.Tmux(width: 120, height: 40, command: command)
-        try tmux.waitFor("Profile")
         try tmux.keys("3")
         try tmux.waitFor("Restores · open 3")
 
@@ -31,8 +26,8 @@ import Testing
         try tmux.waitFor("Role_Id on s1: r10000024-1")
         try tmux.keys("Enter")
         try tmux.waitFor("(the paying account)? y/n")
+        // y answers on the key.
         try tmux.literal("y")
-        try tmux.keys("Enter")
         let screen = try tmux.waitFor("restored 2000000100000093 onto 10000024 s1/r10000024-1")
         #expect(screen.contains("callback   attempt 1 accepted · reply success"))
         let grants = try RestoreCommandTests.sql(
@@ -47,10 +42,7 @@ import Testing
             store, "SELECT group_concat(actor || ' ' || role, ', ') FROM (SELECT actor, role FROM audit_log WHERE action = 'restore.confirm' AND at > 1795000000000 ORDER BY id)")
         #expect(audit == "zhao.dev developer, li.support support")
 
-        try tmux.keys("q")
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        #expect(((try? String(contentsOfFile: marker, encoding: .utf8)) ?? "").hasPrefix("EXIT=0"))
+        #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
         #expect(try Binary.run(["check"], home: home).status == 0)
     }
 }

@@ -125,7 +125,7 @@ import Testing
         console.show("onetap")
         console.press(.character("f"))
         #expect(oneTap(console).log.first?.result.code == "200026")
-        console.press(.character("r"))
+        console.press(.character("r"), .enter)
         console.type("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41")
         console.press(.enter, .character("f"))
         #expect(oneTap(console).log.first?.maskedNumber == "138****0000")
@@ -148,7 +148,7 @@ import Testing
     @Test func theNumberAndClosingThePageAreKeysToo() throws {
         let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .developer)
         console.show("onetap")
-        console.press(.character("r"))
+        console.press(.character("r"), .enter)
         console.type("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41")
         console.press(.enter, .character("x"))
         #expect(oneTap(console).log.first?.result.code == "200020")
@@ -165,7 +165,7 @@ import Testing
     @Test func oneTapAt80x24() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 24), role: .developer)
         console.show("onetap")
-        console.press(.character("r"))
+        console.press(.character("r"), .enter)
         console.type("8F3A9C2E7B1D4F6A0C5E9B3D7F2A8C41")
         console.press(.enter, .character("f"))
         try Golden.check(console.frame, named: "onetap-80x24")

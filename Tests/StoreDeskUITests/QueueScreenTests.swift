@@ -105,7 +105,14 @@ import Testing
         console.press(.character("x"))
         console.type("explode")
         console.press(.enter)
-        #expect(console.state.status?.text.hasPrefix("fault 'explode': unknown fault kind") == true)
+        // Refused at the prompt, which stays open with the reason beside what was typed.
+        guard case .prompt(let refused) = console.state.mode else {
+            Issue.record("the fault prompt closed on a refused answer")
+            return
+        }
+        #expect(refused.text == "explode" && refused.refusal?.hasPrefix("fault 'explode': unknown fault kind") == true)
+        #expect(console.state.messages.last?.message.text.hasPrefix("fault 'explode': unknown fault kind") == true)
+        console.press(.escape)
 
         tick(console, seconds: 3)
         let simulation = try #require(console.state.screenState(QueueScreen.self).simulation)

@@ -23,7 +23,6 @@ import Testing
         let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .support)
         console.press(.character("3"), .character("c"), .enter, .enter, .enter)
         console.type("y")
-        console.press(.enter)
         try Golden.check(console.frame, named: "restores-confirmed-120x40")
     }
 

@@ -84,8 +84,9 @@ import Testing
             return
         }
         #expect(goPrompt.label == "restore 2000000100000096 onto 10000035 s2/r10000035-2 (share: 10000035 s5/r10000035-1 keeps it too)? y/n")
+        #expect(goPrompt.kind == .yesNo)
+        // y answers on the key, without enter.
         console.type("y")
-        console.press(.enter)
         #expect(console.state.status?.text.hasPrefix("restored 2000000100000096 onto 10000035 s2/r10000035-2") == true)
         // The prompt stays in view with its outcome, though the list shows open prompts only.
         let screen = restores(console)
@@ -112,21 +113,32 @@ import Testing
         let console = try ConsoleHarness(size: size, role: .developer)
         open(console, "restores")
         let grants = try count(console, "SELECT COUNT(*) FROM item_grant")
-        console.press(.character("c"), .character("j"), .enter, .enter, .enter)  // 10000023 on a keep app
-        console.type("y")
-        console.press(.enter)
-        #expect(console.state.status?.text == "Pocket Garden keeps purchases with the account that paid (10000024 s1/r10000024-1): restoring onto 10000023 s1/r10000023-1 is refused (ownership: keep)")
-        // A bad Sid typed at the prompt is refused by the restoreProduct rules.
+        // An account marked "keep: refused" is refused at the pick, before its Sid and Role_Id.
+        console.press(.character("c"), .character("j"), .enter)  // 10000023 on a keep app
+        let keep = "Pocket Garden keeps purchases with the account that paid (10000024 s1/r10000024-1): restoring onto 10000023 s1/r10000023-1 is refused (ownership: keep)"
+        #expect(console.state.status?.text == keep)
+        #expect(restores(console).picking == 1 && console.state.mode == .normal)
+        // The whole reason is readable: it takes the footer's line too, and the message log keeps it.
+        #expect(console.text.contains("Pocket Garden keeps purchases with the account that paid"))
+        #expect(console.text.contains("s1/r10000023-1 is refused (ownership: keep)"))
+        #expect(console.state.messages.last?.message.text == keep)
+        console.press(.escape)
+        // A bad Sid typed at the prompt is refused by the restoreProduct rules, and the prompt stays open.
         console.press(.character("c"), .enter, .ctrl("u"))
         console.type("s 1/!")
-        console.press(.enter, .enter)
-        console.type("y")
         console.press(.enter)
-        #expect(console.state.status?.text == "restoreProduct refused: Sid may contain only letters, digits, '-' and '_'")
+        guard case .prompt(let sid) = console.state.mode else {
+            Issue.record("the Sid prompt closed on a refused Sid")
+            return
+        }
+        #expect(sid.label.hasPrefix("Sid for") && sid.text == "s 1/!")
+        #expect(sid.refusal == "restoreProduct refused: Sid may contain only letters, digits, '-' and '_'")
+        #expect(console.text.contains("✗ restoreProduct refused: Sid may contain only letters"))
+        console.press(.escape)
+        #expect(console.state.mode == .normal)
         // Anything but y cancels; esc in the picker too.
         console.press(.character("c"), .enter, .enter, .enter)
         console.type("n")
-        console.press(.enter)
         #expect(console.state.status?.text == "confirm: cancelled, nothing was written")
         console.press(.character("c"), .escape)
         #expect(restores(console).picking == nil && console.state.status?.text == "confirm: cancelled")
@@ -139,10 +151,23 @@ import Testing
         open(console, "restores")
         console.press(.character("j"), .character("d"))
         console.press(.enter)
-        #expect(console.state.status?.text == "a decline needs a reason the player can be told")
-        console.press(.character("d"))
+        // Enter on an empty reason: the prompt stays open with the reason beside it, and what is typed
+        // next goes to the prompt, never to the screen behind.
+        guard case .prompt(let empty) = console.state.mode else {
+            Issue.record("the reason prompt closed on an empty reason")
+            return
+        }
+        #expect(empty.refusal == "a decline needs a reason the player can be told")
         console.type("refunded by Apple; player told")
         console.press(.enter)
+        // The exact reason that will be saved, shown before it is.
+        guard case .prompt(let confirm) = console.state.mode else {
+            Issue.record("expected the decline's confirmation")
+            return
+        }
+        #expect(confirm.kind == .yesNo && confirm.label == "decline 2000000100000095 with the reason “refunded by Apple; player told”? y/n")
+        #expect(try count(console, "SELECT COUNT(*) FROM restore_request WHERE status = 'declined' AND transaction_id = '2000000100000095'") == 0)
+        console.type("y")
         #expect(console.state.status?.text == "declined 2000000100000095: refunded by Apple; player told")
         #expect(console.text.contains("reason     refunded by Apple; player told"))
         #expect(try count(console, "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.decline' AND subject = 'transaction 2000000100000095'") == 1)
@@ -199,7 +224,7 @@ import Testing
         open(console, "restores")
         console.press(.character("d"))
         console.type("duplicate of an earlier order")
-        console.press(.enter)
+        console.press(.enter, .character("y"))
         open(console, "audit")
         var audit = console.state.screenState(AuditScreen.self)
         #expect(audit.list.rows.first?.action == "restore.decline" && audit.list.rows.first?.actor == "tester")

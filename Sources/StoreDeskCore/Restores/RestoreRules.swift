@@ -50,19 +50,12 @@ public enum RestoreRules {
             productName: product.name, productId: product.id, productPrice: String(product.priceCents),
             sid: target.sid, roleId: target.roleId, orderId: transaction.appOrderId, ext: transaction.ext)
         if case .failure(let refused) = PurchaseRequest.validate(call) { return .failure(.request(refused)) }
-        let roles = prompt.candidates.filter { $0.userId == target.userId }
-        guard !roles.isEmpty else {
-            return .failure(
-                .notOnAppleID(account: target.userId, transactionId: transaction.id, appleIds: prompt.appleIds))
-        }
-        guard let account = roles.first(where: { $0.isSameRole(as: target) }) else {
-            return .failure(.unknownRole(target, appId: prompt.app.id, known: roles))
+        let account: RestoreAccount
+        switch candidate(prompt, onto: target) {
+        case .success(let found): account = found
+        case .failure(let refusal): return .failure(refusal)
         }
         let owner = prompt.payingAccount
-        let moved = !account.isSameRole(as: owner)
-        if moved && prompt.ownership == .keep {
-            return .failure(.keptWithOwner(owner: owner, target: account, app: prompt.app.name))
-        }
 
         var delivered = transaction
         delivered.userId = account.userId
@@ -153,6 +146,31 @@ public enum RestoreRules {
         case .share: return "share: \(owner.label) keeps it too"
         case .keep: return "keep: stays with \(owner.label)"
         }
+    }
+
+    /// Why a confirm onto `target` would be refused for the account alone (not on the Apple ID that
+    /// paid, no such role, kept with the owner), or nil: the console asks it when support picks an
+    /// account, before the Sid and Role_Id, and `confirm` asks it again.
+    public static func accountRefusal(_ prompt: RestorePrompt, onto target: RestoreAccount) -> RestoreRefusal? {
+        if case .failure(let refusal) = candidate(prompt, onto: target) { return refusal }
+        return nil
+    }
+
+    /// The candidate account `target` names, when the app's ownership lets the purchase go there.
+    private static func candidate(_ prompt: RestorePrompt, onto target: RestoreAccount) -> Result<RestoreAccount, RestoreRefusal> {
+        let roles = prompt.candidates.filter { $0.userId == target.userId }
+        guard !roles.isEmpty else {
+            return .failure(
+                .notOnAppleID(account: target.userId, transactionId: prompt.transaction.id, appleIds: prompt.appleIds))
+        }
+        guard let account = roles.first(where: { $0.isSameRole(as: target) }) else {
+            return .failure(.unknownRole(target, appId: prompt.app.id, known: roles))
+        }
+        let owner = prompt.payingAccount
+        if !account.isSameRole(as: owner) && prompt.ownership == .keep {
+            return .failure(.keptWithOwner(owner: owner, target: account, app: prompt.app.name))
+        }
+        return .success(account)
     }
 
     private static func mayResolve(_ prompt: RestorePrompt, _ staff: StaffMember) -> RestoreRefusal? {

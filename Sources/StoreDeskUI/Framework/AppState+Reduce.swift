@@ -51,10 +51,19 @@ extension AppState {
         case .command(let text): return handleCommandLine(key, text: text)
         case .help(let scroll): return handleHelp(key, scroll: scroll)
         case .prompt(let prompt): return handlePrompt(key, prompt)
+        case .messages(let scroll): return handleMessages(key, scroll: scroll)
         case .normal: break
         }
         if let effects = withCurrent({ $0.intercept(key, &$1) }) { return effects }
-        guard let binding = Keymap.binding(for: key, in: self) else { return [] }
+        guard let binding = Keymap.binding(for: key, in: self) else {
+            // A write key on a read-only store is not registered; it still says why nothing happened.
+            if let write = Keymap.writeBinding(for: key, in: self) {
+                status = StatusMessage("\(write.help): the store is open read-only, nothing was changed", .warning)
+            }
+            return []
+        }
+        // A message belongs to the action that made it: the next one starts without it.
+        status = nil
         if let reason = binding.unavailableReason(in: self) {
             status = StatusMessage("\(binding.help): \(reason)", .warning)
             return []
@@ -113,26 +122,6 @@ extension AppState {
         }
     }
 
-    /// Typing a line a screen asked for: `enter` hands it to the screen, `esc` drops it.
-    mutating func handlePrompt(_ key: Key, _ prompt: Prompt) -> [Effect] {
-        var prompt = prompt
-        switch key {
-        case .escape:
-            mode = .normal
-            status = StatusMessage("\(prompt.label): cancelled")
-            return []
-        case .enter:
-            mode = .normal
-            return reduce(prompt.answer(prompt.text))
-        case .backspace: prompt.text = String(prompt.text.dropLast())
-        case .ctrl("u"): prompt.text = ""
-        case .character(let c): prompt.text += String(c)
-        default: break
-        }
-        mode = .prompt(prompt)
-        return []
-    }
-
     /// The shown screen's filter, set by one keystroke.
     mutating func setFilter(_ text: String) -> [Effect] {
         withCurrent { $0.setFilter(text, &$1) }
@@ -159,18 +148,5 @@ extension AppState {
         default:
             return []
         }
-    }
-
-    mutating func handleHelp(_ key: Key, scroll: Int) -> [Effect] {
-        switch key {
-        case .escape, .character("?"), .character("q"): mode = .normal
-        case .character("j"), .down: mode = .help(scroll: scroll + 1)
-        case .character("k"), .up: mode = .help(scroll: max(0, scroll - 1))
-        case .pageDown, .character(" "): mode = .help(scroll: scroll + 10)
-        case .pageUp: mode = .help(scroll: max(0, scroll - 10))
-        case .character("g"), .home: mode = .help(scroll: 0)
-        default: break
-        }
-        return []
     }
 }

@@ -15,8 +15,12 @@ extension AppState {
         renderTabs(into: &canvas, rect: layout[.tabs])
         current.render(into: &canvas, layout: layout, context: context)
         renderFooter(into: &canvas, rect: layout[.footer])
-        renderStatus(into: &canvas, rect: layout[.status])
-        if case .help(let scroll) = mode { renderHelp(into: &canvas, scroll: scroll) }
+        switch mode {
+        case .help(let scroll): renderHelp(into: &canvas, scroll: scroll)
+        case .messages(let scroll): renderMessages(into: &canvas, scroll: scroll)
+        default: break
+        }
+        renderStatus(into: &canvas, footer: layout[.footer], status: layout[.status])
         return canvas
     }
 
@@ -110,71 +114,6 @@ extension AppState {
             x += 1
             x += canvas.write(binding.help, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerText)
             x += 2
-        }
-    }
-
-    func renderStatus(into canvas: inout Canvas, rect: Rect) {
-        switch mode {
-        case .filter:
-            let text = "/" + (current.filterText ?? "")
-            let x = canvas.write(text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
-            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
-            let hint = "enter keep · esc clear"
-            if x + hint.columns + 4 < rect.width {
-                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
-            }
-        case .command(let text):
-            let x = canvas.write(":" + text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
-            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
-            if let status, x + status.text.columns + 4 < rect.width {
-                canvas.write(status.text, at: Point(x: rect.x + x + 3, y: rect.y), role: .muted)
-            }
-        case .prompt(let prompt):
-            let x = canvas.write(prompt.label + ": " + prompt.text, at: Point(x: rect.x, y: rect.y), role: .input, maxWidth: rect.width - 1)
-            canvas.write("▏", at: Point(x: rect.x + x, y: rect.y), role: .input)
-            let hint = "enter send · esc cancel"
-            if x + hint.columns + 4 < rect.width {
-                canvas.write(hint, at: Point(x: rect.x + rect.width - hint.columns, y: rect.y), role: .muted)
-            }
-        case .normal, .help:
-            if let status {
-                let role: Role = switch status.kind {
-                case .info: .statusInfo
-                case .success: .statusSuccess
-                case .warning: .statusWarning
-                case .error: .statusError
-                }
-                canvas.write(status.text, at: Point(x: rect.x, y: rect.y), role: role, maxWidth: rect.width)
-            } else {
-                canvas.write("? help · : command · / filter · q quit", at: Point(x: rect.x, y: rect.y), role: .muted, maxWidth: rect.width)
-            }
-        }
-    }
-
-    /// The `?` overlay: every action for this screen, unavailable ones dimmed with the reason.
-    func renderHelp(into canvas: inout Canvas, scroll: Int) {
-        let width = min(size.width - 2, 100), height = size.height - 4
-        let box = Rect(x: (size.width - width) / 2, y: 2, width: width, height: height)
-        canvas.fill(box, role: .text)
-        canvas.frame(box, title: "Help: \(screen.title) · esc closes · j/k scroll", role: .borderFocused)
-        let inner = box.inset
-        // One line a binding; an unavailable one is dimmed and says why on the line below.
-        var lines: [(keys: String, text: String, role: Role, keyRole: Role)] = []
-        for binding in Keymap.helpEntries(for: self) {
-            let keys = binding.keys.count > 4 ? "1…9" : binding.keyLabel
-            if let reason = binding.unavailableReason(in: self) {
-                lines.append((keys, binding.summary, .helpDisabled, .helpDisabled))
-                lines.append(("", "unavailable: " + reason, .helpDisabled, .helpDisabled))
-            } else {
-                lines.append((keys, binding.summary, .helpText, .helpKey))
-            }
-        }
-        let keyWidth = min(16, lines.map { $0.keys.columns }.max() ?? 8) + 2
-        let visible = lines.dropFirst(min(scroll, max(0, lines.count - inner.height))).prefix(inner.height)
-        for (row, line) in visible.enumerated() {
-            let y = inner.y + row
-            canvas.write(line.keys.padded(to: keyWidth), at: Point(x: inner.x + 1, y: y), role: line.keyRole)
-            canvas.write(line.text, at: Point(x: inner.x + 1 + keyWidth, y: y), role: line.role, maxWidth: inner.width - keyWidth - 2)
         }
     }
 }

@@ -17,24 +17,62 @@ public enum InputMode: Sendable, Equatable {
     case help(scroll: Int)
     /// A screen asked for a line of text (`ConsoleScreen.prompt`); `enter` hands it the answer.
     case prompt(Prompt)
+    /// The message log (`:messages`), scrolled to this line (nil: the newest at the bottom).
+    case messages(scroll: Int?)
 }
 
-/// A line of text a screen asked for: what the status line says, what has been typed, and the action
-/// the answer becomes on that screen.
+/// A line of text a screen asked for: what the status line says, what has been typed (a `LineEditor`),
+/// the rule the answer must pass, and the action the answer becomes on that screen.
+///
+/// It stays open until it is answered or escaped: an answer `refuse` finds wrong keeps it open with the
+/// reason beside it, and every key goes to the line, never to the screen behind.
 public struct Prompt: Sendable, Equatable {
+    /// How the line is typed and shown.
+    public enum Kind: Sendable, Equatable {
+        /// A line of text, edited as readline edits one.
+        case text
+        /// A secret (an AppKey): drawn as `•` while typed, never kept in the history.
+        case secret
+        /// A yes/no question: `y` or `n` answers on the key, without enter.
+        case yesNo
+    }
+
     public var label: String
-    public var text: String
+    public var line: LineEditor
+    public var kind: Kind
     public let screen: ScreenID
+    /// Where its answers are remembered for ↑/↓ (the label unless the screen names it); nil: not kept.
+    public let historyKey: String?
+    /// Why the last answer was refused, shown beside the line until one is accepted.
+    public var refusal: String?
+    /// The history entry shown while ↑/↓ browse it (an index from the newest), and the line typed before.
+    var browsing: HistoryPlace?
+    /// Why an answer is refused (nil: accepted), asked before the screen sees it.
+    let refuse: @Sendable (String) -> String?
     let answer: @Sendable (String) -> Message
 
-    init(label: String, text: String, screen: ScreenID, answer: @escaping @Sendable (String) -> Message) {
+    init(
+        label: String, text: String, kind: Kind = .text, screen: ScreenID, history: String? = nil,
+        refuse: @escaping @Sendable (String) -> String? = { _ in nil }, answer: @escaping @Sendable (String) -> Message
+    ) {
         self.label = label
-        self.text = text
+        self.line = LineEditor(prefilled: text)
+        self.kind = kind
         self.screen = screen
+        self.historyKey = kind == .text ? (history ?? label) : nil
+        self.refuse = refuse
         self.answer = answer
     }
 
-    public static func == (a: Prompt, b: Prompt) -> Bool { a.label == b.label && a.text == b.text && a.screen == b.screen }
+    /// What has been typed.
+    public var text: String {
+        get { line.text }
+        set { line.text = newValue }
+    }
+
+    public static func == (a: Prompt, b: Prompt) -> Bool {
+        a.label == b.label && a.line == b.line && a.kind == b.kind && a.screen == b.screen && a.refusal == b.refusal
+    }
 }
 
 public struct StatusMessage: Sendable, Hashable {
@@ -63,7 +101,21 @@ public struct AppState: Sendable {
     public var screen: ScreenID = .users
     public var focus: Focus = .list
     public var mode: InputMode = .normal
-    public var status: StatusMessage?
+    /// The message of the last action: cleared by the next action or screen change, and every one
+    /// logged with its time, whole, in `messages` (`:messages` shows them).
+    public var status: StatusMessage? {
+        didSet {
+            if let status, status != oldValue { log(status) }
+        }
+    }
+    /// Every message shown this session, oldest first (at most `MessageLog.limit`).
+    public var messages: [LoggedMessage] = []
+    /// What was answered at each prompt (by its history key) and at `:` (`commandHistory`), oldest first.
+    var history: [String: [String]] = [:]
+    /// The `:` history entry ↑/↓ show (an index from the newest), and the line typed before.
+    var commandBrowsing: HistoryPlace?
+    /// Completions Tab offered for the `:` line, shown above it until the next key.
+    var commandChoices: [String] = []
     public var themeName: String
     public var themeNames: [String]
     /// The state of every screen used so far, so each keeps its place when you come back. A screen is
@@ -120,9 +172,7 @@ public struct AppState: Sendable {
         var context = self.context
         let result = body(&state, &context)
         screens[S.id] = state
-        focus = context.focus
-        status = context.status
-        mode = context.mode
+        take(context, from: state)
         return result
     }
 
@@ -136,14 +186,23 @@ public struct AppState: Sendable {
         var context = self.context
         let result = body(&state, &context)
         screens[id] = state
+        take(context, from: state)
+        return result
+    }
+
+    /// What a screen changed of the console: the focus, the status line, the input mode, and the app in
+    /// view (the header follows the Login screen's app).
+    private mutating func take(_ context: ScreenContext, from state: any ConsoleScreen) {
         focus = context.focus
         status = context.status
         mode = context.mode
-        return result
+        if let id = state.appInView, let index = apps.firstIndex(where: { $0.id == id }) { appIndex = index }
     }
 
     /// Makes a screen the shown one: started the first time, refreshed after.
     mutating func show(_ id: ScreenID) -> [Effect] {
+        // A message belongs to the screen it was said on.
+        if id != screen { status = nil }
         screen = id
         if started.insert(id).inserted { return with(id) { $0.start(&$1) } }
         return with(id) { $0.refresh(&$1) }

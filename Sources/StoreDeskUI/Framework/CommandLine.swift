@@ -57,36 +57,68 @@ public enum ConsoleCommandLine {
         Verb(name: "env", argument: "production|sandbox", summary: "switch the environment in the header"),
         Verb(name: "refresh", argument: nil, summary: "fetch the visible rows again"),
         Verb(name: "help", argument: nil, summary: "show every action"),
+        Verb(name: "messages", argument: nil, summary: "the message log: every message of this session, with its time, whole"),
         Verb(name: "q", argument: nil, summary: "quit"),
         Verb(name: "quit", argument: nil, summary: "quit"),
     ]
+
+    /// How help writes a verb: `:status open|confirmed|declined|all`.
+    static func usage(_ verb: Verb) -> String { ":" + verb.name + (verb.argument.map { " " + $0 } ?? "") }
 
     /// Completions for what has been typed so far: verbs, then each verb's arguments.
     public static func completions(for text: String, state: AppState) -> [String] {
         let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         if parts.count <= 1 {
-            return verbs.map(\.name).filter { $0.hasPrefix(parts.first ?? "") }
+            var seen = Set<String>()
+            return verbs.map(\.name).filter { $0.hasPrefix(parts.first ?? "") && seen.insert($0).inserted }
         }
         let argument = parts[1]
-        let candidates: [String]
-        switch parts[0] {
-        case "theme": candidates = state.themeNames
-        case "app": candidates = state.apps.map(\.id)
-        case "env": candidates = ["production", "sandbox"]
-        default: candidates = []
+        return arguments(of: parts[0], state: state).filter { $0.hasPrefix(argument) }.map { parts[0] + " " + $0 }
+    }
+
+    /// What a verb's argument may be, where that is cheap to know: themes, apps, fault kinds, the words
+    /// an argument lists (`open|confirmed|declined|all`), and the ids on the shown screen.
+    static func arguments(of verb: String, state: AppState) -> [String] {
+        switch verb {
+        case "theme": return state.themeNames
+        case "app": return state.apps.map(\.id)
+        case "env": return ["production", "sandbox"]
+        case "fault": return PaymentFault.kinds + ["clear"]
+        case "select", "user", "login": return state.current.completionIds
+        default:
+            // `open|confirmed|declined|all`: the words; `ID`, `URL|clear`: only the lower-case words.
+            guard let argument = verbs.first(where: { $0.name == verb })?.argument, !argument.contains(" ") else { return [] }
+            return argument.split(separator: "|").map(String.init).filter { word in
+                word.first?.isLowercase == true && word.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "-" }
+            }
         }
-        return candidates.filter { $0.hasPrefix(argument) }.map { parts[0] + " " + $0 }
     }
 }
 
 extension AppState {
+    /// Typing after `:`: tab completes (and lists the choices), ↑/↓ recall earlier lines, enter runs.
     mutating func handleCommandLine(_ key: Key, text: String) -> [Effect] {
+        commandChoices = []
         switch key {
         case .escape:
             mode = .normal
+            commandBrowsing = nil
             status = nil
         case .backspace:
+            commandBrowsing = nil
             if text.isEmpty { mode = .normal } else { mode = .command(text: String(text.dropLast())) }
+        case .ctrl("u"):
+            mode = .command(text: "")
+        case .ctrl("w"):
+            var line = LineEditor(prefilled: "")
+            line.text = text
+            line.edit(.ctrl("w"))
+            mode = .command(text: line.text)
+        case .up, .down:
+            if let recalled = browse(Self.commandHistory, older: key == .up, from: commandBrowsing, typed: text) {
+                mode = .command(text: recalled.text)
+                commandBrowsing = recalled.place
+            }
         case .tab:
             let options = ConsoleCommandLine.completions(for: text, state: self)
             if options.count == 1 {
@@ -95,12 +127,22 @@ extension AppState {
                 mode = .command(text: done + (takesArgument ? " " : ""))
             } else if !options.isEmpty {
                 mode = .command(text: commonPrefix(options))
-                status = StatusMessage(options.joined(separator: "  "))
+                // The choices as they would complete the word being typed.
+                let typed = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+                commandChoices = typed.count > 1 ? options.map { String($0.dropFirst(typed[0].count + 1)) } : options
+            } else {
+                status = StatusMessage("nothing completes ':\(text)'", .info)
             }
         case .enter:
             mode = .normal
-            return run(text.trimmingCharacters(in: .whitespaces))
+            commandBrowsing = nil
+            let line = text.trimmingCharacters(in: .whitespaces)
+            remember(line, in: Self.commandHistory)
+            // A command is an action: its message replaces the last one.
+            status = nil
+            return run(line)
         case .character(let c):
+            commandBrowsing = nil
             mode = .command(text: text + String(c))
         default:
             break
@@ -128,6 +170,8 @@ extension AppState {
         case "q", "quit": return quit()
         case "help":
             mode = .help(scroll: 0)
+        case "messages":
+            mode = .messages(scroll: nil)
         case "filter":
             guard current.filterText != nil else {
                 status = StatusMessage("\(screen.title) has no filter", .error)

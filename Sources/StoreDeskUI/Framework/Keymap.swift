@@ -114,6 +114,12 @@ public enum Keymap {
         return candidates.first { $0.screen != nil } ?? candidates.first
     }
 
+    /// The write binding a key would trigger on the current screen if the store were writable: how a
+    /// read-only console says why a write key did nothing.
+    public static func writeBinding(for key: Key, in state: AppState) -> Binding? {
+        all.first { $0.writes && $0.keys.contains(key) && $0.applies(to: state.screen) }
+    }
+
     /// The bindings the help overlay lists for the current screen, write ones included (dimmed when
     /// unavailable).
     public static func helpEntries(for state: AppState) -> [Binding] { all.filter { $0.applies(to: state.screen) } }

@@ -101,6 +101,10 @@ public protocol ConsoleScreen: Sendable {
     mutating func intercept(_ key: Key, _ context: inout ScreenContext) -> [Effect]?
     /// How fast the screen wants ticks while it is shown, or nil for the console's 1 s.
     var tickInterval: TimeInterval? { get }
+    /// The ids of the rows it shows, for tab completion of `:select ID` and the like (cheap: what is on screen).
+    var completionIds: [String] { get }
+    /// The app this screen is about when it chose one of its own (the Login screen's): the header follows it.
+    var appInView: String? { get }
 
     /// Draws the body: everything between the tab bar and the footer.
     func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext)
@@ -117,6 +121,8 @@ extension ConsoleScreen {
     public static var footer: [Action] { [] }
     public var filterText: String? { nil }
     public var tickInterval: TimeInterval? { nil }
+    public var completionIds: [String] { [] }
+    public var appInView: String? { nil }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] { [] }
@@ -152,13 +158,27 @@ extension ConsoleScreen {
         .post(body: body, url: url) { reply in .screen(ScreenMessage(Self.self, event: event(reply))) }
     }
 
-    /// Asks for a line of text on the status line; `enter` performs `answer(text)` on this screen.
+    /// Asks for a line of text on the status line; `enter` performs `answer(text)` on this screen once
+    /// `refuse` (when given) finds nothing wrong with it. A refused answer keeps the prompt open with the
+    /// reason beside it. `text` is a suggestion the first character typed replaces; `refusal` re-opens
+    /// a prompt whose answer the screen (or the store) refused later, with what was typed and why.
     ///
-    ///     Self.prompt("reason to decline \(id)", &context) { .decline(reason: $0) }
+    ///     Self.prompt("reason to decline \(id)", history: "decline reason", &context,
+    ///                 refuse: { $0.isEmpty ? "a decline needs a reason" : nil }) { .decline(reason: $0) }
     public static func prompt(
-        _ label: String, text: String = "", _ context: inout ScreenContext, answer: @escaping @Sendable (String) -> Action
+        _ label: String, text: String = "", kind: Prompt.Kind = .text, history: String? = nil, refusal: String? = nil,
+        _ context: inout ScreenContext, refuse: (@Sendable (String) -> String?)? = nil,
+        answer: @escaping @Sendable (String) -> Action
     ) {
-        context.mode = .prompt(Prompt(label: label, text: text, screen: id) { .screen(ScreenMessage(Self.self, action: answer($0))) })
+        var prompt = Prompt(label: label, text: text, kind: kind, screen: id, history: history, refuse: refuse ?? { _ in nil }) {
+            .screen(ScreenMessage(Self.self, action: answer($0)))
+        }
+        if let refusal {
+            prompt.text = text
+            prompt.refusal = refusal
+            context.status = StatusMessage(refusal, .warning)
+        }
+        context.mode = .prompt(prompt)
     }
 }
 

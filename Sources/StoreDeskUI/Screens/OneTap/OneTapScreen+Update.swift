@@ -13,7 +13,7 @@ extension OneTapScreen: ConsoleScreen {
         /// `:advance SECONDS`.
         case advanceBy(Int64)
         /// The answers to the steps' prompts.
-        case registerWith(String), authorizeWith(buttonText: String), phoneNumber(String), exchangeToken(String), timeoutMillis(String)
+        case registerAppId(String), registerWith(String), authorizeWith(buttonText: String), phoneNumber(String), exchangeToken(String), timeoutMillis(String)
     }
 
     /// Only a developer drives the simulator (the store checks again when it writes).

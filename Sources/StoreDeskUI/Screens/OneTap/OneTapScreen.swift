@@ -87,7 +87,15 @@ public struct OneTapScreen: Sendable {
         switch action {
         case .register:
             let appId = login?.registration?.appId ?? Self.demoAppId
-            Self.prompt("register: APPID APPKEY", text: appId + " ", &context) { .registerWith($0) }
+            Self.prompt("register: appId", text: appId, history: "appId", &context, refuse: Self.wordRefusal("the appId")) {
+                .registerAppId($0)
+            }
+        case .registerAppId(let text):
+            // The key is a secret: masked as typed, never kept in a history.
+            let appId = text.trimmingCharacters(in: .whitespaces)
+            Self.prompt("register: appKey for \(appId)", kind: .secret, &context, refuse: Self.wordRefusal("the appKey")) {
+                .registerWith(appId + " " + $0.trimmingCharacters(in: .whitespaces))
+            }
         case .registerWith(let text):
             let words = text.split(separator: " ").map(String.init)
             guard words.count == 2 else {
@@ -108,10 +116,13 @@ public struct OneTapScreen: Sendable {
         case .cancel:
             return step(context) { $0.authorize(buttonText: Self.defaultButton, cancel: true, at: $1) }
         case .phone:
-            Self.prompt("the SIM's number (11 digits)", &context) { .phoneNumber($0) }
+            Self.prompt("the SIM's number (11 digits)", &context, refuse: { text in
+                let number = text.trimmingCharacters(in: .whitespaces)
+                return Self.isPhoneNumber(number) ? nil : "the number must be 11 digits, got '\(Masking.phone(number))'"
+            }) { .phoneNumber($0) }
         case .phoneNumber(let text):
             let number = text.trimmingCharacters(in: .whitespaces)
-            guard number.count == 11, number.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            guard Self.isPhoneNumber(number) else {
                 context.status = StatusMessage("the number must be 11 digits, got '\(Masking.phone(number))'", .error)
                 return []
             }
@@ -145,7 +156,9 @@ public struct OneTapScreen: Sendable {
                 return nil
             }
         case .timeout:
-            Self.prompt("timeout in ms (8000 when 0 or less)", text: String(login?.timeoutMillis ?? 0), &context) { .timeoutMillis($0) }
+            Self.prompt("timeout in ms (8000 when 0 or less)", text: String(login?.timeoutMillis ?? 0), &context, refuse: { text in
+                Int(text.trimmingCharacters(in: .whitespaces)) == nil ? "the timeout is a number of milliseconds, got '\(text)'" : nil
+            }) { .timeoutMillis($0) }
         case .timeoutMillis(let text):
             guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
                 context.status = StatusMessage("the timeout is a number of milliseconds, got '\(text)'", .error)
@@ -157,6 +170,17 @@ public struct OneTapScreen: Sendable {
             }
         }
         return []
+    }
+
+    static func isPhoneNumber(_ number: String) -> Bool { number.count == 11 && number.allSatisfy { $0.isASCII && $0.isNumber } }
+
+    /// A prompt's rule for one word (an appId, an appKey): not empty, no spaces.
+    static func wordRefusal(_ what: String) -> @Sendable (String) -> String? {
+        { text in
+            let word = text.trimmingCharacters(in: .whitespaces)
+            if word.isEmpty { return "\(what) is needed" }
+            return word.contains(" ") ? "\(what) is one word, without spaces" : nil
+        }
     }
 
     func advance(_ seconds: Int64, _ context: ScreenContext) -> [Effect] {

@@ -140,6 +140,18 @@ extension QueueScreen: ConsoleScreen {
         return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock)
     }
 
+    /// Why a fault typed at the prompt is refused (`PaymentFault.parse`'s reason), or nil.
+    @Sendable static func faultRefusal(_ text: String) -> String? {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        guard text != "clear" else { return nil }
+        do throws(PaymentFault.ParseError) {
+            _ = try PaymentFault.parse(text)
+            return nil
+        } catch {
+            return error.description.replacingOccurrences(of: "--fault", with: "fault")
+        }
+    }
+
     mutating func inject(_ text: String, _ context: inout ScreenContext) -> [Effect] {
         guard simulation != nil else {
             context.status = StatusMessage("no simulation runs in this console (r starts one)", .warning)
@@ -230,7 +242,7 @@ extension QueueScreen: ConsoleScreen {
             context.status = StatusMessage("\(Self.rateText(value)) purchases per simulated second", .info)
             return []
         case .fault:
-            Self.prompt("fault (KIND[:ARG] or clear)", &context) { .inject($0) }
+            Self.prompt("fault (KIND[:ARG] or clear)", history: "fault", &context, refuse: Self.faultRefusal) { .inject($0) }
             return []
         case .inject(let text):
             return inject(text, &context)

@@ -25,6 +25,8 @@ extension RestoresScreen: ConsoleScreen {
         case logIn(userId: String)
         /// The answers to the confirm's and the decline's prompts.
         case confirmSid(String), confirmRole(String), confirmGo(String), declineReason(String)
+        /// The decline's confirmation: the reason shown, then `y` writes it.
+        case declineGo(reason: String, answer: String)
     }
 
     /// Operators look; support and developers act (the store checks again when it writes).
@@ -119,11 +121,13 @@ extension RestoresScreen: ConsoleScreen {
             return []
         case .decline:
             guard let prompt = openPrompt(&context) else { return [] }
-            Self.prompt("reason to decline \(prompt.transaction.id)", &context) { .declineReason($0) }
+            Self.prompt(
+                "reason to decline \(prompt.transaction.id)", history: "decline reason", &context, refuse: Self.reasonRefusal
+            ) { .declineReason($0) }
             return []
         case .logIn(let userId):
             return logIn(userId, &context)
-        case .confirmSid, .confirmRole, .confirmGo, .declineReason:
+        case .confirmSid, .confirmRole, .confirmGo, .declineReason, .declineGo:
             return answer(action, &context)
         }
     }

@@ -176,14 +176,33 @@ public struct RestoresScreen: Sendable {
             draft = nil
             context.status = StatusMessage("confirm: cancelled")
         case .enter:
-            picking = nil
             let account = prompt.candidates[index]
+            // An account the rules refuse is refused here, at the pick, before its Sid and Role_Id.
+            if let refusal = RestoreRules.accountRefusal(prompt, onto: account) {
+                context.status = StatusMessage(refusal.description, .warning)
+                return []
+            }
+            picking = nil
             draft = Draft(transactionId: prompt.transaction.id, account: account)
-            Self.prompt("Sid for \(account.label)", text: account.sid, &context) { .confirmSid($0) }
+            Self.prompt("Sid for \(account.label)", text: account.sid, history: "Sid", &context, refuse: Self.sidRefusal) { .confirmSid($0) }
         default:
             break
         }
         return []
+    }
+
+    static func trimmed(_ text: String) -> String { text.trimmingCharacters(in: .whitespacesAndNewlines) }
+
+    /// Why a Sid typed at the confirm's prompt is refused (`restoreProduct`'s rule for the field), or nil.
+    @Sendable static func sidRefusal(_ text: String) -> String? {
+        guard case .failure(let refused) = PurchaseRequest.validate(.init(sid: text)) else { return nil }
+        let sid = refused.refusals.filter { $0.field == "Sid" }
+        return sid.isEmpty ? nil : "restoreProduct refused: " + sid.map(\.reason).joined(separator: "; ")
+    }
+
+    /// Why a decline's reason is refused: it needs one the player can be told.
+    @Sendable static func reasonRefusal(_ text: String) -> String? {
+        trimmed(text).isEmpty ? RestoreRefusal.reasonMissing.description : nil
     }
 
     /// The answers to the confirm's and the decline's prompts.
@@ -193,14 +212,18 @@ public struct RestoresScreen: Sendable {
             guard var draft else { return [] }
             draft.sid = text
             self.draft = draft
-            Self.prompt("Role_Id on \(text)", text: draft.account.roleId, &context) { .confirmRole($0) }
+            let userId = draft.account.userId, sid = text, prompt = detail
+            Self.prompt("Role_Id on \(text)", text: draft.account.roleId, history: "Role_Id", &context, refuse: { roleId in
+                // The account Sid and Role_Id name must be one the rules let the purchase go to.
+                prompt.flatMap { RestoreRules.accountRefusal($0, onto: RestoreAccount(userId: userId, sid: sid, roleId: roleId))?.description }
+            }) { .confirmRole($0) }
         case .confirmRole(let text):
             guard var draft, let prompt = detail, prompt.transaction.id == draft.transactionId else { return [] }
             draft.roleId = text
             self.draft = draft
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
             let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
-            Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", &context) { .confirmGo($0) }
+            Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", kind: .yesNo, &context) { .confirmGo($0) }
         case .confirmGo(let text):
             guard let draft else { return [] }
             self.draft = nil
@@ -218,8 +241,19 @@ public struct RestoresScreen: Sendable {
                 }
             }]
         case .declineReason(let text):
+            // The exact reason that will be saved, shown before it is.
             guard let prompt = openPrompt(&context) else { return [] }
-            let id = prompt.transaction.id, staff = context.session.staff, at = context.clock
+            let reason = Self.trimmed(text)
+            Self.prompt("decline \(prompt.transaction.id) with the reason “\(reason)”? y/n", kind: .yesNo, &context) {
+                .declineGo(reason: reason, answer: $0)
+            }
+        case .declineGo(let reason, let answer):
+            guard answer == "y" else {
+                context.status = StatusMessage("decline: cancelled, nothing was written")
+                return []
+            }
+            guard let prompt = openPrompt(&context) else { return [] }
+            let text = reason, id = prompt.transaction.id, staff = context.session.staff, at = context.clock
             return [Self.write { store in
                 do {
                     return .resolved(.success(try store.declineRestore(transactionId: id, reason: text, by: staff, at: at)))

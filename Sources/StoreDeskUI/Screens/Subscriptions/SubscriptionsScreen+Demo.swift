@@ -92,9 +92,13 @@ extension SubscriptionsScreen {
     mutating func performDemo(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
         case .demo:
-            Self.prompt("demo subscription: PLAYER [PRODUCT]", text: selectedRow?.subscription.userId ?? "", &context) { .startDemo($0) }
+            openDemoPrompt(text: selectedRow?.subscription.userId ?? "", refusal: nil, &context)
             return []
+        case .startDemoTyped(let text):
+            demoTyped = text
+            return startDemo(text, &context)
         case .startDemo(let text):
+            demoTyped = nil
             return startDemo(text, &context)
         case .nextRate:
             let index = Self.demoRates.firstIndex(of: demoRate) ?? 0
@@ -114,7 +118,10 @@ extension SubscriptionsScreen {
             let others = demo.setup.catalogue.filter {
                 $0.subscriptionGroup == demo.setup.product.subscriptionGroup && $0.id != currentDemoProduct
             }
-            Self.prompt("change to (\(others.map(\.id).joined(separator: ", ")))", &context) { .changeTo($0) }
+            let ids = others.map(\.id)
+            Self.prompt("change to (\(ids.joined(separator: ", ")))", history: "change to", &context, refuse: { text in
+                ids.contains(text.trimmingCharacters(in: .whitespaces)) ? nil : "change to one of \(ids.joined(separator: ", ")), got '\(text)'"
+            }) { .changeTo($0) }
             return []
         case .changeTo(let text):
             return act(.change(productId: text.trimmingCharacters(in: .whitespaces)), &context)
@@ -128,6 +135,14 @@ extension SubscriptionsScreen {
         case .nextState:
             return []
         }
+    }
+
+    /// Asks for the demo's player (and product); `refusal` re-opens it with what was typed and why not.
+    func openDemoPrompt(text: String, refusal: String?, _ context: inout ScreenContext) {
+        Self.prompt(
+            "demo subscription: PLAYER [PRODUCT]", text: text, history: "demo", refusal: refusal, &context,
+            refuse: { (1...2).contains($0.split(separator: " ").count) ? nil : "a demo subscription needs PLAYER [PRODUCT], got '\($0)'" }
+        ) { .startDemoTyped($0) }
     }
 
     var currentDemoProduct: String? {
@@ -154,6 +169,7 @@ extension SubscriptionsScreen {
     mutating func applyDemo(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .demoReady(let setup):
+            demoTyped = nil
             var simulation = setup.simulation(start: context.clock, rate: demoRate)
             do {
                 let id = try simulation.purchase(setup.product.id, at: context.clock, appAccountToken: setup.appAccountToken)
@@ -169,6 +185,12 @@ extension SubscriptionsScreen {
             state = nil
             return writeDemoEvents(context) + reload(pageSize: Self.listRows(context), now: context.clock)
         case .demoFailed(let message):
+            // Typed at the prompt: the prompt opens again with the text and the reason, nothing leaks.
+            if let typed = demoTyped {
+                demoTyped = nil
+                openDemoPrompt(text: typed, refusal: "demo not started: \(message)", &context)
+                return []
+            }
             context.status = StatusMessage("demo not started: \(message)", .error)
             return []
         case .demoWritten(let uuids, let rejected):

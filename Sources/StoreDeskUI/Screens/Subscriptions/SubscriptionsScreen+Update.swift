@@ -19,6 +19,8 @@ extension SubscriptionsScreen: ConsoleScreen {
         case demo
         /// Start a demo subscription: `PLAYER [PRODUCT]`.
         case startDemo(String)
+        /// The same, typed at the demo's prompt: a refusal opens the prompt again.
+        case startDemoTyped(String)
         /// The next demo's time rate: the next one, or this one.
         case nextRate
         case demoRate(TimeRate)

@@ -19,6 +19,8 @@ public struct SubscriptionsScreen: Sendable {
     public var detailScroll = 0
     /// The subscription a developer drives live, if any (`n`).
     public var demo: SubscriptionDemo?
+    /// What was typed at the demo's prompt while the store looks it up: a refusal re-opens the prompt with it.
+    var demoTyped: String?
     /// The instant of the last fetch, and the next instant after it at which a state changes.
     var fetchedAt: Instant?
     var nextChange: Instant?
