@@ -75,6 +75,7 @@ import Testing
         console.press(.character("d"), .enter)
         #expect(prompt(console)?.refusal == "a decline needs a reason the player can be told")
         #expect(console.text.contains("reason to decline 2000000100000093: ▏  ✗ a decline needs a reason the player can be told"))
+        #expect(console.text.contains("enter sends · esc cancels · ←/→ home/end move"))
         console.type("refunded by Apple")
         #expect(prompt(console)?.text == "refunded by Apple")
         #expect(restores(console).status == .open && restores(console).selectedRow?.request.transactionId == "2000000100000093")

@@ -92,7 +92,8 @@ extension AppState {
             lines += wrap(text, width: overlayTextWidth).map { [Span($0.fitted(to: overlayTextWidth), .title)] }
         }
         let entries = Keymap.helpEntries(for: self)
-        let keyWidth = min(16, entries.map { ($0.keys.count > 4 ? "1…9" : $0.keyLabel).columns }.max() ?? 8) + 2
+        let keyLabels = entries.map { $0.keys.count > 4 ? "1…9" : $0.keyLabel } + Self.lineEditingHelp.map(\.0)
+        let keyWidth = min(16, keyLabels.map(\.columns).max() ?? 8) + 2
         heading("Keys")
         for binding in entries {
             let keys = binding.keys.count > 4 ? "1…9" : binding.keyLabel

@@ -48,7 +48,7 @@ extension AppState {
         var refusal = prompt.refusal.map { "  ✗ " + $0 } ?? ""
         var above: [Span] = []
         if (lead + typed + refusal).columns + 1 > line.width {
-            if (lead + typed).columns + 12 > line.width {
+            if (lead + typed).columns + 2 > line.width {
                 // The question whole, wrapped above: a yes/no one ends on the prompt's own line.
                 var rows = wrap(prompt.label, width: line.width)
                 lead = prompt.kind == .yesNo ? (rows.popLast() ?? "") + " " : "› "
@@ -59,10 +59,18 @@ extension AppState {
                 refusal = ""
             }
         }
-        let rows = above.count > Self.promptRowsAbove
-            ? [Span("…" + above[above.count - Self.promptRowsAbove].text, above[above.count - Self.promptRowsAbove].role)]
-                + above.suffix(Self.promptRowsAbove - 1)
+        // How to answer, edit or cancel, on the line above the prompt's own: while a prompt is open the
+        // footer's screen keys would not reach the screen anyway.
+        let hint: String = switch prompt.kind {
+        case .yesNo: "y yes · n no · esc cancels"
+        case .secret: "hidden as typed · enter sends · esc cancels · ctrl-u clears"
+        case .text: "enter sends · esc cancels · ←/→ home/end move · ctrl-u/k/w delete · ↑/↓ earlier"
+        }
+        let most = Self.promptRowsAbove - 1
+        let kept = above.count > most
+            ? [Span("…" + above[above.count - most].text, above[above.count - most].role)] + above.suffix(most - 1)
             : above
+        let rows = [Span(hint, .muted)] + kept
         for (i, row) in rows.enumerated() {
             let rect = Rect(x: line.x, y: footer.y - (rows.count - 1 - i), width: line.width, height: 1)
             canvas.fill(rect, role: .text)
@@ -72,18 +80,11 @@ extension AppState {
         x += canvas.write(lead.fitted(to: line.width - 2), at: Point(x: x, y: line.y), role: .input)
         let room = max(1, line.width - (x - line.x) - 1)
         x += canvas.write(shown.before.tail(fitting: room), at: Point(x: x, y: line.y), role: .input)
-        let cursor = x
         x += canvas.write("▏", at: Point(x: x, y: line.y), role: .input)
         x += canvas.write(shown.after, at: Point(x: x, y: line.y), role: .input, maxWidth: max(0, line.x + line.width - x))
         if !refusal.isEmpty {
-            x += canvas.write(refusal.fitted(to: max(0, line.x + line.width - x)), at: Point(x: x, y: line.y), role: .statusError)
+            canvas.write(refusal.fitted(to: max(0, line.x + line.width - x)), at: Point(x: x, y: line.y), role: .statusError)
         }
-        let hints: [String] = switch prompt.kind {
-        case .yesNo: ["y yes · n no · esc cancels", "esc cancels"]
-        case .secret: ["hidden as typed · enter sends · esc cancels", "esc cancels"]
-        case .text: ["enter sends · esc cancels · ctrl-u clears · ↑ earlier", "enter sends · esc cancels", "esc cancels"]
-        }
-        writeHint(hints, into: &canvas, line: line, after: max(x, cursor + 1) - line.x)
     }
 
     /// How many lines above its own a long prompt's question may take.
