@@ -248,15 +248,20 @@ import Testing
         #expect(console.state.mode == .normal)
     }
 
-    @Test func aLongMessageTakesTheFooterLineAndEndsInAnEllipsisWhenCut() throws {
+    @Test func aLongMessageTakesTheLinesAboveAndEndsInAnEllipsisWhenCut() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 24))
-        let long = (1...40).map { "word\($0)" }.joined(separator: " ")
+        let long = (1...80).map { "word\($0)" }.joined(separator: " ")
         console.runtime.dispatch(.failed(long))
-        let lines = console.text.split(separator: "\n", omittingEmptySubsequences: false)
-        let footer = lines[22], status = lines[23]
-        #expect(footer.hasPrefix("word1 word2"))
-        #expect(status.hasSuffix("…") && status.count <= 80)
+        var lines = console.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[20].hasPrefix("word1 word2"))
+        #expect(lines[23].hasSuffix("…") && lines[23].count <= 80 && !lines[23].contains("word80"))
         #expect(console.state.messages.last?.message.text == long)
+        // One that fits on two lines takes two, whole.
+        let two = (1...20).map { "word\($0)" }.joined(separator: " ")
+        console.runtime.dispatch(.failed(two))
+        lines = console.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[22].hasPrefix("word1 ") && lines[23].hasSuffix("word20"))
+        #expect(lines[21].hasPrefix("└"))
     }
 
     // MARK: - Read-only and the header

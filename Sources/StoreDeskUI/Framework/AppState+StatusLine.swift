@@ -24,10 +24,13 @@ extension AppState {
                 canvas.write(status.text, at: Point(x: line.x, y: line.y), role: role)
                 return
             }
-            // Too long for one line: the footer's line too, cut with an ellipsis if it is longer still.
+            // Too long for one line: the lines above too (the footer's, then the body's), cut with an
+            // ellipsis only past `statusRows` lines (the message log has it whole).
             let lines = wrap(status.text, width: line.width)
-            let shown = lines.count > 2 ? [lines[0], (lines[1...].joined(separator: " ")).fitted(to: line.width)] : lines
-            for (row, rect) in zip(shown, shown.count == 1 ? [line] : [footer, line]) {
+            let most = Self.statusRows
+            let shown = lines.count > most ? lines.prefix(most - 1) + [lines[(most - 1)...].joined(separator: " ").fitted(to: line.width)] : lines[...]
+            for (i, row) in shown.enumerated() {
+                let rect = Rect(x: line.x, y: line.y - (shown.count - 1 - i), width: line.width, height: 1)
                 canvas.fill(rect, role: .text)
                 canvas.write(row.fitted(to: rect.width), at: Point(x: rect.x, y: rect.y), role: role)
             }
@@ -86,6 +89,9 @@ extension AppState {
             canvas.write(refusal.fitted(to: max(0, line.x + line.width - x)), at: Point(x: x, y: line.y), role: .statusError)
         }
     }
+
+    /// How many lines a long message may take, its own and those above it.
+    static let statusRows = 4
 
     /// How many lines above its own a long prompt's question may take.
     static let promptRowsAbove = 6
