@@ -122,6 +122,16 @@ import Testing
         #expect(console.text.contains("Pocket Garden keeps purchases with the account that paid"))
         #expect(console.text.contains("s1/r10000023-1 is refused (ownership: keep)"))
         #expect(console.state.messages.last?.message.text == keep)
+        // Moving on drops the refusal; the paying account goes on to its Sid.
+        console.press(.character("k"))
+        #expect(console.state.status?.text == "confirm 2000000100000093: choose the account (j/k, enter), esc cancels")
+        #expect(restores(console).picking == 0)
+        console.press(.enter)
+        guard case .prompt(let payer) = console.state.mode else {
+            Issue.record("the paying account did not go on to its Sid")
+            return
+        }
+        #expect(payer.label == "Sid for 10000024 s1/r10000024-1")
         console.press(.escape)
         // A bad Sid typed at the prompt is refused by the restoreProduct rules, and the prompt stays open.
         console.press(.character("c"), .enter, .ctrl("u"))

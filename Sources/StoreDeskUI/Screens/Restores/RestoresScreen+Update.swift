@@ -116,8 +116,7 @@ extension RestoresScreen: ConsoleScreen {
             picking = 0
             detailScroll = 0
             context.focus = .detail
-            context.status = StatusMessage(
-                "confirm \(prompt.transaction.id): choose the account (j/k, enter), esc cancels")
+            context.status = Self.pickingHint(prompt)
             return []
         case .decline:
             guard let prompt = openPrompt(&context) else { return [] }

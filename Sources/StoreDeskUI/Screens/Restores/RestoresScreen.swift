@@ -169,8 +169,11 @@ public struct RestoresScreen: Sendable {
             return []
         }
         switch key {
-        case .character("j"), .down: picking = min(index + 1, prompt.candidates.count - 1)
-        case .character("k"), .up: picking = max(0, index - 1)
+        // A move is an action of its own: a refusal of the last pick gives way to how to pick.
+        case .character("j"), .down, .character("k"), .up:
+            let down = key == .character("j") || key == .down
+            picking = down ? min(index + 1, prompt.candidates.count - 1) : max(0, index - 1)
+            context.status = Self.pickingHint(prompt)
         case .escape:
             picking = nil
             draft = nil
@@ -203,6 +206,11 @@ public struct RestoresScreen: Sendable {
     /// Why a decline's reason is refused: it needs one the player can be told.
     @Sendable static func reasonRefusal(_ text: String) -> String? {
         trimmed(text).isEmpty ? RestoreRefusal.reasonMissing.description : nil
+    }
+
+    /// What the status line says while the account is being chosen.
+    static func pickingHint(_ prompt: RestorePrompt) -> StatusMessage {
+        StatusMessage("confirm \(prompt.transaction.id): choose the account (j/k, enter), esc cancels")
     }
 
     /// The answers to the confirm's and the decline's prompts.
