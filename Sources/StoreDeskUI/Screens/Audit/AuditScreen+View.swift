@@ -38,7 +38,7 @@ extension AuditScreen {
     static func columns(zone: TimeZone) -> [ListColumn<AuditEntry>] {
         [
             ListColumn("WHEN", priority: 2, width: 16) { $0.at.shortText(in: zone) },
-            ListColumn("ACTOR", priority: 3, min: 8, ideal: 12) { $0.actor },
+            ListColumn("ACTOR", priority: 3, min: 12, ideal: 14) { $0.actor },
             ListColumn("ACTION", priority: 1, min: 8, ideal: 22, grows: true) { $0.action },
             ListColumn("SUBJECT", priority: 4, min: 10, ideal: 24, grows: true) { $0.subject },
             ListColumn("ROLE", priority: 5, width: 9) { $0.role },
