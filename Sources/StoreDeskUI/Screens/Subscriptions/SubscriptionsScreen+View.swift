@@ -57,7 +57,7 @@ extension SubscriptionsScreen {
         [
             ListColumn("STATE", priority: 1, width: 10) { "● " + shortName($0.info.state) },
             ListColumn("ENDS", priority: 2, width: 10) { endDate($0.info).dayText(in: zone) },
-            ListColumn("PRODUCT", priority: 4, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
+            ListColumn("PRODUCT", priority: 4, min: 12, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
             ListColumn("PLAYER", priority: 3, min: 8, ideal: 16, grows: true) { $0.row.userName },
             ListColumn("USER", priority: 5, min: 8, ideal: 9) { $0.row.subscription.userId },
             ListColumn("ORIGINAL TRANSACTION", priority: 6, width: 20) { $0.info.originalTransactionId },
