@@ -123,6 +123,21 @@ import Testing
         #expect(text.lines.map { $0.map(\.text).joined() } == ["verdict the", "        signature", "        follows the", "        rules"])
     }
 
+    @Test func theCanvasEndsCutTextInAnEllipsis() {
+        func drawn(_ text: String, width: Int) -> String {
+            var canvas = Canvas(size: Size(width: width, height: 1))
+            canvas.write(text, at: Point(x: 0, y: 0), role: .text, maxWidth: width, ellipsis: true)
+            return canvas.plainText
+        }
+        #expect(drawn("apple.zhangwei88", width: 10) == "apple.zha…\n")
+        #expect(drawn("apple.zhan", width: 10) == "apple.zhan\n")
+        // A wide character gives its place to the ellipsis, whole.
+        #expect(drawn("张伟🐉的", width: 6) == "张伟…\n")
+        #expect(drawn("张伟🐉", width: 5) == "张伟…\n")
+        // Padding cut is no loss.
+        #expect(drawn("abc         ", width: 6) == "abc\n")
+    }
+
     @Test func tabBarKeepsTheCurrentTabWhole() {
         for width in [59, 70, 79, 119, 199] {
             for current in 0..<ScreenID.allCases.count {

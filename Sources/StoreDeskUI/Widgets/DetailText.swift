@@ -56,11 +56,7 @@ extension Canvas {
                 // A span cut at the pane's edge ends in an ellipsis (padding cut is no loss).
                 let room = rect.x + rect.width - 1 - x
                 guard room > 0 else { break }
-                if span.text.columns > room, span.text.reversed().drop(while: { $0 == " " }).reduce(0, { $0 + TextWidth.columns(of: $1) }) > room {
-                    write(span.text.fitted(to: room), at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: room)
-                    break
-                }
-                x += write(span.text, at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: room)
+                x += write(span.text, at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: room, ellipsis: true)
             }
         }
     }

@@ -20,7 +20,7 @@ extension QueueScreen {
         func put(_ text: String, _ role: Role) {
             guard x < end else { return }
             // Cut at the edge with an ellipsis.
-            x += canvas.write(text.columns > end - x ? text.fitted(to: end - x) : text, at: Point(x: x, y: y), role: role, maxWidth: end - x)
+            x += canvas.write(text, at: Point(x: x, y: y), role: role, maxWidth: end - x, ellipsis: true)
         }
         put("\(counts.values.reduce(0, +).formattedWithSeparators) in queue:", .title)
         for state in [TransactionState.purchasing, .purchased, .deferred, .failed, .restored] {

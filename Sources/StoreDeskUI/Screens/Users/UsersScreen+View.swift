@@ -4,14 +4,15 @@ import StoreDeskStoreAPI
 
 extension UsersScreen {
     /// The list's columns, most important first: the id a ticket gives, the name, the account type;
-    /// a wide terminal adds when the account was made, the login name and the age band.
+    /// a wider terminal adds the login name, when the account was made and the age band.
     static func columns(zone: TimeZone) -> [ListColumn<UserRow>] {
         [
             ListColumn("ID", priority: 1, min: 8, ideal: 9) { $0.user.id },
-            ListColumn("NAME", priority: 2, min: 6, ideal: 24, grows: true) { $0.user.isGuest ? "(guest)" : $0.user.displayName },
+            ListColumn("NAME", priority: 2, min: 16, ideal: 24, grows: true) { $0.user.isGuest ? "(guest)" : $0.user.displayName },
             ListColumn("TYPE", priority: 3, width: 8) { $0.user.site.name },
-            ListColumn("CREATED", priority: 4, width: 16) { $0.user.createdAt.shortText(in: zone) },
-            ListColumn("LOGIN NAME", priority: 5, min: 10, ideal: 20, grows: true) { $0.user.name },
+            ListColumn("LOGIN NAME", priority: 4, min: 10, ideal: 20, grows: true) { $0.user.name },
+            // A date costs a time-zone lookup a row: only where the terminal is wide.
+            ListColumn("CREATED", priority: 5, width: 16) { $0.user.createdAt.shortText(in: zone) },
             ListColumn("AGE BAND", priority: 6, width: 12) { $0.user.adultType.name },
         ]
     }
