@@ -104,7 +104,7 @@ struct SnapshotRequest: Equatable {
         }
     }
 
-    /// Prints the frame and ends the process (exit status 0) without tearing down the store's
+    /// Prints the frame and ends the process (exit status 0; a size too small for the console, 1) without tearing down the store's
     /// connection and dispatch queues: there is nothing to flush in a read-only store, and the teardown
     /// started threads of its own.
     func run() throws -> Never {
@@ -113,6 +113,11 @@ struct SnapshotRequest: Equatable {
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            // A frame too small to hold the console is not a frame: refused in one line, exit 1.
+            guard !Layout(size: size).isTooSmall else {
+                let need = Layout.minimum
+                throw StoreError.invalidArgument("--size \(size) is too small: the console needs at least \(need.width)x\(need.height)")
             }
             trace.mark("arguments")
             // Theme files are looked up only for --theme: the default theme is built in.

@@ -157,7 +157,6 @@ import Testing
         #expect(lines.count == 25)
         #expect(result.stdout.contains("小龙🐉"))
         #expect(result.stdout.contains("150****1234"))
-        #expect(try Binary.run(["snapshot", "--size", "40x10"], home: home).stdout.contains("terminal too small"))
     }
 
     /// `snapshot` with only its own options skips ArgumentParser for speed; every command line must

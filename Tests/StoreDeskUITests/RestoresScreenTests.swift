@@ -31,7 +31,7 @@ import Testing
         #expect(screen.detail?.transaction.id == "2000000100000093")
         let text = console.text
         #expect(text.contains("Restores · open 3"))
-        #expect(text.contains("2d 11h    10000024 2000000100000093 coins.3000 ×1"))
+        #expect(text.contains("2d 11h    2000000100000093 10000024  coins.3000 ×1"))
         #expect(text.contains("Candidate accounts (3)"))
         #expect(text.contains("10000023 s1/r10000023-1 婷妈的花园 · keep: refused"))
         #expect(text.contains("rule       keep: Pocket Garden keeps the purchase"))
@@ -94,10 +94,14 @@ import Testing
         #expect(screen.detail?.request.status == .confirmed)
         let text = console.text
         #expect(text.contains("callback   attempt 1 accepted · reply success"))
-        #expect(text.contains("grant      com.storedesk.dragonatlas.jade.1280 ×1"))
         #expect(text.contains("owner      10000035 s5/r10000035-1 影舞者 +"))
+        // The verdict wraps by words, so the grant is a few lines further down the detail pane.
+        console.press(.tab)
+        for _ in 0..<8 { console.press(.character("j")) }
+        #expect(console.text.contains("grant      com.storedesk.dragonatlas.jade.1280 ×1"))
+        console.press(.tab)
         #expect(screen.detail?.currentOwners.map(\.label) == ["10000035 s5/r10000035-1", "10000035 s2/r10000035-2"])
-        #expect(text.contains("✓ 18h 18m 10000035 2000000100000096"))
+        #expect(text.contains("✓ 18h 18m 2000000100000096 10000035"))
         // The restore desk's order number: the first of the store's first block.
         #expect(try count(console, "SELECT COUNT(*) FROM item_grant WHERE order_id = '10000000001' AND source = 'restore'") == 1)
         #expect(try count(console, "SELECT COUNT(*) FROM payment_order WHERE order_id = '10000000001' AND transaction_id = '2000000100000096'") == 1)

@@ -93,7 +93,7 @@ import Testing
         tick(console, seconds: 39)
         #expect(screen(console).rows.first?.subscription.info(at: console.state.clock)?.state == .billingRetry)
         #expect(console.text.contains("● retry"), "\(console.text)")
-        #expect(console.text.contains("ret 1  exp 0"))
+        #expect(console.text.contains("retry 1 expired 0"))
         // While it is retried the player cannot start another demo in the group; once retry has ended, can.
         console.show("demo 10000004")
         #expect(screen(console).demo == nil)
@@ -102,7 +102,7 @@ import Testing
         let records = try console.database.subscriptionRecords(userId: demo.setup.userId)
         #expect(records.snapshot(at: console.state.clock).subscription(originalTransactionId: demo.originalTransactionId)?.state == .expired)
         #expect(console.text.contains("● expired"), "\(console.text)")
-        #expect(console.text.contains("ret 0  exp 1"))
+        #expect(console.text.contains("retry 0 expired 1"))
         console.show("demo 10000004")
         #expect(screen(console).demo.map(\.originalTransactionId) != nil)
         #expect(screen(console).demo?.originalTransactionId != demo.originalTransactionId)

@@ -29,7 +29,7 @@ import Testing
         command(console, "user 10000006")
         let text = console.text
         #expect(text.contains("access         unlocked"))
-        #expect(text.contains("group          starvoyage.vip 1 active"))
+        #expect(text.contains("group          starvoyage.vip active"))
         #expect(text.contains("● active         vip.yearly"))
         #expect(text.contains("renews 2027-11-02 as vip.monthly"))
         for name in ["SUBSCRIBED/INITIAL_BUY", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF/UPGRADE", "DID_CHANGE_RENEWAL_PREF/DOWNGRADE"] {

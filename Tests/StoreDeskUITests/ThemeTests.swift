@@ -107,16 +107,17 @@ import Testing
         let boxes = Layout(size: Size(width: 80, height: 24)).asciiBoxes.split(separator: "\n")
         #expect(boxes[0] == Substring(String(repeating: "H", count: 80)))
         #expect(boxes[1] == Substring(String(repeating: "T", count: 80)))
-        #expect(boxes[2] == Substring(String(repeating: "L", count: 36) + String(repeating: "D", count: 44)))
+        #expect(boxes[2] == Substring(String(repeating: "L", count: 40) + String(repeating: "D", count: 40)))
         #expect(boxes[21] == boxes[2])
         #expect(boxes[22] == Substring(String(repeating: "F", count: 80)))
         #expect(boxes[23] == Substring(String(repeating: "S", count: 80)))
     }
 
-    @Test func theListIsCappedOnWideTerminals() {
+    @Test func theListWidensOnWideTerminals() {
         let layout = Layout(size: Size(width: 200, height: 50))
-        #expect(layout[.list].width == 64)
-        #expect(layout[.detail].width == 136)
+        #expect(layout[.list].width == 100)
+        #expect(layout[.detail].width == 100)
+        #expect(Layout(size: Size(width: 60, height: 20))[.list].width == 30)
         #expect(layout.listRows == 50 - 4 - 3)
     }
 

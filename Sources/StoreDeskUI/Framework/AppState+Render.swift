@@ -90,30 +90,50 @@ extension AppState {
         return " " + [appShort, shortTime, role].compactMap { $0 }.joined(separator: " │ ")
     }
 
-    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between, so every
-    /// screen's number stays visible on an 80-column terminal.
+    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between; when
+    /// that does not fit either, the tabs farthest from the current one shrink to their number, so the
+    /// current tab is always shown whole and every other one can still be reached by its number.
     func renderTabs(into canvas: inout Canvas, rect: Rect) {
-        let titles = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.title)" }
-        let roomy = titles.reduce(1) { $0 + $1.columns + 3 } <= rect.width
+        let labels = Self.tabLabels(current: ScreenID.allCases.firstIndex(of: screen) ?? 0, width: rect.width - 1)
         var x = rect.x + 1
-        for (id, title) in zip(ScreenID.allCases, titles) {
-            x += canvas.write(roomy ? " \(title) " : title, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab)
+        for (id, label) in zip(ScreenID.allCases, labels) where x < rect.x + rect.width {
+            x += canvas.write(label, at: Point(x: x, y: rect.y), role: id == screen ? .tabActive : .tab, maxWidth: rect.x + rect.width - x)
             x += 1
         }
     }
 
+    /// The tab bar's labels for `width` columns, the tab at `current` whole.
+    static func tabLabels(current: Int, width: Int) -> [String] {
+        let titles = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.title)" }
+        func fits(_ labels: [String]) -> Bool { labels.reduce(0) { $0 + $1.columns + 1 } <= width + 1 }
+        let roomy = titles.map { " \($0) " }
+        if fits(roomy) { return roomy }
+        var labels = titles
+        // Farthest from the current tab first; of two as far, the one on the right.
+        let order = labels.indices.filter { $0 != current }.sorted { (abs($0 - current), $0) > (abs($1 - current), $1) }
+        for i in order where !fits(labels) { labels[i] = "\(i + 1)" }
+        return labels
+    }
+
+    /// The footer's hints, as many as fit, and always `? help` at the end: the way to every other key.
     func renderFooter(into canvas: inout Canvas, rect: Rect) {
+        let bindings = Keymap.footer(for: screen).filter { !($0.writes && session.readOnly) }
+        let help = bindings.first { $0.command == .help }
+        let helpWidth = help.map { $0.keys[0].label.columns + 1 + $0.help.columns + 2 } ?? 0
         var x = rect.x + 1
-        for binding in Keymap.footer(for: screen) {
-            if binding.writes && session.readOnly { continue }
+        for binding in bindings where binding.command != .help {
             let disabled = binding.unavailableReason(in: self) != nil
             let key = binding.command == .down ? "j/k" : binding.keys[0].label
             let width = key.columns + 1 + binding.help.columns
-            guard x + width <= rect.x + rect.width else { break }
+            guard x + width + 2 + helpWidth <= rect.x + rect.width else { break }
             x += canvas.write(key, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerKey)
             x += 1
             x += canvas.write(binding.help, at: Point(x: x, y: rect.y), role: disabled ? .helpDisabled : .footerText)
             x += 2
+        }
+        if let help {
+            x += canvas.write(help.keys[0].label, at: Point(x: x, y: rect.y), role: .footerKey)
+            canvas.write(help.help, at: Point(x: x + 1, y: rect.y), role: .footerText)
         }
     }
 }

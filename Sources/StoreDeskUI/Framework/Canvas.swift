@@ -30,35 +30,71 @@ public struct Canvas: Equatable, Sendable {
     /// Writes text from `point`, by columns, clipped at `maxWidth` columns (and the canvas edge).
     /// Control characters are drawn escaped (`\e`, `\n`: `ControlCharacters`), as every text command
     /// prints them, so stored text shows what it holds and cannot reach the terminal as a sequence.
+    /// With `ellipsis`, text cut at the limit ends in `…` (cutting only spaces is no loss and shows none),
+    /// found as the text is drawn: no pass over it beforehand.
     /// Returns the number of columns written.
     @discardableResult
-    public mutating func write(_ text: some StringProtocol, at point: Point, role: Role, maxWidth: Int? = nil) -> Int {
+    public mutating func write(_ text: some StringProtocol, at point: Point, role: Role, maxWidth: Int? = nil, ellipsis: Bool = false) -> Int {
         guard point.y >= 0, point.y < size.height, point.x < size.width else { return 0 }
         let limit = min(size.width, point.x + (maxWidth ?? size.width))
         var x = point.x
-        for character in ControlCharacters.escaped(text) {
+        // Where the last character drawn starts: an ellipsis replaces it when no column is left.
+        var last = x
+        let escaped = ControlCharacters.escaped(text)
+        var index = escaped.startIndex
+        while index < escaped.endIndex {
+            let character = escaped[index]
             var scalars = character.unicodeScalars.makeIterator()
-            guard let only = scalars.next() else { continue }
+            guard let only = scalars.next() else {
+                escaped.formIndex(after: &index)
+                continue
+            }
             if scalars.next() == nil {
                 // The common case: one scalar, one cell.
                 let w = TextWidth.columns(of: only)
-                if w == 0 { continue }
-                if x + w > limit { break }
-                put(String(character), width: w, x: x, y: point.y, role: role)
-                x += w
+                if w > 0 {
+                    if x + w > limit {
+                        if ellipsis { x = endWithEllipsis(escaped[index...], x: x, last: last, limit: limit, y: point.y, role: role) }
+                        break
+                    }
+                    last = x
+                    put(String(character), width: w, x: x, y: point.y, role: role)
+                    x += w
+                }
+                escaped.formIndex(after: &index)
                 continue
             }
             // A cluster is written whole or not at all, in the cells every terminal draws it in.
             let pieces = TextWidth.cells(of: character)
             let w = pieces.reduce(0) { $0 + $1.width }
-            if w == 0 { continue }
-            if x + w > limit { break }
-            for piece in pieces {
-                put(piece.text, width: piece.width, x: x, y: point.y, role: role)
-                x += piece.width
+            if w > 0 {
+                if x + w > limit {
+                    if ellipsis { x = endWithEllipsis(escaped[index...], x: x, last: last, limit: limit, y: point.y, role: role) }
+                    break
+                }
+                last = x
+                for piece in pieces {
+                    put(piece.text, width: piece.width, x: x, y: point.y, role: role)
+                    x += piece.width
+                }
             }
+            escaped.formIndex(after: &index)
         }
         return x - point.x
+    }
+
+    /// Marks text cut at `limit`: `…` in the next free column, or over the last character drawn (its
+    /// second column blanked); nothing when what was cut is only spaces. Returns where the text ends.
+    private mutating func endWithEllipsis(_ rest: Substring, x: Int, last: Int, limit: Int, y: Int, role: Role) -> Int {
+        guard rest.contains(where: { $0 != " " }), limit > 0 else { return x }
+        if x < limit {
+            put("…", width: 1, x: x, y: y, role: role)
+            return x + 1
+        }
+        guard last < x else { return x }
+        put("…", width: 1, x: last, y: y, role: role)
+        for blank in (last + 1)..<x { put(" ", width: 1, x: blank, y: y, role: role) }
+        return x
     }
 
     /// One cell's text at column `x` (a wide one takes the next column too); nothing left of the canvas.

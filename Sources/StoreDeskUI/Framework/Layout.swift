@@ -22,8 +22,9 @@ public struct Layout: Sendable, Equatable {
             return
         }
         let bodyTop = 2, bodyHeight = size.height - 4
-        // The list takes about 45% of the width, at least 30 and at most 64 columns.
-        let listWidth = min(64, max(30, size.width * 45 / 100))
+        // The list takes half the width, at least 30 columns: a wide terminal gives its columns room
+        // (`ColumnLayout` shows more of them), a narrow one still leaves the detail pane 30.
+        let listWidth = max(30, size.width / 2)
         panes = [
             .header: Rect(x: 0, y: 0, width: size.width, height: 1),
             .tabs: Rect(x: 0, y: 1, width: size.width, height: 1),

@@ -31,41 +31,16 @@ public struct DetailText: Sendable {
         lines.append([Span(text, .title)])
     }
 
-    /// A sentence broken at spaces into lines of at most `width` columns, the label on the first (a word
-    /// longer than a line is cut as `wrapped` cuts).
+    /// A sentence broken at spaces into lines of at most `width` columns, the label on the first.
     public mutating func paragraph(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
-        let room = max(8, width - labelWidth)
-        var chunks: [String] = []
-        var current = ""
-        for word in value.split(separator: " ", omittingEmptySubsequences: false).map(String.init) {
-            let candidate = current.isEmpty ? word : current + " " + word
-            if candidate.columns <= room || current.isEmpty {
-                current = candidate
-            } else {
-                chunks.append(current)
-                current = word
-            }
-        }
-        chunks.append(current)
-        for (i, chunk) in chunks.enumerated() { wrapped(i == 0 ? label : "", chunk, width: width, role) }
+        wrapped(label, value, width: width, role)
     }
 
-    /// A long value cut into lines of at most `width` columns, the label on the first.
+    /// A value broken into lines of at most `width` columns, the label on the first: at spaces, so dates
+    /// and words stay whole; only a word longer than a line is broken, its pieces ending in `…`
+    /// (`TextWrap`).
     public mutating func wrapped(_ label: String, _ value: String, width: Int, _ role: Role = .detailValue) {
-        let room = max(8, width - labelWidth)
-        var chunks: [String] = []
-        var current = ""
-        for character in value {
-            // A line break or any other control shows as its escape (`\n`), as every text command prints it.
-            let piece = ControlCharacters.escaped(String(character))
-            if (current + piece).columns > room {
-                chunks.append(current)
-                current = ""
-            }
-            current += piece
-        }
-        if !current.isEmpty || chunks.isEmpty { chunks.append(current) }
-        for (i, chunk) in chunks.enumerated() {
+        for (i, chunk) in TextWrap.lines(value, width: max(8, width - labelWidth)).enumerated() {
             lines.append([Span((i == 0 ? label : "").padded(to: labelWidth), .detailLabel), Span(chunk, role)])
         }
     }
@@ -78,7 +53,10 @@ extension Canvas {
         for (row, line) in lines.dropFirst(first).prefix(rect.height).enumerated() {
             var x = rect.x + 1
             for span in line {
-                x += write(span.text, at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: rect.x + rect.width - 1 - x)
+                // A span cut at the pane's edge ends in an ellipsis (padding cut is no loss).
+                let room = rect.x + rect.width - 1 - x
+                guard room > 0 else { break }
+                x += write(span.text, at: Point(x: x, y: rect.y + row), role: span.role, maxWidth: room, ellipsis: true)
             }
         }
     }

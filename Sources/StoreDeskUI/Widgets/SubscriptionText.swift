@@ -20,7 +20,7 @@ extension DetailText {
         for group in snapshot.groups {
             line(
                 Span("group".padded(to: labelWidth), .detailLabel), Span(group.groupId + " ", .detailValue),
-                Span("\(group.state.appleStatus) \(group.state.name)", Role.of(group.state)))
+                Span(group.state.name, Role.of(group.state)))
         }
         let signed = events.filter { $0.signedDate <= now }
         for info in snapshot.all.sorted(by: { ($0.expiresDate, $0.originalTransactionId) > ($1.expiresDate, $1.originalTransactionId) }) {

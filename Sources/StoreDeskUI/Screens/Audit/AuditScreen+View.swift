@@ -8,24 +8,15 @@ extension AuditScreen {
         canvas.frame(rect, title: "Audit" + (filter.isEmpty ? "" : " · “\(filter)”"), role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        // A narrow list shows the month and day only and leaves the actor to the detail pane.
-        let narrow = inner.width < 50
-        let whenWidth = narrow ? 11 : 16, actorWidth = narrow ? 0 : 12
-        let actionWidth = max(4, inner.width - 2 - whenWidth - 1 - (narrow ? 0 : actorWidth + 1))
-        func actor(_ name: String) -> String { narrow ? "" : name.padded(to: actorWidth) + " " }
-        canvas.writeLine(
-            " " + "WHEN".padded(to: whenWidth) + " " + actor("ACTOR") + "ACTION".padded(to: actionWidth),
-            in: inner, row: 0, role: .listHeader)
+        let columns = ColumnLayout(Self.columns(zone: context.timeZone), width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if list.rows.isEmpty {
             let message = filter.isEmpty ? "the audit log is empty" : "no audit entries match “\(filter)”"
             canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
         }
         for (i, entry) in list.rows.enumerated() where i + 1 < inner.height {
-            let when = entry.at.shortText(in: context.timeZone)
-            let line = " " + (narrow ? String(when.dropFirst(5)) : when).padded(to: whenWidth) + " " + actor(entry.actor)
-                + entry.action.padded(to: actionWidth)
             let role: Role = i == list.selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: entry.action)
-            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+            canvas.writeLine(columns.line(entry), in: inner, row: i + 1, role: role)
         }
 
         let detailRect = layout[.detail]
@@ -40,6 +31,18 @@ extension AuditScreen {
         text.wrapped("subject", entry.subject, width: width)
         text.paragraph("detail", entry.detail, width: width)
         canvas.draw(text.lines, in: detailRect.inset, scroll: detailScroll)
+    }
+
+    /// The list's columns, most important first: what was done and when, by whom, on what; a wide
+    /// terminal adds the role it was done in.
+    static func columns(zone: TimeZone) -> [ListColumn<AuditEntry>] {
+        [
+            ListColumn("WHEN", priority: 2, width: 16) { $0.at.shortText(in: zone) },
+            ListColumn("ACTOR", priority: 3, min: 12, ideal: 14) { $0.actor },
+            ListColumn("ACTION", priority: 1, min: 8, ideal: 22, grows: true) { $0.action },
+            ListColumn("SUBJECT", priority: 4, min: 10, ideal: 24, grows: true) { $0.subject },
+            ListColumn("ROLE", priority: 5, width: 9) { $0.role },
+        ]
     }
 
     /// Confirms read as restored, declines as failed, reveals as masked data shown.

@@ -3,25 +3,32 @@ import StoreDeskCore
 
 /// The Codes screen's view: the codes on the left, the selected one's meaning on the right.
 extension CodesScreen {
+    /// The list's columns, most important first: the code and its name, then its family; a wide
+    /// terminal adds where it comes from.
+    static var columns: [ListColumn<CodeRow>] {
+        [
+            ListColumn("FAMILY", priority: 3, width: 10) { $0.tag },
+            ListColumn("CODE", priority: 1, width: 7, alignment: .right) { $0.code },
+            ListColumn("NAME", priority: 2, min: 10, ideal: 32, grows: true) { $0.name },
+            ListColumn("FROM", priority: 4, min: 12, ideal: 28) { $0.source },
+        ]
+    }
+
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         let list = layout[.list]
         var title = "Codes · \(rows.count.formattedWithSeparators)"
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         canvas.frame(list, title: title, role: context.focus == .list ? .borderFocused : .border)
         let inner = list.inset
-        let codeWidth = 7
-        let familyWidth = 10
-        canvas.writeLine(
-            " " + "FAMILY".padded(to: familyWidth) + " " + "CODE".leftPadded(to: codeWidth) + "  NAME", in: inner, row: 0,
-            role: .listHeader)
+        let columns = ColumnLayout(Self.columns, width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             canvas.write("no code matches “\(filter)”", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
         }
         for (i, row) in rows.dropFirst(top).prefix(max(0, inner.height - 1)).enumerated() {
             let index = top + i
             let role: Role = index == selected ? (context.focus == .list ? .listSelected : .listSelectedUnfocused) : .text
-            let line = " " + row.tag.padded(to: familyWidth) + " " + row.code.leftPadded(to: codeWidth) + "  " + row.name
-            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+            canvas.writeLine(columns.line(row), in: inner, row: i + 1, role: role)
         }
         let detail = layout[.detail]
         canvas.frame(detail, title: "Meaning", role: context.focus == .detail ? .borderFocused : .border)

@@ -19,7 +19,8 @@ extension QueueScreen {
         let end = rect.x + rect.width - 1
         func put(_ text: String, _ role: Role) {
             guard x < end else { return }
-            x += canvas.write(text, at: Point(x: x, y: y), role: role, maxWidth: end - x)
+            // Cut at the edge with an ellipsis.
+            x += canvas.write(text, at: Point(x: x, y: y), role: role, maxWidth: end - x, ellipsis: true)
         }
         put("\(counts.values.reduce(0, +).formattedWithSeparators) in queue:", .title)
         for state in [TransactionState.purchasing, .purchased, .deferred, .failed, .restored] {
@@ -71,6 +72,22 @@ extension QueueScreen {
         put(deliveries.text, deliveries.failed > 0 ? .statusWarning : .statusSuccess)
     }
 
+    /// The list's columns, most important first: the transaction id and the player a ticket gives,
+    /// the state, the age, the product; a wide terminal adds the server and role, the purchase time
+    /// and the app.
+    static func columns(now: Instant, zone: TimeZone) -> [ListColumn<StoreTransaction>] {
+        [
+            ListColumn("TRANSACTION", priority: 1, width: 16) { $0.id },
+            ListColumn("USER", priority: 2, min: 8, ideal: 9) { $0.userId },
+            ListColumn("STATE", priority: 3, width: 10) { $0.state.rawValue },
+            ListColumn("AGE", priority: 4, width: 7) { Instant.Duration(millis: max(0, now.millis - $0.purchaseDate.millis)).shortText },
+            ListColumn("PRODUCT", priority: 5, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.productId) + " ×\($0.quantity)" },
+            ListColumn("PURCHASED", priority: 6, width: 16) { $0.purchaseDate.shortText(in: zone) },
+            ListColumn("ACCOUNT", priority: 7, min: 8, ideal: 16) { "\($0.sid)/\($0.roleId)" },
+            ListColumn("APP", priority: 8, width: 4) { $0.appId },
+        ]
+    }
+
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         let focused = context.focus == .list
         var title = "Queue"
@@ -78,15 +95,10 @@ extension QueueScreen {
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        // A narrow list drops the user column before the product becomes unreadable.
-        let stateWidth = 10, userWidth = inner.width < 46 ? 0 : 9
-        let productWidth = max(4, inner.width - 7 - stateWidth - userWidth - (userWidth > 0 ? 5 : 4))
-        func user(_ id: String) -> String { userWidth > 0 ? id.padded(to: userWidth) + " " : "" }
         // Ages run from the later of the console's clock and the simulation's (which runs ahead when fast).
         let now = max(context.clock, simulation?.now ?? context.clock)
-        canvas.writeLine(
-            " " + "AGE".padded(to: 7) + " " + "STATE".padded(to: stateWidth) + " " + user("USER")
-                + "PRODUCT".padded(to: productWidth), in: inner, row: 0, role: .listHeader)
+        let columns = ColumnLayout(Self.columns(now: now, zone: context.timeZone), width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             let message = filter.isEmpty
                 ? "the queue is empty" + (context.session.role == .developer && simulation == nil ? ": r starts a simulation" : "")
@@ -95,11 +107,8 @@ extension QueueScreen {
             return
         }
         for (i, t) in rows.enumerated() where i + 1 < inner.height {
-            let line = " " + Instant.Duration(millis: max(0, now.millis - t.purchaseDate.millis)).shortText.padded(to: 7) + " "
-                + t.state.rawValue.padded(to: stateWidth) + " " + user(t.userId)
-                + DetailText.shortProduct(t.productId).padded(to: productWidth)
             let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : Role.of(t.state)
-            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+            canvas.writeLine(columns.line(t), in: inner, row: i + 1, role: role)
         }
     }
 
@@ -136,7 +145,13 @@ extension QueueScreen {
         text.field("payment", "\(order.payment) · \(order.subPayment) · \(ServerCallback.goldText(cents: order.amountCents)) yuan")
         text.field("app order", order.appOrderId.isEmpty ? "-" : order.appOrderId)
 
-        text.heading("Callbacks (\(d.callbacks.count))")
+        // Attempts that never reached a game server (it was down, the callback was dropped) leave no
+        // row, only a timeline event: they count too, so the heading agrees with the timeline.
+        let lost = d.events.filter { $0.kind == .callbackDropped || $0.kind == .serverDown }.count
+        text.heading("Callbacks (\(d.callbacks.count + lost))")
+        if lost > 0 {
+            text.paragraph("", "\(lost) never reached the game server (it was down or the callback was dropped): see the timeline", width: width, .statusWarning)
+        }
         for c in d.callbacks {
             let accepted = c.verdict == CallbackAttempt.accepted
             let role: Role = accepted ? .statusSuccess : c.verdict == CallbackAttempt.duplicate ? .statusInfo : .statusError
@@ -176,7 +191,7 @@ extension QueueScreen {
         func timeline(_ text: inout DetailText) {
             text.heading("Timeline (\(d.events.count))")
             for e in d.events {
-                text.line(Span(String(e.at.secondsText(in: zone).suffix(8)) + " ", .muted), Span(e.kind.rawValue, Self.role(of: e.kind)))
+                text.line(Span(String(e.at.secondsText(in: zone).suffix(8)) + " ", .muted), Span(e.kind.rawValue.replacingOccurrences(of: "_", with: " "), Self.role(of: e.kind)))
                 text.wrapped("", e.detail, width: width, .text)
             }
         }

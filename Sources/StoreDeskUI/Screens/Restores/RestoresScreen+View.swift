@@ -25,15 +25,8 @@ extension RestoresScreen {
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        // A narrow list drops the transaction column before the product becomes unreadable; a list of
-        // every status shows the status where an open one shows the age.
-        let first = status == .open ? "AGE" : "STATUS", firstWidth = 9
-        let transactionWidth = inner.width < 50 ? 0 : 16
-        let productWidth = max(4, inner.width - 3 - firstWidth - 8 - (transactionWidth > 0 ? transactionWidth + 1 : 0))
-        func transaction(_ id: String) -> String { transactionWidth > 0 ? id.padded(to: transactionWidth) + " " : "" }
-        canvas.writeLine(
-            " " + first.padded(to: firstWidth) + " " + "PLAYER".padded(to: 8) + " " + transaction("TRANSACTION")
-                + "PRODUCT".padded(to: productWidth), in: inner, row: 0, role: .listHeader)
+        let columns = ColumnLayout(Self.columns(showing: status, now: context.clock, zone: context.timeZone), width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         guard !list.rows.isEmpty else {
             let what = status.map { "no \($0.rawValue) restore prompts" } ?? "no restore prompts"
             let message = filter.isEmpty ? what + (status == .open ? ": a dropped order gets one when its player logs in" : "") : what + " match “\(filter)”"
@@ -41,17 +34,30 @@ extension RestoresScreen {
             return
         }
         for (i, row) in list.rows.enumerated() where i + 1 < inner.height {
-            let r = row.request
-            // A prompt just resolved here stays on the open list, marked, until the selection moves on.
-            let mark = r.status == .confirmed ? "✓ " : r.status == .declined ? "✗ " : ""
-            let lead = status == .open
-                ? mark + Instant.Duration(millis: max(0, context.clock.millis - r.createdAt.millis)).shortText : r.status.rawValue
-            let product = DetailText.shortProduct(r.productId) + " ×\(r.quantity)"
-            let line = " " + lead.padded(to: firstWidth) + " " + r.userId.padded(to: 8) + " " + transaction(r.transactionId)
-                + product.padded(to: productWidth)
-            let role: Role = i == list.selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: r.status)
-            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+            let role: Role = i == list.selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: row.request.status)
+            canvas.writeLine(columns.line(row), in: inner, row: i + 1, role: role)
         }
+    }
+
+    /// The list's columns, most important first: the transaction a ticket gives, the player, how long
+    /// the prompt has waited (the open list) or its status (every other list), the product; a wide
+    /// terminal adds the app, when the prompt was made and who resolved it.
+    static func columns(showing status: RestoreStatus?, now: Instant, zone: TimeZone) -> [ListColumn<RestoreRow>] {
+        [
+            ListColumn(status == .open ? "AGE" : "STATUS", priority: 3, width: 9) { row in
+                let r = row.request
+                // A prompt just resolved here stays on the open list, marked, until the selection moves on.
+                guard status == .open else { return r.status.rawValue }
+                let mark = r.status == .confirmed ? "✓ " : r.status == .declined ? "✗ " : ""
+                return mark + Instant.Duration(millis: max(0, now.millis - r.createdAt.millis)).shortText
+            },
+            ListColumn("TRANSACTION", priority: 1, width: 16) { $0.request.transactionId },
+            ListColumn("PLAYER", priority: 2, min: 8, ideal: 9) { $0.request.userId },
+            ListColumn("PRODUCT", priority: 4, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.request.productId) + " ×\($0.request.quantity)" },
+            ListColumn("APP", priority: 5, width: 4) { $0.appId },
+            ListColumn("PROMPTED", priority: 6, width: 16) { $0.request.createdAt.shortText(in: zone) },
+            ListColumn("RESOLVED BY", priority: 7, min: 8, ideal: 14) { $0.request.resolvedBy ?? "-" },
+        ]
     }
 
     func renderDetail(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {

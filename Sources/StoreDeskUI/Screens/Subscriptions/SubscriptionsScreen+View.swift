@@ -14,55 +14,91 @@ extension SubscriptionsScreen {
         }
     }
 
-    /// The state bar's labels, widest that fits: `active 9`, `act 9`, then `●9` (the bullet in the state's colour).
-    static func barLabels(_ counts: [SubscriptionState: Int], width: Int) -> [String] {
-        let total = [" all \(counts.values.reduce(0, +)) "]
-        let full = total + SubscriptionSearch.order.map { " \(shortName($0)) \(counts[$0] ?? 0) " }
-        if full.joined().columns <= width { return full }
-        let short = total + SubscriptionSearch.order.map { " \(shortName($0).prefix(3)) \(counts[$0] ?? 0) " }
-        if short.joined().columns <= width { return short }
-        return total + SubscriptionSearch.order.map { " ●\(counts[$0] ?? 0) " }
+    /// The state bar's labels, each state named with its count, one space apart, the widest form that
+    /// fits: `active 12,190`, then `act 12,190`, then `all`, the one shown and the others in order while
+    /// they fit, and `…`. Never colour alone, so NO_COLOR reads the same.
+    static func barLabels(_ counts: [SubscriptionState: Int], shown: SubscriptionState?, width: Int) -> [(SubscriptionState?, String)] {
+        let groups = [nil] + SubscriptionSearch.order.map { Optional($0) }
+        func label(_ group: SubscriptionState?, short: Bool) -> String {
+            let count = group.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
+            let name = group.map { short ? String(shortName($0).prefix(3)) : shortName($0) } ?? "all"
+            return "\(name) \(count.formattedWithSeparators)"
+        }
+        func fits(_ labels: [(SubscriptionState?, String)]) -> Bool { labels.reduce(-1, { $0 + 1 + $1.1.columns }) <= width }
+        for short in [false, true] {
+            let labels = groups.map { ($0, label($0, short: short)) }
+            if fits(labels) { return labels }
+        }
+        // `all`, the one shown, then the others in order while they fit with the `…` after them.
+        var labels: [(SubscriptionState?, String)] = []
+        let ordered = [nil] + [shown].filter { $0 != nil } + groups.filter { $0 != nil && $0 != shown }
+        for group in ordered {
+            let candidate = labels + [(group, label(group, short: true)), (nil, "…")]
+            guard fits(candidate) else { break }
+            labels.append((group, label(group, short: true)))
+        }
+        return labels + [(nil, "…")]
+    }
+
+    /// The date a row ends on, as its state means it: a grace row its grace end, a billing retry its
+    /// retry end, a refunded row its refund, any other its expiry (or renewal).
+    static func endDate(_ info: SubscriptionInfo) -> Instant {
+        switch info.state {
+        case .gracePeriod: info.gracePeriodExpiresDate ?? info.expiresDate
+        case .billingRetry: info.billingRetryExpiresDate ?? info.expiresDate
+        case .revoked: info.revocationDate ?? info.expiresDate
+        case .active, .expired: info.expiresDate
+        }
+    }
+
+    /// The list's columns, most important first: the state and the date it ends on, the player, the
+    /// product; a wide terminal adds the player's id, the original transaction and auto-renew.
+    static func columns(zone: TimeZone) -> [ListColumn<(row: SubscriptionListRow, info: SubscriptionInfo)>] {
+        [
+            ListColumn("STATE", priority: 1, width: 10) { "● " + shortName($0.info.state) },
+            ListColumn("ENDS", priority: 2, width: 10) { endDate($0.info).dayText(in: zone) },
+            ListColumn("PRODUCT", priority: 4, min: 12, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
+            ListColumn("PLAYER", priority: 3, min: 8, ideal: 16, grows: true) { $0.row.userName },
+            ListColumn("USER", priority: 5, min: 8, ideal: 9) { $0.row.subscription.userId },
+            ListColumn("ORIGINAL TRANSACTION", priority: 6, width: 20) { $0.info.originalTransactionId },
+            ListColumn("RENEWS", priority: 7, width: 6) { $0.info.autoRenew ? "on" : "off" },
+        ]
     }
 
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, now: Instant, zone: TimeZone) {
-        var title = "Subscriptions · \(counts.values.reduce(0, +).formattedWithSeparators)"
+        // The count of what the list shows: the state chosen with `s`, or every state.
+        let shownCount = state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
+        var title = "Subscriptions · " + (state.map { Self.shortName($0) + " " } ?? "") + shownCount.formattedWithSeparators
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         if let demo { title += " · demo " + Self.rateText(demo.simulation.rate) + (demo.billingProblem ? ", billing fails" : "") }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 2 else { return }
-        // The state bar: every group with its count, the one shown highlighted; bullets alone when narrow.
+        // The state bar: every group named with its count, the one shown highlighted.
         var x = inner.x + 1
         let end = inner.x + inner.width - 1
-        let groups = [nil] + SubscriptionSearch.order.map { Optional($0) }
-        for (group, label) in zip(groups, Self.barLabels(counts, width: end - x)) where x < end {
-            let role: Role = group == state ? .tabActive : group.map { Role.of($0) } ?? .muted
-            x += canvas.write(label, at: Point(x: x, y: inner.y), role: role, maxWidth: end - x)
+        for (group, label) in Self.barLabels(counts, shown: state, width: end - x) where x < end {
+            let role: Role = group == state && label != "…" ? .tabActive : group.map { Role.of($0) } ?? .muted
+            x += canvas.write(label, at: Point(x: x, y: inner.y), role: role, maxWidth: end - x) + 1
         }
-        let dateWidth = 10, stateWidth = 10
-        let rest = max(4, inner.width - stateWidth - dateWidth - 5)
-        let productWidth = rest >= 24 ? rest * 11 / 20 : rest
-        let userWidth = rest - productWidth
-        var header = " " + "STATE".padded(to: stateWidth) + " " + "EXPIRES".padded(to: dateWidth) + " " + "PRODUCT".padded(to: productWidth)
-        if userWidth > 0 { header += " " + "PLAYER".padded(to: userWidth - 1) }
-        canvas.writeLine(header, in: inner, row: 1, role: .listHeader)
+        let columns = ColumnLayout(Self.columns(zone: zone), width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 1, role: .listHeader)
         guard !rows.isEmpty else {
             let message = filter.isEmpty ? "no subscription " + (state.map { "in \($0.name)" } ?? "in this store") : "no subscription matches “\(filter)”"
             canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 3), role: .muted, maxWidth: inner.width - 2)
             return
         }
+        let stateX = columns.offset(of: "STATE")
         for (i, row) in rows.enumerated() where i + 2 < inner.height {
-            let y = inner.y + i + 2
             guard let info = row.subscription.info(at: now) else { continue }
             let chosen = i == selected
             let lineRole: Role = chosen ? (focused ? .listSelected : .listSelectedUnfocused) : .text
-            canvas.writeLine("", in: inner, row: i + 2, role: lineRole)
-            var x = inner.x + 1
-            x += canvas.write("● " + Self.shortName(info.state).padded(to: stateWidth - 2), at: Point(x: x, y: y),
-                              role: chosen ? lineRole : Role.of(info.state))
-            var text = " " + info.expiresDate.dayText(in: zone) + " " + DetailText.shortProduct(info.productId).padded(to: productWidth)
-            if userWidth > 0 { text += " " + row.userName.padded(to: userWidth - 1) }
-            canvas.write(text, at: Point(x: x, y: y), role: lineRole, maxWidth: inner.x + inner.width - x)
+            let line = columns.line((row, info))
+            canvas.writeLine(line, in: inner, row: i + 2, role: lineRole)
+            // The state's word in its colour (the line's own when selected).
+            if let stateX, !chosen {
+                canvas.write(("● " + Self.shortName(info.state)).padded(to: 10), at: Point(x: inner.x + stateX, y: inner.y + i + 2), role: Role.of(info.state))
+            }
         }
     }
 
@@ -93,7 +129,7 @@ extension SubscriptionsScreen {
             text.field("state", "not bought yet at " + now.shortText(in: zone), .muted)
             return text.lines
         }
-        text.field("group", (info.groupId ?? "-") + " · status \(info.appleStatus)")
+        text.field("group", (info.groupId ?? "-") + " · " + info.state.name)
         text.line([])
         text.subscription(info, events: [], zone: zone)
         text.line([])
@@ -117,7 +153,10 @@ extension SubscriptionsScreen {
             for signer in trust.signers { text.wrapped("signed by", signer.description, width: width, .muted) }
         }
         let signed = SubscriptionTimeline(events: detail.events.filter { $0.signedDate <= now })
-        text.heading(signed.events.isEmpty ? "Timeline: none (the stored row, played to now)" : "Timeline (\(signed.events.count))")
+        text.heading("Timeline (\(signed.events.count))")
+        if signed.events.isEmpty {
+            text.paragraph("", "no notification yet: the stored subscription, aged to now", width: width, .muted)
+        }
         var timeline = DetailText(labelWidth: 4)
         for (event, entry) in zip(signed.events, signed.entries) {
             timeline.timelineLine(event, zone: zone, dateWidth: 16)

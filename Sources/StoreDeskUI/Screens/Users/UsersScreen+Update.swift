@@ -71,7 +71,8 @@ extension UsersScreen {
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         renderList(
-            into: &canvas, rect: layout[.list], focused: context.focus == .list, filter: filter, filtering: context.isFiltering)
+            into: &canvas, rect: layout[.list], focused: context.focus == .list, filter: filter, filtering: context.isFiltering,
+            zone: context.timeZone)
         renderDetail(
             into: &canvas, rect: layout[.detail], focused: context.focus == .detail, zone: context.timeZone, now: context.clock)
     }

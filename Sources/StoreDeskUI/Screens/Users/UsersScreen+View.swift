@@ -3,7 +3,21 @@ import StoreDeskCore
 import StoreDeskStoreAPI
 
 extension UsersScreen {
-    func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool) {
+    /// The list's columns, most important first: the id a ticket gives, the name, the account type;
+    /// a wider terminal adds the login name, when the account was made and the age band.
+    static func columns(zone: TimeZone) -> [ListColumn<UserRow>] {
+        [
+            ListColumn("ID", priority: 1, min: 8, ideal: 9) { $0.user.id },
+            ListColumn("NAME", priority: 2, min: 16, ideal: 24, grows: true) { $0.user.isGuest ? "(guest)" : $0.user.displayName },
+            ListColumn("TYPE", priority: 3, width: 8) { $0.user.site.name },
+            ListColumn("LOGIN NAME", priority: 4, min: 10, ideal: 20, grows: true) { $0.user.name },
+            // A date costs a time-zone lookup a row: only where the terminal is wide.
+            ListColumn("CREATED", priority: 5, width: 16) { $0.user.createdAt.shortText(in: zone) },
+            ListColumn("AGE BAND", priority: 6, width: 12) { $0.user.adultType.name },
+        ]
+    }
+
+    func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool, zone: TimeZone) {
         var title = "Users"
         if let total { title += " · \(total.formattedWithSeparators)" }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
@@ -11,10 +25,8 @@ extension UsersScreen {
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let idWidth = 9, siteWidth = 8
-        let nameWidth = max(4, inner.width - idWidth - siteWidth - 4)
-        let header = " " + "ID".padded(to: idWidth) + " " + "NAME".padded(to: nameWidth) + " " + "TYPE".padded(to: siteWidth)
-        canvas.writeLine(header, in: inner, row: 0, role: .listHeader)
+        let columns = ColumnLayout(Self.columns(zone: zone), width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty && scanProgress != nil {
             canvas.write("searching…", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
             return
@@ -25,11 +37,8 @@ extension UsersScreen {
             return
         }
         for (i, row) in rows.enumerated() where i + 1 < inner.height {
-            let u = row.user
-            let name = u.isGuest ? "(guest)" : u.displayName
-            let line = " " + u.id.padded(to: idWidth) + " " + name.padded(to: nameWidth) + " " + u.site.name.padded(to: siteWidth)
-            let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (u.isGuest ? .muted : .text)
-            canvas.writeLine(line, in: inner, row: i + 1, role: role)
+            let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (row.user.isGuest ? .muted : .text)
+            canvas.writeLine(columns.line(row), in: inner, row: i + 1, role: role)
         }
     }
 

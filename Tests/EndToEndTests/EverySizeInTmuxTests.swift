@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Every screen at every size a person uses, in a real terminal: what tmux shows is exactly the frame
+/// `storedesk snapshot` renders for that screen and size (no stray cells from an earlier frame), the
+/// current tab is named in the tab bar, and the footer keeps `? help`.
+@Suite(.serialized) struct EverySizeInTmuxTests {
+    typealias Tmux = ConsoleInTmuxTests.Tmux
+
+    static let screens = ["users", "queue", "restores", "audit", "subscriptions", "codes", "login", "onetap"]
+    static let titles = ["Users", "Queue", "Restores", "Audit", "Subscriptions", "Codes", "Login", "One-tap"]
+
+    /// Two frames match when they differ at most in the value of a digit: the console's clock runs on
+    /// while the snapshot starts from the store's, so a second in the header or an age may have ticked.
+    static func sameFrame(_ a: String, _ b: String) -> Bool {
+        let left = a.split(separator: "\n", omittingEmptySubsequences: false)
+        let right = b.split(separator: "\n", omittingEmptySubsequences: false)
+        let count = max(left.count, right.count)
+        for i in 0..<count {
+            let l = i < left.count ? Array(left[i]) : [], r = i < right.count ? Array(right[i]) : []
+            guard l.count == r.count else { return false }
+            for (x, y) in zip(l, r) where x != y && !(x.isASCII && x.isNumber && y.isASCII && y.isNumber) { return false }
+        }
+        return true
+    }
+
+    @Test func sameFrameToleratesOnlyDigits() {
+        #expect(Self.sameFrame("age 20s\n│ x", "age 23s\n│ x"))
+        #expect(!Self.sameFrame("age 20s\n│ x", "age 20s\n│ y"))
+        #expect(!Self.sameFrame("age 20s", "age 20s │"))
+    }
+
+    @Test(arguments: [(60, 20), (80, 24), (120, 40), (200, 60)])
+    func everyScreenMatchesItsSnapshot(width: Int, height: Int) throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let store = home.defaultStore
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let command = "env \(env) \(Binary.path) --db \(store) --role support --as e2e; sleep 30"
+        let tmux = try Tmux(width: width, height: height, command: command)
+        try tmux.waitFor("Profile")
+        for (index, (screen, title)) in zip(Self.screens, Self.titles).enumerated() {
+            try tmux.keys("\(index + 1)")
+            let snapshot = try Binary.run(
+                ["snapshot", "--db", store, "--role", "support", "--as", "e2e", "--screen", screen, "--size", "\(width)x\(height)"],
+                home: home)
+            #expect(snapshot.status == 0, "\(screen) \(width)x\(height): \(snapshot.stderr)")
+            // The console draws the screen's first page after its read: wait for it to settle.
+            var capture = ""
+            let deadline = Date().addingTimeInterval(10)
+            repeat {
+                capture = try tmux.capture()
+                if Self.sameFrame(capture, snapshot.stdout) { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            } while Date() < deadline
+            #expect(Self.sameFrame(capture, snapshot.stdout), "\(screen) at \(width)x\(height)\ntmux:\n\(capture)\nsnapshot:\n\(snapshot.stdout)")
+            let rows = capture.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(rows.count >= height)
+            // The current tab, whole, at every size; and the way to every other key.
+            #expect(rows[1].contains("\(index + 1) \(title)"), "\(screen) at \(width)x\(height): \(rows[1])")
+            #expect(rows[height - 2].contains("? help"), "\(screen) at \(width)x\(height): \(rows[height - 2])")
+            // No row longer than the terminal.
+            for row in rows.prefix(height) { #expect(row.count <= width) }
+        }
+        try tmux.keys("q")
+    }
+
+    @Test func aSnapshotTooSmallForTheConsoleFailsInOneLine() throws {
+        let home = TemporaryHome()
+        for size in ["120x12", "40x10", "59x30"] {
+            let result = try Binary.run(["snapshot", "--size", size], home: home)
+            #expect(result.status == 1, "\(size)")
+            #expect(result.stdout.isEmpty, "\(size)")
+            #expect(result.stderr == "storedesk: --size \(size) is too small: the console needs at least 60x15\n")
+        }
+        #expect(try Binary.run(["snapshot", "--size", "60x15"], home: home).status == 0)
+    }
+}

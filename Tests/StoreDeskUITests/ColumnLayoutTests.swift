@@ -1,0 +1,152 @@
+import Foundation
+import StoreDeskCore
+import Testing
+@testable import StoreDeskUI
+
+/// The column mechanism every list uses, and the word wrap every detail pane uses.
+@Suite struct ColumnLayoutTests {
+    struct Row {
+        var id: String
+        var user: String
+        var state: String
+        var product: String
+    }
+
+    /// Drawn in this order; the transaction id and the user are what a ticket gives, so they go last.
+    static var columns: [ListColumn<Row>] {
+        [
+            ListColumn("STATE", priority: 3, width: 10) { $0.state },
+            ListColumn("ID", priority: 1, width: 16) { $0.id },
+            ListColumn("USER", priority: 2, min: 8, ideal: 9) { $0.user },
+            ListColumn("PRODUCT", priority: 4, min: 8, ideal: 12, grows: true) { $0.product },
+        ]
+    }
+    static let row = Row(id: "2000000100000104", user: "10000039", state: "purchasing", product: "starvoyage.gems.60")
+
+    @Test func aNarrowListKeepsTheIdsATicketGives() {
+        let layout = ColumnLayout(Self.columns, width: 30)
+        #expect(layout.widths == [0, 16, 9, 0])
+        #expect(layout.header == " ID               USER     ")
+        #expect(layout.line(Self.row) == " 2000000100000104 10000039 ")
+        #expect(layout.offset(of: "USER") == 18)
+        #expect(layout.offset(of: "STATE") == nil)
+    }
+
+    @Test func moreRoomAddsColumnsByPriorityThenGrowsThem() {
+        // 1 + 16 + 1 + 8 + 1 + 10 = 37: the state joins at its width, the user at its minimum.
+        #expect(ColumnLayout(Self.columns, width: 37).widths == [10, 16, 8, 0])
+        // The product joins at its minimum before anything grows past it.
+        #expect(ColumnLayout(Self.columns, width: 46).widths == [10, 16, 8, 8])
+        // Ideal widths first, then the rest to the growing column.
+        let wide = ColumnLayout(Self.columns, width: 80)
+        #expect(wide.widths == [10, 16, 9, 80 - 1 - 10 - 16 - 9 - 3])
+        #expect(wide.line(Self.row).columns == 80)
+        #expect(wide.header.hasPrefix(" STATE      ID               USER      PRODUCT"))
+    }
+
+    @Test func aColumnIsNeverShownWhileAMoreImportantOneIsNot() {
+        let columns: [ListColumn<Row>] = [
+            ListColumn("WIDE", priority: 1, width: 20) { $0.id },
+            ListColumn("TOO WIDE", priority: 2, width: 30) { $0.id },
+            ListColumn("NARROW", priority: 3, width: 6) { $0.user },
+        ]
+        #expect(ColumnLayout(columns, width: 30).widths == [20, 0, 0])
+        #expect(ColumnLayout(columns, width: 59).widths == [20, 30, 6])
+    }
+
+    @Test func everyCutCellEndsInAnEllipsisAndLinesNeverOverflow() {
+        let columns: [ListColumn<Row>] = [
+            ListColumn("APPLE ID", priority: 1, min: 10, ideal: 10) { $0.id },
+            ListColumn("NAME", priority: 2, min: 4, ideal: 6, grows: true) { $0.product },
+            ListColumn("N", priority: 3, width: 5, alignment: .right) { $0.user },
+        ]
+        let row = Row(id: "apple.zhang.wei@example.com", user: "42", state: "", product: "张伟🐉的小花园")
+        for width in 12...40 {
+            let layout = ColumnLayout(columns, width: width)
+            let line = layout.line(row)
+            #expect(line.columns <= width, "\(width): \(line)")
+            #expect(line.contains("apple.zha…"), "\(width): \(line)")
+            #expect(!line.contains("apple.zhan "))
+        }
+        // Right-aligned numbers, and a wide character never split.
+        let line = ColumnLayout(columns, width: 24).line(row)
+        #expect(line == " apple.zha… 张伟…     42")
+    }
+
+    @Test func anEmptyOrTinyWidthShowsNothing() {
+        #expect(ColumnLayout(Self.columns, width: 0).widths == [0, 0, 0, 0])
+        #expect(ColumnLayout(Self.columns, width: 5).header == "")
+        #expect(ColumnLayout(Self.columns, width: 16).header == "")
+    }
+
+    @Test func everyListDeclaresItsTicketIdsFirst() {
+        let zone = TimeZone(identifier: "UTC")!
+        let queue = QueueScreen.columns(now: Instant(millis: 0), zone: zone)
+        #expect(queue.sorted { $0.priority < $1.priority }.prefix(2).map(\.title) == ["TRANSACTION", "USER"])
+        let restores = RestoresScreen.columns(showing: .open, now: Instant(millis: 0), zone: zone)
+        #expect(restores.sorted { $0.priority < $1.priority }.first?.title == "TRANSACTION")
+        #expect(UsersScreen.columns(zone: zone).sorted { $0.priority < $1.priority }.first?.title == "ID")
+        // At 80x24 the list is 38 columns inside its frame: the Queue keeps USER and the transaction.
+        let inner = Layout(size: Size(width: 80, height: 24))[.list].inset.width
+        #expect(ColumnLayout(queue, width: inner).shows("TRANSACTION") && ColumnLayout(queue, width: inner).shows("USER"))
+        #expect(ColumnLayout(restores, width: inner).shows("TRANSACTION"))
+        // At 200x60 every list gains columns.
+        let wide = Layout(size: Size(width: 200, height: 60))[.list].inset.width
+        #expect(ColumnLayout(queue, width: wide).widths.filter { $0 > 0 }.count > ColumnLayout(queue, width: inner).widths.filter { $0 > 0 }.count)
+        #expect(ColumnLayout(UsersScreen.columns(zone: zone), width: wide).shows("CREATED"))
+    }
+}
+
+@Suite struct TextWrapTests {
+    @Test func wrapsAtSpacesAndKeepsDatesAndWordsWhole() {
+        let text = "the callback was queued at 2026-11-20T08:02:18Z and the retry that follows waits"
+        let lines = TextWrap.lines(text, width: 24)
+        #expect(lines == ["the callback was queued", "at 2026-11-20T08:02:18Z", "and the retry that", "follows waits"])
+        for line in lines { #expect(line.columns <= 24) }
+    }
+
+    @Test func onlyAWordLongerThanALineIsBrokenAndItsPiecesSaySo() {
+        let lines = TextWrap.lines("body {\"channel\":\"appstore\",\"ver\":\"3.2.1\"} ok", width: 12)
+        #expect(lines == ["body", "{\"channel\":…", "\"appstore\",…", "\"ver\":\"3.2.…", "1\"} ok"])
+        for line in lines { #expect(line.columns <= 12) }
+    }
+
+    @Test func wideCharactersAndControlsAreMeasuredAsDrawn() {
+        #expect(TextWrap.lines("张伟🐉 的小花园", width: 6) == ["张伟🐉", "的小…", "花园"])
+        #expect(TextWrap.lines("a\nb", width: 10) == ["a\\nb"])
+        #expect(TextWrap.lines("", width: 10) == [""])
+    }
+
+    @Test func detailFieldsWrapByWords() {
+        var text = DetailText(labelWidth: 8)
+        text.wrapped("verdict", "the signature follows the rules", width: 20)
+        #expect(text.lines.map { $0.map(\.text).joined() } == ["verdict the", "        signature", "        follows the", "        rules"])
+    }
+
+    @Test func theCanvasEndsCutTextInAnEllipsis() {
+        func drawn(_ text: String, width: Int) -> String {
+            var canvas = Canvas(size: Size(width: width, height: 1))
+            canvas.write(text, at: Point(x: 0, y: 0), role: .text, maxWidth: width, ellipsis: true)
+            return canvas.plainText
+        }
+        #expect(drawn("apple.zhangwei88", width: 10) == "apple.zha…\n")
+        #expect(drawn("apple.zhan", width: 10) == "apple.zhan\n")
+        // A wide character gives its place to the ellipsis, whole.
+        #expect(drawn("张伟🐉的", width: 6) == "张伟…\n")
+        #expect(drawn("张伟🐉", width: 5) == "张伟…\n")
+        // Padding cut is no loss.
+        #expect(drawn("abc         ", width: 6) == "abc\n")
+    }
+
+    @Test func tabBarKeepsTheCurrentTabWhole() {
+        for width in [59, 70, 79, 119, 199] {
+            for current in 0..<ScreenID.allCases.count {
+                let labels = AppState.tabLabels(current: current, width: width)
+                let title = "\(current + 1) \(ScreenID.allCases[current].title)"
+                #expect(labels[current].contains(title), "\(width) \(current): \(labels)")
+                #expect(labels.reduce(0) { $0 + $1.columns + 1 } <= width + 1, "\(width): \(labels)")
+                for (i, label) in labels.enumerated() { #expect(label.contains("\(i + 1)")) }
+            }
+        }
+    }
+}
