@@ -15,26 +15,25 @@ extension StoreCheck {
         var key: String
         var column: String
         var values: [DatabaseValue]
-        var optional: Bool
 
         init<Record: TableRecord, Value: RawRepresentable & CaseIterable>(
-            _ record: Record.Type, key: some CodingKey, _ column: some CodingKey, _ type: Value.Type, optional: Bool = false
+            _ record: Record.Type, key: some CodingKey, _ column: some CodingKey, _ type: Value.Type
         ) where Value.RawValue: DatabaseValueConvertible {
             table = Record.databaseTableName
             self.key = key.stringValue
             self.column = column.stringValue
             values = Value.allCases.map(\.rawValue.databaseValue)
-            self.optional = optional
         }
 
-        /// The rows whose value the decoder refuses: `(id, message)`.
+        /// The rows whose value the decoder refuses: `(id, message)`. A value of another type (text in a
+        /// number column) and NULL where the schema says NOT NULL are `typedValueQueries`' findings, said once.
         var sql: String {
             let listed = values.map(\.sqlLiteral).joined(separator: ", ")
-            let bad = "(\(column) NOT IN (\(listed))\(optional ? "" : " OR \(column) IS NULL"))"
+            let storage = values.first.map { if case .int64 = $0.storage { "integer" } else { "text" } } ?? "text"
             return """
                 SELECT CAST(\(key) AS TEXT), '\(table) ' || quote(\(key)) || ': \(column) ' || quote(\(column))
                   || ' is not one StoreDesk reads (\(listed.replacingOccurrences(of: "'", with: "''")))'
-                FROM \(table) WHERE \(bad)
+                FROM \(table) WHERE typeof(\(column)) = '\(storage)' AND \(column) NOT IN (\(listed))
                 """
         }
     }
@@ -46,11 +45,9 @@ extension StoreCheck {
         DecodedColumn(App.self, key: App.CodingKeys.id, App.CodingKeys.restoreOwnership, RestoreOwnership.self),
         DecodedColumn(App.self, key: App.CodingKeys.id, App.CodingKeys.environments, AppEnvironments.self),
         DecodedColumn(Product.self, key: Product.CodingKeys.id, Product.CodingKeys.type, ProductType.self),
-        DecodedColumn(Product.self, key: Product.CodingKeys.id, Product.CodingKeys.period, SubscriptionPeriod.self, optional: true),
+        DecodedColumn(Product.self, key: Product.CodingKeys.id, Product.CodingKeys.period, SubscriptionPeriod.self),
         DecodedColumn(StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.state, TransactionState.self),
-        DecodedColumn(
-            StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.failureReason, FailureReason.self,
-            optional: true),
+        DecodedColumn(StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.failureReason, FailureReason.self),
         DecodedColumn(
             StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.environment, StoreEnvironment.self),
         DecodedColumn(PaymentOrder.self, key: PaymentOrder.CodingKeys.id, PaymentOrder.CodingKeys.status, OrderStatus.self),
@@ -60,9 +57,21 @@ extension StoreCheck {
         DecodedColumn(RestoreRequest.self, key: RestoreRequest.CodingKeys.id, RestoreRequest.CodingKeys.status, RestoreStatus.self),
     ]
 
+    /// A table as `PRAGMA table_info` describes it.
+    struct SchemaTable: Sendable {
+        struct Column: Sendable {
+            var name, type: String
+            var notNull: Bool
+            var primaryKey: Bool
+        }
+        var table: String
+        var columns: [Column]
+        var names: [String] { columns.map(\.name) }
+    }
+
     /// The tables and columns of a store of this binary's schema, made by running the migrations on an
     /// empty store in memory once per process.
-    static let expectedSchema: [(table: String, columns: [String])] = {
+    static let expectedSchema: [SchemaTable] = {
         do {
             let queue = try DatabaseQueue()
             try AppDatabase.migrator.migrate(queue)
@@ -74,37 +83,45 @@ extension StoreCheck {
 
     /// A connection's tables (SQLite's own, virtual tables and their shadow tables aside: an index's
     /// inner tables are SQLite's business) and their columns, in order.
-    static func schema(_ db: Database) throws -> [(table: String, columns: [String])] {
+    static func schema(_ db: Database) throws -> [SchemaTable] {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT m.name, c.name FROM sqlite_master m JOIN pragma_table_info(m.name) c
+                SELECT m.name, c.name, c.type, c."notnull", c.pk FROM sqlite_master m JOIN pragma_table_info(m.name) c
                 WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.sql NOT LIKE 'CREATE VIRTUAL%'
                   AND NOT EXISTS (
                     SELECT 1 FROM sqlite_master v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL%'
                       AND m.name LIKE v.name || '\\_%' ESCAPE '\\')
                 ORDER BY m.name, c.cid
                 """)
-        var tables: [(table: String, columns: [String])] = []
+        var tables: [SchemaTable] = []
         for row in rows {
-            let table: String = try row.decode(atIndex: 0), column: String = try row.decode(atIndex: 1)
-            if tables.last?.table == table { tables[tables.count - 1].columns.append(column) } else { tables.append((table, [column])) }
+            let table: String = try row.decode(atIndex: 0)
+            let column = SchemaTable.Column(
+                name: try row.decode(atIndex: 1), type: try row.decode(atIndex: 2), notNull: try row.decode(atIndex: 3),
+                primaryKey: try row.decode(Int.self, atIndex: 4) == 1)
+            if tables.last?.table == table { tables[tables.count - 1].columns.append(column) } else { tables.append(SchemaTable(table: table, columns: [column])) }
         }
         return tables
     }
 
+    /// The store's tables and the names of their columns.
+    static func presentSchema(_ db: Database) throws -> [String: Set<String>] {
+        Dictionary(try schema(db).map { ($0.table, Set($0.names)) }, uniquingKeysWith: { $1 })
+    }
+
     /// Each table or column of `expectedSchema` the store lacks.
-    static func schemaViolations(_ db: Database) throws -> [Violation] {
-        let present = Dictionary(try schema(db).map { ($0.table, Set($0.columns)) }, uniquingKeysWith: { $1 })
+    static func schemaViolations(present: [String: Set<String>]) -> [Violation] {
         var violations: [Violation] = []
-        for (table, columns) in expectedSchema {
+        for expected in expectedSchema {
+            let table = expected.table
             guard let have = present[table] else {
                 violations.append(
                     Violation(kind: "schema_table_missing", subject: table, message: "table \(table) is missing (the schema was changed outside StoreDesk)"))
                 continue
             }
             // A `rowid` column declared by the schema is the table's own rowid, which every rowid table has.
-            for column in columns where !have.contains(column) && column != "rowid" {
+            for column in expected.names where !have.contains(column) && column != "rowid" {
                 violations.append(
                     Violation(
                         kind: "schema_column_missing", subject: "\(table).\(column)",
@@ -114,18 +131,51 @@ extension StoreCheck {
         return violations
     }
 
+    /// The rows of each table with a value its column's type cannot give the records that read it: text in
+    /// a number column (`created_at` 'abc', which `user show` calls damaged), a fraction where a whole
+    /// number is read, NULL in a NOT NULL column (a table rebuilt without its constraints). One scan a
+    /// table, the row's first such value named. Tables or columns gone are `schemaViolations`' findings.
+    static func typedValueQueries(present: [String: Set<String>]) -> [String] {
+        expectedSchema.compactMap { expected in
+            guard let have = present[expected.table] else { return nil }
+            let columns = expected.columns.filter { have.contains($0.name) && $0.name != "rowid" }
+            var cases: [(condition: String, problem: String)] = []
+            for column in columns {
+                let name = "\"\(column.name)\""
+                let type = column.type.uppercased()
+                if type.contains("INT") {
+                    cases.append((
+                        "typeof(\(name)) IN ('text', 'blob') OR (typeof(\(name)) = 'real' AND \(name) <> CAST(\(name) AS INTEGER))",
+                        "'\(column.name) ' || quote(\(name)) || ' is not a whole number'"))
+                } else if type.contains("REAL") {
+                    cases.append(("typeof(\(name)) IN ('text', 'blob')", "'\(column.name) ' || quote(\(name)) || ' is not a number'"))
+                }
+                if column.notNull { cases.append(("\(name) IS NULL", "'\(column.name) is NULL'")) }
+            }
+            guard !cases.isEmpty else { return nil }
+            let key = columns.first(where: \.primaryKey).map { "\"\($0.name)\"" } ?? (have.contains("id") ? "\"id\"" : "rowid")
+            return """
+                SELECT CAST(\(key) AS TEXT), '\(expected.table) ' || quote(\(key)) || ': ' || CASE
+                  \(cases.map { "WHEN \($0.condition) THEN \($0.problem)" }.joined(separator: "\n  "))
+                  END
+                FROM "\(expected.table)" WHERE \(cases.map { "(\($0.condition))" }.joined(separator: " OR "))
+                """
+        }
+    }
+
     /// The schema's findings, then every decoded column holding a value its decoder refuses.
     static func decodingViolations(_ db: Database) throws -> [Violation] {
-        var violations = try schemaViolations(db)
-        let missing = Set(violations.map(\.subject))
-        for column in decodedColumns where !missing.contains(column.table) && !missing.contains("\(column.table).\(column.column)")
-            && !missing.contains("\(column.table).\(column.key)")
-        {
-            for row in try Row.fetchAll(db, sql: column.sql) {
+        let present = try presentSchema(db)
+        var violations = schemaViolations(present: present)
+        let enums = decodedColumns.filter { column in
+            present[column.table].map { $0.contains(column.column) && $0.contains(column.key) } ?? false
+        }
+        for sql in typedValueQueries(present: present) + enums.map(\.sql) {
+            for row in try Row.fetchAll(db, sql: sql) {
                 violations.append(
                     Violation(
                         kind: "value_unreadable", subject: try row.decode(String?.self, atIndex: 0) ?? "",
-                        message: try row.decode(String?.self, atIndex: 1) ?? "\(column.table).\(column.column) holds a value StoreDesk cannot read"))
+                        message: try row.decode(String?.self, atIndex: 1) ?? "a value StoreDesk cannot read"))
             }
         }
         return violations
@@ -135,7 +185,7 @@ extension StoreCheck {
     /// such a store would commit its first steps and fail on the next (a `payment_run` row left by a
     /// `simulate` that then found no `item_grant`), so it is refused before anything is written.
     static func unwritableSchema(_ db: Database) throws -> String? {
-        try schemaViolations(db).first?.message
+        schemaViolations(present: try presentSchema(db)).first?.message
     }
 }
 

@@ -99,7 +99,11 @@ import Testing
         Self.expectOneLineError(show, naming: "check", "user show on site 'x'")
         let check = try Binary.run(["check", "--db", store], home: home)
         #expect(check.status == 1, "\(check.stdout)")
-        #expect(check.stdout.contains("value_unreadable: user '10000001': site 'x'"), "\(check.stdout)")
+        #expect(check.stdout.contains("value_unreadable: user '10000001': site 'x' is not a whole number"), "\(check.stdout)")
+        // A date that is no number, which `user show` calls damaged too.
+        try Self.edit(store, "UPDATE user SET created_at = 'abc' WHERE id = '10000002';")
+        Self.expectOneLineError(try Binary.run(["user", "show", "10000002", "--db", store], home: home), naming: "check", "created_at 'abc'")
+        #expect(try Binary.run(["check", "--db", store], home: home).stdout.contains("value_unreadable: user '10000002': created_at 'abc' is not a whole number"))
         let json = try Binary.run(["check", "--json", "--db", store], home: home)
         #expect(json.stdout.contains("\"kind\" : \"value_unreadable\"") && json.stdout.contains("\"subject\" : \"10000001\""), "\(json.stdout)")
     }

@@ -21,7 +21,7 @@ import Testing
     /// The `user` table without its CHECK constraints (and without `dropping`): renamed away and copied
     /// back with `CREATE TABLE ... AS`, in rowid order (references in other tables keep naming `user`).
     func rebuildUser(dropping: [String] = []) -> String {
-        let columns = StoreCheck.expectedSchema.first { $0.table == "user" }?.columns ?? []
+        let columns = StoreCheck.expectedSchema.first { $0.table == "user" }?.names ?? []
         let kept = columns.filter { $0 != "rowid" && !dropping.contains($0) }.joined(separator: ", ")
         return "PRAGMA foreign_keys = OFF; PRAGMA legacy_alter_table = ON; ALTER TABLE user RENAME TO user_before_edit; "
             + "CREATE TABLE user AS SELECT \(kept) FROM user_before_edit ORDER BY rowid; DROP TABLE user_before_edit; "
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func theExpectedSchemaIsTheMigrations() throws {
-        let tables = Dictionary(StoreCheck.expectedSchema.map { ($0.table, $0.columns) }, uniquingKeysWith: { $1 })
+        let tables = Dictionary(StoreCheck.expectedSchema.map { ($0.table, $0.names) }, uniquingKeysWith: { $1 })
         #expect(tables["user"]?.contains("phone") == true)
         #expect(tables["item_grant"] != nil)
         #expect(tables["grdb_migrations"] != nil)
@@ -47,16 +47,19 @@ import Testing
             folder,
             edit: rebuildUser()
                 + "UPDATE user SET site = 'x' WHERE id = '10000001'; UPDATE user SET adult_type = NULL WHERE id = '10000002';"
+                + "UPDATE user SET site = 5 WHERE id = '10000003'; UPDATE user SET created_at = 'abc' WHERE id = '10000004';"
                 + "PRAGMA ignore_check_constraints = ON; UPDATE store_transaction SET state = 'lost' WHERE id = (SELECT MIN(id) FROM store_transaction);")
         let database = try AppDatabase.open(path: path, access: .readOnly)
         // The read says damaged ...
         #expect(throws: (any Error).self) { try database.user(id: "10000001") }
         // ... and check says where.
         let found = try database.check().filter { $0.kind == "value_unreadable" }
-        #expect(found.contains { $0.subject == "10000001" && $0.message.hasPrefix("user '10000001': site 'x' is not one StoreDesk reads (0, 1") })
-        #expect(found.contains { $0.subject == "10000002" && $0.message.contains("adult_type NULL") })
+        #expect(found.contains { $0.subject == "10000001" && $0.message == "user '10000001': site 'x' is not a whole number" })
+        #expect(found.contains { $0.subject == "10000003" && $0.message == "user '10000003': site 5 is not one StoreDesk reads (0, 1, 3, 8, 9, 10)" })
+        #expect(found.contains { $0.subject == "10000004" && $0.message == "user '10000004': created_at 'abc' is not a whole number" })
+        #expect(found.contains { $0.subject == "10000002" && $0.message == "user '10000002': adult_type is NULL" })
         #expect(found.contains { $0.message.contains("state 'lost'") && $0.message.contains("'purchasing'") })
-        #expect(found.count == 3)
+        #expect(found.count == 5)
     }
 
     @Test func findsADroppedColumnAndTableAndRefusesToWriteThere() throws {
