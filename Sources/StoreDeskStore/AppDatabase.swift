@@ -291,6 +291,8 @@ extension StoreError {
             self = .damaged(path: path, detail: detail)
         case let error as RecordError:
             self = .damaged(path: path, detail: "a row it was just reading is gone (\(error.description.prefix { $0 != ":" }))")
+        case let error as UnreadableValue:
+            self = .damaged(path: path, detail: error.detail)
         default:
             return nil
         }

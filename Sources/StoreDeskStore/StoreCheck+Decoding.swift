@@ -15,6 +15,8 @@ extension StoreCheck {
         var key: String
         var column: String
         var values: [DatabaseValue]
+        /// The column holds a JSON array of such values (a record's array property, as GRDB stores it).
+        var jsonArray = false
 
         init<Record: TableRecord, Value: RawRepresentable & CaseIterable>(
             _ record: Record.Type, key: some CodingKey, _ column: some CodingKey, _ type: Value.Type
@@ -25,11 +27,26 @@ extension StoreCheck {
             values = Value.allCases.map(\.rawValue.databaseValue)
         }
 
+        init<Record: TableRecord, Value: RawRepresentable & CaseIterable>(
+            _ record: Record.Type, key: some CodingKey, jsonArrayOf column: some CodingKey, _ type: Value.Type
+        ) where Value.RawValue: DatabaseValueConvertible {
+            self.init(record, key: key, column, type)
+            jsonArray = true
+        }
+
         /// The rows whose value the decoder refuses: `(id, message)`. A value of another type (text in a
         /// number column) and NULL where the schema says NOT NULL are `typedValueQueries`' findings, said once.
         var sql: String {
             let listed = values.map(\.sqlLiteral).joined(separator: ", ")
             let storage = values.first.map { if case .int64 = $0.storage { "integer" } else { "text" } } ?? "text"
+            if jsonArray {
+                return """
+                    SELECT CAST(\(key) AS TEXT), '\(table) ' || quote(\(key)) || ': \(column) ' || quote(\(column))
+                      || ' is not a JSON list of \(listed.replacingOccurrences(of: "'", with: "''"))'
+                    FROM \(table) WHERE \(column) IS NOT NULL AND (NOT json_valid(\(column)) OR json_type(\(column)) != 'array'
+                      OR EXISTS (SELECT 1 FROM json_each(\(column)) e WHERE e.type != '\(storage)' OR e.value NOT IN (\(listed))))
+                    """
+            }
             return """
                 SELECT CAST(\(key) AS TEXT), '\(table) ' || quote(\(key)) || ': \(column) ' || quote(\(column))
                   || ' is not one StoreDesk reads (\(listed.replacingOccurrences(of: "'", with: "''")))'
@@ -55,6 +72,9 @@ extension StoreCheck {
         DecodedColumn(Grant.self, key: Grant.CodingKeys.id, Grant.CodingKeys.source, GrantSource.self),
         DecodedColumn(Subscription.self, key: Subscription.CodingKeys.id, Subscription.CodingKeys.state, SubscriptionState.self),
         DecodedColumn(RestoreRequest.self, key: RestoreRequest.CodingKeys.id, RestoreRequest.CodingKeys.status, RestoreStatus.self),
+        DecodedColumn(
+            LoginEntryConfiguration.self, key: LoginEntryConfiguration.CodingKeys.appId, jsonArrayOf: LoginEntryConfiguration.CodingKeys.entries,
+            LoginEntry.self),
     ]
 
     /// A table as `PRAGMA table_info` describes it.

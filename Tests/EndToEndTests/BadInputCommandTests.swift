@@ -104,6 +104,11 @@ import Testing
         try Self.edit(store, "UPDATE user SET created_at = 'abc' WHERE id = '10000002';")
         Self.expectOneLineError(try Binary.run(["user", "show", "10000002", "--db", store], home: home), naming: "check", "created_at 'abc'")
         #expect(try Binary.run(["check", "--db", store], home: home).stdout.contains("value_unreadable: user '10000002': created_at 'abc' is not a whole number"))
+        // A JSON list that is no list of login entries: before, `login entries show` printed a decoder's message.
+        try Self.edit(store, "UPDATE login_entry_configuration SET entries = 'not json' WHERE app_id = '1001';")
+        let entries = try Binary.run(["login", "entries", "show", "--app", "1001", "--db", store], home: home)
+        Self.expectOneLineError(entries, naming: "is damaged: a value in table login_entry_configuration", "entries 'not json'")
+        #expect(try Binary.run(["check", "--db", store], home: home).stdout.contains("value_unreadable: login_entry_configuration '1001': entries 'not json'"))
         let json = try Binary.run(["check", "--json", "--db", store], home: home)
         #expect(json.stdout.contains("\"kind\" : \"value_unreadable\"") && json.stdout.contains("\"subject\" : \"10000001\""), "\(json.stdout)")
     }

@@ -62,6 +62,24 @@ import Testing
         #expect(found.count == 5)
     }
 
+    @Test func findsAJSONListAReadRefuses() throws {
+        let folder = TemporaryFolder()
+        for (stored, shown) in [("'not json'", "'not json'"), ("'[\"APPLE_LOGIN\",\"BOGUS\"]'", "'[\"APPLE_LOGIN\",\"BOGUS\"]'"), ("'{}'", "'{}'")] {
+            let path = try store(folder, edit: "UPDATE login_entry_configuration SET entries = \(stored) WHERE app_id = '1001';")
+            let database = try AppDatabase.open(path: path, access: .readOnly)
+            // The read says damaged, through the store's own error ...
+            #expect(throws: UnreadableValue.self) { try database.loginEntrySetup(appId: "1001") }
+            #expect(
+                StoreError(failure: UnreadableValue(detail: "d"), path: path) == .damaged(path: path, detail: "d"))
+            // ... and check names the row.
+            let found = try database.check()
+            #expect(found.count == 1 && found.first?.kind == "value_unreadable" && found.first?.subject == "1001", "\(found)")
+            #expect(found.first?.message.hasPrefix("login_entry_configuration '1001': entries \(shown) is not a JSON list of 'APPLE_LOGIN'") == true)
+            try FileManager.default.removeItem(atPath: path)
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        }
+    }
+
     @Test func findsADroppedColumnAndTableAndRefusesToWriteThere() throws {
         let folder = TemporaryFolder()
         let path = try store(folder, edit: rebuildUser(dropping: ["phone"]) + "PRAGMA foreign_keys = OFF; DROP TABLE item_grant;")
