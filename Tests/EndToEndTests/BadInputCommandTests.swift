@@ -177,6 +177,7 @@ import Testing
             (["simulate", "--rate", "-0.5", "--speed", "-2", "--db", store], "--rate must be above 0"),
             (["console", "--refresh", "-1", "--db", store], "--refresh must be between 0 and 3600 seconds, got -1"),
             (["login", "onetap", "settings", "--latency", "-3", "--db", store], "--latency must be 0 or more milliseconds, got -3"),
+            (["login", "onetap", "settings", "--timeout", "3600001", "--db", store], "--timeout must be at most 3600000 milliseconds (an hour), got 3600001"),
         ] {
             let result = try Binary.run(arguments, home: home, timeout: 30)
             Self.expectOneLineError(result, naming: named, "\(arguments)")
