@@ -95,8 +95,34 @@ public struct AppDatabase: Sendable {
     ///   default store that StoreDesk itself owns). A command that only reads honours it too: the
     ///   upgrade is done through a writing connection that is closed again, then the store is opened
     ///   read-only, so `check --migrate` does what the "rerun with --migrate" message promised.
-    public static func open(path: String, access: Access, migrate: Bool = false) throws -> AppDatabase {
+    ///
+    /// - Parameter verify: what the caller needs of the store before it uses it (the console and `snapshot`
+    ///   read its clock). It runs first on a probe that leaves no trace (an `immutable` read of a WAL file
+    ///   no one has open, which makes no `-wal` and `-shm` beside it), so a store it refuses is left as
+    ///   it was, its folder too; then the store is opened as asked.
+    public static func open(
+        path: String, access: Access, migrate: Bool = false, verifying verify: ((AppDatabase) throws -> Void)? = nil
+    ) throws -> AppDatabase {
         let file = try StorePath(path: path)
+        if let verify, file.inspectionPath != file.sqlitePath {
+            do {
+                let probe = try DatabaseQueue(path: file.inspectionPath, configuration: configuration(readOnly: true))
+                defer { try? probe.close() }
+                // An older schema is left to the open below (it migrates with `--migrate`).
+                if try probe.read({ try inspect($0, path: file.path) }).isEmpty {
+                    try naming(file.path) { try verify(AppDatabase(writer: probe, path: file.path, isReadOnly: true)) }
+                }
+            } catch let error as DatabaseError {
+                throw StoreError(error, path: file.path)
+            }
+        }
+        let database = try open(file, access: access, migrate: migrate)
+        try verify?(database)
+        return database
+    }
+
+    private static func open(_ file: StorePath, access: Access, migrate: Bool) throws -> AppDatabase {
+        let path = file.path
         if access == .readOnly {
             do {
                 return try openReadOnly(file)
@@ -107,8 +133,10 @@ public struct AppDatabase: Sendable {
             }
         }
         if let reason = file.whyNotWritable { throw StoreError.notWritable(path: path, reason: reason) }
-        // Inspect the schema through a read-only connection: this never changes the file.
-        let pending = try inspect(file)
+        // Inspect the schema through a read-only connection: this never changes the file. A store that is
+        // damaged where every write needs it (a table or column gone, a clock that is no date) is refused
+        // here, before a writer switches it to WAL or a command commits its first step and fails the next.
+        let pending = try inspect(file, forWriting: true)
         if !pending.isEmpty && !migrate {
             throw StoreError.olderSchema(path: path, missing: pending)
         }
@@ -170,13 +198,34 @@ public struct AppDatabase: Sendable {
 
     /// Returns the migrations this binary knows that the file lacks; throws when the file is not a
     /// store or is newer than this binary.
-    static func inspect(_ file: StorePath) throws -> [String] {
+    static func inspect(_ file: StorePath, forWriting: Bool = false) throws -> [String] {
         do {
-            let queue = try DatabaseQueue(path: file.sqlitePath, configuration: configuration(readOnly: true))
+            let queue = try DatabaseQueue(path: file.inspectionPath, configuration: configuration(readOnly: true))
             defer { try? queue.close() }
-            return try queue.read { try inspect($0, path: file.path) }
+            return try queue.read { db in
+                let pending = try inspect(db, path: file.path)
+                if forWriting && pending.isEmpty { try checkWritable(db, path: file.path) }
+                return pending
+            }
         } catch let error as DatabaseError {
             throw StoreError(error, path: file.path)
+        }
+    }
+
+    /// Refuses a store whose schema lacks a table or column this binary writes, or whose clock is no date
+    /// (every write stamps rows with it): `StoreError.damaged`, which sends the user to `check`.
+    static func checkWritable(_ db: Database, path: String) throws {
+        if let problem = try StoreCheck.unwritableSchema(db) { throw StoreError.damaged(path: path, detail: problem) }
+        try naming(path) { _ = try StoreMeta.clock(in: db) }
+    }
+
+    /// Runs `body` with its damage said of `path` as the user named it (a connection only knows the
+    /// absolute path, or the file behind an `immutable` URI).
+    static func naming(_ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch StoreError.damaged(_, let detail) {
+            throw StoreError.damaged(path: path, detail: detail)
         }
     }
 
@@ -242,6 +291,8 @@ extension StoreError {
             self = .damaged(path: path, detail: detail)
         case let error as RecordError:
             self = .damaged(path: path, detail: "a row it was just reading is gone (\(error.description.prefix { $0 != ":" }))")
+        case let error as UnreadableValue:
+            self = .damaged(path: path, detail: error.detail)
         default:
             return nil
         }

@@ -1,5 +1,11 @@
 import Foundation
 
+/// Where a new store may be built: nothing yet, or a regular file when `replacing` (`--force`). A device,
+/// a fifo, a directory, a dangling symbolic link or a link loop is refused by its kind, in one line naming it.
+public enum StoreDestination {
+    public static func check(_ path: String, replacing: Bool) throws { try StorePath.checkDestination(path, replacing: replacing) }
+}
+
 /// Builds a file beside its destination (`NAME.building-PID`) and moves it into place only when
 /// complete, so a store is either the old one or the whole new one.
 ///
@@ -10,7 +16,7 @@ import Foundation
 enum FileReplacement {
     static func write(to path: String, replacing: Bool, _ body: (String) throws -> Void) throws {
         let fm = FileManager.default
-        if fm.fileExists(atPath: path) && !replacing { throw StoreError.exists(path: path) }
+        try StorePath.checkDestination(path, replacing: replacing)
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty && !fm.fileExists(atPath: directory) {
             do {

@@ -85,14 +85,26 @@ extension FetchableRecord where Self: TableRecord {
     /// Not GRDB's `fetchOne(db, key:)`: that asks the schema for the table's unique key first and traps
     /// when it is gone, and a store edited by hand (a `user` table rebuilt without `UNIQUE`) must give an
     /// error, not end the process (and leave a console's terminal raw).
+    ///
+    /// A column a record reads as JSON (`login_entry_configuration.entries`) that holds something else is
+    /// the store's damage, said as such (`check` reports it too), not a decoder's message.
     static func fetchOne(_ db: Database, matching column: String, _ value: some DatabaseValueConvertible) throws -> Self? {
-        try filter(Column(column) == value).fetchOne(db)
+        do {
+            return try filter(Column(column) == value).fetchOne(db)
+        } catch is DecodingError {
+            throw UnreadableValue(detail: "a value in table \(databaseTableName) (stored as JSON) cannot be read")
+        }
     }
 
     /// Whether a row's `column` holds `value` (see `fetchOne(_:matching:_:)` for why not `exists(db, key:)`).
     static func exists(_ db: Database, matching column: String, _ value: some DatabaseValueConvertible) throws -> Bool {
         try !filter(Column(column) == value).isEmpty(db)
     }
+}
+
+/// A value a record could not be made from, for `StoreError(failure:path:)` to say as the store's damage.
+struct UnreadableValue: Error {
+    var detail: String
 }
 
 extension Row {

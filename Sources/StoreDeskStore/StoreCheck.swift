@@ -255,6 +255,8 @@ public enum StoreCheck {
                     kind: "foreign_key", subject: table,
                     message: "\(table) row \(rowid.map(String.init) ?? "?") points at a missing \(parent)"))
         }
+        // What every other read needs first: the schema's tables and columns, the values the records decode.
+        violations += try decodingViolations(db)
         for invariant in invariants {
             do {
                 for row in try Row.fetchAll(db, sql: invariant.sql) {

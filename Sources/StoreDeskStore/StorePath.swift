@@ -23,8 +23,10 @@ struct StorePath {
         self.path = path
         var info = stat()
         guard stat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { throw StoreError.missing(path: path) }
-            throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(errno)))")
+            let error = errno
+            if let link = Self.brokenLink(path) { throw StoreError.notRegularFile(path: path, kind: link) }
+            if error == ENOENT || error == ENOTDIR { throw StoreError.missing(path: path) }
+            throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(error)))")
         }
         let kind = info.st_mode & S_IFMT
         guard kind == S_IFREG else { throw StoreError.notRegularFile(path: path, kind: Self.kindName(kind)) }
@@ -84,9 +86,52 @@ struct StorePath {
         return "file:" + escaped + "?mode=ro&immutable=1"
     }
 
+    /// The path a look at the schema before a write opens: `immutableURI` for a WAL file no one has open
+    /// (no `-wal` beside it), so a store that is then refused is left without `-wal` and `-shm` files,
+    /// else `sqlitePath`.
+    var inspectionPath: String {
+        isWAL && access(path + "-wal", F_OK) != 0 ? immutableURI : sqlitePath
+    }
+
     /// The path as SQLite should see it: a relative name that begins with `file:` would be read as a URI
     /// (Debian's SQLite is built with URI names on), so it is written `./file:...`.
     var sqlitePath: String { path.hasPrefix("file:") ? "./" + path : path }
+
+    /// What a symbolic link at `path` is when following it finds no file: "a dangling symbolic link (to
+    /// TARGET)" or "a symbolic link loop"; nil when `path` is no link or leads to something.
+    static func brokenLink(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
+        var followed = stat()
+        if stat(path, &followed) == 0 { return nil }
+        if errno == ELOOP { return "a symbolic link loop" }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &target, Int(PATH_MAX))
+        guard count > 0 else { return "a dangling symbolic link" }
+        let bytes = target.prefix(count).map { UInt8(bitPattern: $0) }
+        return "a dangling symbolic link (to \(String(decoding: bytes, as: UTF8.self)))"
+    }
+
+    /// Refuses to build a store at `path` over anything but nothing or a regular file (a device, a fifo,
+    /// a directory, a dangling link or a link loop: renaming a new file there would replace what is no
+    /// store, or write through a link to somewhere unexpected), and over a regular file unless `replacing`.
+    static func checkDestination(_ path: String, replacing: Bool) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return }
+            throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(errno)))")
+        }
+        var kind = info.st_mode & S_IFMT
+        if kind == S_IFLNK {
+            if let link = brokenLink(path) { throw StoreError.notRegularFile(path: path, kind: link) }
+            guard stat(path, &info) == 0 else {
+                throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(errno)))")
+            }
+            kind = info.st_mode & S_IFMT
+        }
+        guard kind == S_IFREG else { throw StoreError.notRegularFile(path: path, kind: kindName(kind)) }
+        if !replacing { throw StoreError.exists(path: path) }
+    }
 
     static func kindName(_ kind: mode_t) -> String {
         switch kind {

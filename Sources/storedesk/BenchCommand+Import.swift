@@ -20,11 +20,20 @@ extension BenchCommand {
         @Option(help: ArgumentHelp("A folder to keep the seeded store and the files in, reused by later runs (default: a temporary one).", valueName: "path"))
         var folder: String?
 
+        /// The most notifications a run makes (the README's figures go to 2,000,000 lines).
+        static let largestNotifications = 10_000_000
+
         func validate() throws {
-            guard notifications >= 5, small >= 5, small <= notifications else {
-                throw fail("--notifications and --small must be 5 or more, --small at most --notifications")
+            // The files are written a line at a time, but a history's chains are made in memory first.
+            guard (5...Self.largestNotifications).contains(notifications) else {
+                throw fail("--notifications must be from 5 to \(Self.largestNotifications), got \(notifications)")
             }
-            guard users >= 0 else { throw fail("--users must be 0 or more, got \(users)") }
+            guard (5...notifications).contains(small) else {
+                throw fail("--small must be from 5 to --notifications (\(notifications)), got \(small)")
+            }
+            guard (0...SyntheticSeeder.largestUsers).contains(users) else {
+                throw fail("--users must be from 0 to \(SyntheticSeeder.largestUsers), got \(users)")
+            }
         }
 
         func run() throws {

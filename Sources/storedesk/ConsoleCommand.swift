@@ -34,7 +34,9 @@ struct ConsoleCommand: ParsableCommand {
                 session.readOnly = true
                 warnings.insert("read-only: \(reason)", at: 0)
             }
-            let database = try store.open(session.readOnly ? .readOnly : .readWriteConcurrent)
+            // The clock is read first on a probe (and a writer's open checks the store too), so a store
+            // whose clock is no date is refused with its bytes and its folder as they were.
+            let database = try store.open(session.readOnly ? .readOnly : .readWriteConcurrent, verifying: { _ = try $0.clock() })
             return (database, session, theme, warnings, catalog)
         }
         let wall = Instant(Date())

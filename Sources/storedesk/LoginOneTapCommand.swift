@@ -72,11 +72,20 @@ extension LoginCommand {
             @Option(help: "How long the carrier's gateway takes to answer, in ms.") var latency: Int?
             @OptionGroup var output: OutputOptions
 
+            /// The longest `--timeout` or `--latency` taken.
+            static let longestMilliseconds = 3_600_000
+
             func validate() throws {
                 if let phone, phone.count != 11 || !phone.allSatisfy({ $0.isASCII && $0.isNumber }) {
                     throw fail("--phone must be an 11-digit mainland mobile number, got '\(Masking.phone(phone))'")
                 }
                 if let latency, latency < 0 { throw fail("--latency must be 0 or more milliseconds, got \(latency)") }
+                // Any millisecond count is added to the simulator's clock: an hour is far past every SDK timeout.
+                for (name, value) in [("--latency", latency), ("--timeout", timeout)] {
+                    if let value, value > Self.longestMilliseconds {
+                        throw fail("\(name) must be at most \(Self.longestMilliseconds) milliseconds (an hour), got \(value)")
+                    }
+                }
             }
 
             func run() throws {

@@ -64,9 +64,38 @@ func oneLine(_ text: String) -> String {
         .joined(separator: "; ")
 }
 
+/// The command line with a negative number joined to the option before it (`--users -1` becomes
+/// `--users=-1`), when `message` is ArgumentParser's "Missing value for '--users <n>'" because it read the
+/// number as an option; nil otherwise. Only the first such pair is joined: a second one comes back as
+/// another missing value and is joined then.
+func negativeValueJoined(_ message: String, in arguments: [String]) -> [String]? {
+    let lead = "Missing value for '"
+    guard let start = message.range(of: lead) else { return nil }
+    let option = String(message[start.upperBound...].prefix { $0 != " " && $0 != "'" })
+    guard option.hasPrefix("-") else { return nil }
+    for index in arguments.indices.dropLast() where arguments[index] == option {
+        let value = arguments[index + 1]
+        guard isNegativeNumber(value) else { continue }
+        var joined = arguments
+        joined.replaceSubrange(index...(index + 1), with: [option + "=" + value])
+        return joined
+    }
+    return nil
+}
+
+/// Whether an argument is a negative number (`-1`, `-0.5`, `-.5`, `-1e9`, `-inf`) rather than an option.
+func isNegativeNumber(_ argument: String) -> Bool {
+    guard argument.hasPrefix("-"), argument.count > 1 else { return false }
+    let rest = argument.dropFirst()
+    if rest.first?.isNumber == true || (rest.first == "." && rest.dropFirst().first?.isNumber == true) { return true }
+    return ["inf", "infinity", "nan"].contains(rest.lowercased())
+}
+
 /// Ends the process for an error that reached the top: help and version as ArgumentParser prints them,
 /// a bad command line as one line with where to look (not the whole usage), anything else as one line.
-func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
+func exitReporting(
+    _ error: any Error, command: ParsableCommand.Type, arguments: [String] = Array(CommandLine.arguments.dropFirst())
+) -> Never {
     switch error {
     case is CleanExit, is ExitCode:
         command.exit(withError: error)
@@ -82,6 +111,17 @@ func exitReporting(_ error: any Error, command: ParsableCommand.Type) -> Never {
         // with nothing more to say.
         if command.message(for: error).isEmpty { exit(code.rawValue) }
         if code.rawValue == ExitCode.validationFailure.rawValue {
+            if let joined = negativeValueJoined(command.message(for: error), in: arguments) {
+                // `--users -1`: the parser took -1 for an option. Parsed again as `--users=-1`, the value
+                // reaches the command's own rules, which refuse it by name ("--users must be ..., got -1").
+                do {
+                    var parsed = try StoreDeskCommand.parseAsRoot(joined)
+                    try parsed.run()
+                    exit(0)
+                } catch {
+                    exitReporting(error, command: StoreDeskCommand.self, arguments: joined)
+                }
+            }
             // Usage errors: ArgumentParser's message, then the --help of the command it names.
             let message = oneLine(choicesOnOneLine(command.message(for: error)))
             let full = command.fullMessage(for: error)
@@ -114,6 +154,19 @@ func print(_ items: Any..., separator: String = " ", terminator: String = "\n") 
     Swift.print(shown, terminator: terminator)
 }
 
+/// A report's lines as its text, the one place a text report's stored values are made safe: every line
+/// stays one line whatever the names, ids and reasons interpolated into it hold (a line break, an escape
+/// sequence, a C1 control or a bidirectional override is written as its escape), and the tabs between
+/// columns are kept. Escaping twice changes nothing, so a value escaped where it was interpolated is
+/// shown the same.
+func reportText(_ lines: [String]) -> String {
+    lines.map { line in
+        ControlCharacters.contains(in: line)
+            ? line.split(separator: "\t", omittingEmptySubsequences: false).map(ControlCharacters.escaped).joined(separator: "\t")
+            : line
+    }.joined(separator: "\n")
+}
+
 /// One line of tab-separated columns, each escaped (a tab inside a value cannot shift the columns).
 func printColumns(_ columns: [String]) {
     Swift.print(columns.map(ControlCharacters.escaped).joined(separator: "\t"))
@@ -126,28 +179,30 @@ func printJSON<T: Encodable>(_ value: T) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     let data = try encoder.encode(value)
-    let text = String(decoding: data, as: UTF8.self)
-    var out = ""
-    if ControlCharacters.contains(in: text) {
-        for scalar in text.unicodeScalars {
-            if ControlCharacters.isControl(scalar) {
-                // Inside JSON strings only: the encoder already wrote newlines between keys as layout,
-                // and every C0 control inside a string as an escape.
-                if scalar.value < 0x20 {
-                    out.unicodeScalars.append(scalar)
-                } else {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                }
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    } else {
-        out = text
-    }
-    FileHandle.standardOutput.write(Data(out.utf8))
+    FileHandle.standardOutput.write(Data(jsonEscapingControls(String(decoding: data, as: UTF8.self)).utf8))
     FileHandle.standardOutput.write(Data("\n".utf8))
+}
+
+/// JSON from `JSONEncoder` with DEL, the C1 controls and the bidirectional overrides written as `\u`
+/// escapes too (the encoder escapes only C0 controls).
+func jsonEscapingControls(_ text: String) -> String {
+    guard ControlCharacters.contains(in: text) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if ControlCharacters.isControl(scalar) {
+            // Inside JSON strings only: the encoder already wrote newlines between keys as layout,
+            // and every C0 control inside a string as an escape.
+            if scalar.value < 0x20 {
+                out.unicodeScalars.append(scalar)
+            } else {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            }
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// One environment variable, read with `getenv`: `ProcessInfo.processInfo.environment` copies the

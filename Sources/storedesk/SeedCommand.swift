@@ -25,7 +25,7 @@ struct SeedCommand: ParsableCommand {
     func run() throws {
         try reporting {
             let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? DefaultStore.path()
-            if FileManager.default.fileExists(atPath: path) && !force { throw StoreError.exists(path: path) }
+            try StoreDestination.check(path, replacing: force)
             let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
             let started = Date()
             let bar = ProgressBar(total: users, enabled: stderrIsTerminal && !output.json)

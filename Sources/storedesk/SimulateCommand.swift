@@ -36,9 +36,17 @@ struct SimulateCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
     @OptionGroup var store: StoreOptions
 
+    /// The slowest pace a run may take: a simulated second every 100 wall-clock seconds.
+    static let slowestSpeed = 0.01
+
     /// The option rules, checked before the store is opened, so a bad value leaves the file untouched.
     func validate() throws {
         if let problem = PaymentSimulation.Configuration.problem(seconds: seconds, rate: rate, speed: speed) { throw fail(problem) }
+        // A speed just above 0 (4.9e-324) is not "as fast as possible" but a run that never ends.
+        guard speed == 0 || speed >= Self.slowestSpeed else {
+            throw fail(
+                "--speed must be 0 (as fast as possible) or from \(Self.slowestSpeed) to \(Int(PaymentSimulation.Configuration.largestSpeed)), got \(speed)")
+        }
         if let callbackURL { _ = try checkedCallbackURL(callbackURL, option: "--callback-url") }
         guard (1...1024).contains(concurrency) else { throw fail("--concurrency must be from 1 to 1024, got \(concurrency)") }
         guard timeout > 0, timeout.isFinite, timeout <= 300 else {

@@ -124,7 +124,8 @@ struct SnapshotRequest: Equatable {
             let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
             let (theme, _) = try look.loadTheme(catalog)
             trace.mark("theme")
-            let opened = try store.open(.readOnly)
+            // The clock is read first on a probe, so a store whose clock is no date is refused untouched.
+            let opened = try store.open(.readOnly, verifying: { _ = try $0.clock() })
             database = opened
             trace.mark("open store")
             let wall = Instant(Date())

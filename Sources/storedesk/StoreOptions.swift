@@ -13,8 +13,11 @@ struct StoreOptions: ParsableArguments {
     /// The options as a plain value.
     var location: StoreLocation { StoreLocation(db: db, migrate: migrate) }
 
-    /// Opens the store; builds the default store from the demo dataset on first use.
-    func open(_ access: AppDatabase.Access) throws -> AppDatabase { try location.open(access) }
+    /// Opens the store; builds the default store from the demo dataset on first use. `verify` is what the
+    /// command needs of it before using it (see `AppDatabase.open`): a store it refuses is left as it was.
+    func open(_ access: AppDatabase.Access, verifying verify: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase {
+        try location.open(access, verifying: verify)
+    }
 }
 
 /// `--db` and `--migrate` as a plain value, so a command can be run without ArgumentParser's
@@ -34,10 +37,10 @@ struct StoreLocation: Equatable {
     var path: String { resolved.path }
 
     /// Opens the store; builds the default store from the demo dataset on first use.
-    func open(_ access: AppDatabase.Access) throws -> AppDatabase {
+    func open(_ access: AppDatabase.Access, verifying verify: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase {
         let (path, named) = resolved
         OpenedStore.path = path
         if !named { try DefaultStore.ensure(at: path) }
-        return try AppDatabase.open(path: path, access: access, migrate: migrate || !named)
+        return try AppDatabase.open(path: path, access: access, migrate: migrate || !named, verifying: verify)
     }
 }

@@ -105,14 +105,14 @@ public struct Grant: Hashable, Sendable, Codable, Identifiable {
     }
 }
 
-public enum GrantKind: String, Hashable, Sendable, Codable {
+public enum GrantKind: String, Hashable, Sendable, Codable, CaseIterable {
     /// The product itself (App Store payments, or gold equal to the product's price).
     case product
     /// Game currency converted from gold at the app's rate.
     case currency
 }
 
-public enum GrantSource: String, Hashable, Sendable, Codable {
+public enum GrantSource: String, Hashable, Sendable, Codable, CaseIterable {
     case purchase
     case restore
 }

@@ -64,6 +64,13 @@ public final class ConsoleRuntime {
         }
     }
 
+    /// Sets the shown screen's filter to `text` in one step (`storedesk snapshot --filter`): one read of the
+    /// list, where typing it would read it once a character.
+    func setFilter(_ text: String) {
+        dirty = true
+        for effect in state.setFilter(text) { apply(perform(effect)) }
+    }
+
     /// Performs the next deferred effect; false when there is none.
     @discardableResult
     public func performDeferred() -> Bool {

@@ -85,10 +85,11 @@ enum AppsText {
         let header = ["ID", "NAME", "BUNDLE ID", "APPLE APP ID", "ENV", "APP KEY", "PRODUCTS", "CALLBACK URL"]
         let rows = apps.map { overview -> [String] in
             let app = overview.app
+            // Escaped before the widths are measured: a stored line break or escape shows as its escape.
             return [
                 app.id, app.name, app.bundleId, app.appleAppId.map(String.init) ?? "-", app.environments.rawValue, app.maskedAppKey,
                 String(overview.productCount), app.callbackURL ?? "-",
-            ]
+            ].map(\.controlsEscaped)
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].columns }.max() ?? 0 }
         return ([header] + rows).map { row in
@@ -104,13 +105,13 @@ enum AppsText {
             ("currency/yuan", String(app.currencyPerYuan)), ("ownership", app.restoreOwnership.rawValue),
             ("grace days", String(app.gracePeriodDays)), ("callback url", app.callbackURL ?? "none"),
         ]
-        return fields.map { "\($0.0.padded(to: 14))\($0.1)" }.joined(separator: "\n")
+        return reportText(fields.map { "\($0.0.padded(to: 14))\($0.1)" })
     }
 
     static func catalogueLine(_ overview: AppOverview) -> String {
         let source = overview.catalogueSource.map { "from \($0), imported \(overview.catalogueImportedAt?.iso8601 ?? "?")" }
             ?? "not from a StoreKit file"
-        return "\("products".padded(to: 14))\(overview.productCount) (\(source))"
+        return reportText(["\("products".padded(to: 14))\(overview.productCount) (\(source))"])
     }
 }
 
@@ -118,7 +119,7 @@ enum AppsText {
 struct AppAddedReport: CommandReport {
     var app: App
     var json: AppJSON { AppJSON(app) }
-    var text: String { "added app \(app.id)\n" + AppsText.details(app) }
+    var text: String { reportText(["added app \(app.id)"]) + "\n" + AppsText.details(app) }
 }
 
 /// `apps set`: the app as it now is and what changed.
@@ -126,7 +127,7 @@ struct AppChangeReport: CommandReport {
     var app: App
     var changes: [String]
     var json: AppChangeJSON { AppChangeJSON(app: AppJSON(app), changed: !changes.isEmpty, changes: changes) }
-    var text: String { changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; ") }
+    var text: String { reportText([changes.isEmpty ? "app \(app.id): unchanged" : "app \(app.id): " + changes.joined(separator: "; ")]) }
 }
 
 /// `apps list`: every app.

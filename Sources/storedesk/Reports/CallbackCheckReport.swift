@@ -83,6 +83,6 @@ struct CallbackCheckReport: CommandReport {
         } else {
             lines.append("\(failed.count) of \(outcomes.count) rules do not hold: " + failed.map(\.testCase.id).joined(separator: ", "))
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }

@@ -36,12 +36,12 @@ struct CallbackVerifyReport: CommandReport {
     }
 
     var text: String {
-        ([
+        reportText([
             "\(check.isValid ? "valid" : "invalid") (\(check.verdict.code)) order_id=\(check.fields.text("order_id") ?? "-")",
             "reason    \(check.reason)",
             "expected  \(check.expectedSign)",
             "received  \(check.receivedSign ?? (check.receivedIsArray ? "(an array)" : "(none)"))",
             "hashed    \(check.maskedHashedString)",
-        ] + check.warnings.map { "warning   \($0.message)" }).joined(separator: "\n")
+        ] + check.warnings.map { "warning   \($0.message)" })
     }
 }

@@ -255,7 +255,7 @@ enum CatalogText {
         lines += report.unknownKeys.map { "  skipped    unknown key \($0)" }
         lines += report.notKept.map { "  not kept   \($0)" }
         lines += report.notes.map { "  note       \($0)" }
-        return lines.map(escaped).joined(separator: "\n")
+        return reportText(lines)
     }
 
     static func catalogue(_ catalogue: AppCatalogue) -> String {
@@ -274,7 +274,7 @@ enum CatalogText {
         } else {
             lines.append("app \(app.id) \(app.name): catalogue not from a StoreKit file (import one with `storedesk catalog import FILE --app \(app.id)`)")
         }
-        guard !catalogue.entries.isEmpty else { return (lines + ["no products"]).map(escaped).joined(separator: "\n") }
+        guard !catalogue.entries.isEmpty else { return reportText(lines + ["no products"]) }
         let grouped = Set(catalogue.groups.flatMap { catalogue.subscriptions(inGroup: $0.id).map(\.product.id) })
         let loose = catalogue.entries.filter { !grouped.contains($0.product.id) }
         let idWidth = catalogue.entries.map(\.product.id.columns).max() ?? 0
@@ -298,30 +298,25 @@ enum CatalogText {
             return out
         }
         lines.append("")
+        // A product's lines under its first, indented past the label: each stays a line of its own.
+        func append(_ label: String, _ entry: AppCatalogue.Entry) {
+            for (index, text) in line(entry, prefix: "").enumerated() { lines.append((index == 0 ? label : "").padded(to: label.count) + text) }
+        }
         for entry in loose {
-            lines.append(entry.product.type.name.padded(to: 15) + line(entry, prefix: "").joined(separator: "\n" + "".padded(to: 15)))
+            append(entry.product.type.name.padded(to: 15), entry)
         }
         for group in catalogue.groups {
             let localized = group.localizations.map { "\($0.locale) \($0.displayName)" }
             lines.append("")
             lines.append("subscription group \(group.id) \"\(group.name)\"" + (localized.isEmpty ? "" : " (\(localized.joined(separator: " · ")))"))
             for entry in catalogue.subscriptions(inGroup: group.id) {
-                let level = "  level \(entry.details?.subscription?.level ?? 0)".padded(to: 11)
-                lines.append(level + line(entry, prefix: "").joined(separator: "\n" + "".padded(to: 11)))
+                append("  level \(entry.details?.subscription?.level ?? 0)".padded(to: 11), entry)
             }
         }
-        return lines.map(escaped).joined(separator: "\n")
+        return reportText(lines)
     }
 
     private static func onOff(_ flag: Bool) -> String { flag ? "on" : "off" }
-
-    /// A line as a terminal shows it safely: control characters from a file written as escapes.
-    private static func escaped(_ line: String) -> String {
-        guard line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control && $0 != "\n" }) else { return line }
-        return String(String.UnicodeScalarView(line.unicodeScalars.flatMap { scalar -> [Unicode.Scalar] in
-            scalar.properties.generalCategory == .control && scalar != "\n" ? Array(scalar.escaped(asASCII: true).unicodeScalars) : [scalar]
-        }))
-    }
 }
 
 /// `catalog import`: what the file added, updated and skipped.

@@ -14,8 +14,8 @@ struct CheckReport: CommandReport {
     var json: JSON { JSON(clean: violations.isEmpty, violations: violations) }
 
     var text: String {
-        guard !violations.isEmpty else { return "ok: \(path) is clean" }
-        return (violations.map { "\($0.kind): \($0.message)" }
-            + ["\(violations.count) violation\(violations.count == 1 ? "" : "s") in \(path)"]).joined(separator: "\n")
+        guard !violations.isEmpty else { return reportText(["ok: \(path) is clean"]) }
+        return reportText(
+            violations.map { "\($0.kind): \($0.message)" } + ["\(violations.count) violation\(violations.count == 1 ? "" : "s") in \(path)"])
     }
 }

@@ -17,6 +17,6 @@ struct SimulateJSON: Encodable, CommandReport {
             lines.append("at the end: \(info.state), expires \(info.expiresDate), access \(info.entitled ? "yes" : "no")")
         }
         lines.append("imported \(imported), rejected \(rejected)")
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }

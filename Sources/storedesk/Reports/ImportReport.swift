@@ -66,14 +66,15 @@ struct ImportOutput {
         }
         switch line.outcome {
         case .imported: break
-        case .skipped(let reason): print("line \(line.line) skipped: \(reason)")
-        case .rejected(let reason):
-            FileHandle.standardError.write(Data("storedesk: \(file):\(line.line): \(reason)\n".utf8))
+        case .skipped(let reason): print(reportText(["line \(line.line) skipped: \(reason)"]))
+        // A reason quotes the line (a product id, a transaction id): its controls are shown escaped.
+        case .rejected(let reason): warn("\(file):\(line.line): \(reason)")
         }
     }
 
+    /// JSON text as it is written: the encoder escapes C0 controls, `jsonEscapingControls` the rest.
     private func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        FileHandle.standardOutput.write(Data(jsonEscapingControls(text).utf8))
     }
 
     static func quoted(_ text: String) -> String {

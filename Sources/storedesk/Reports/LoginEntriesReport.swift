@@ -46,7 +46,7 @@ struct LoginEntriesSetReport: CommandReport {
         for verdict in report.verdicts where verdict.rule.severity != .note {
             lines.append("  \(verdict.rule.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(verdict.code): \(verdict.message)")
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }
 
@@ -187,7 +187,7 @@ enum LoginEntriesText {
             lines.append("  \(verdict.rule.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))\(verdict.code): \(verdict.message)")
         }
         lines += report.legacyNotes.map { "  legacy  \($0)" }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 
     static func report(_ report: LoginEntryReport, app: App) -> String {
@@ -206,12 +206,12 @@ enum LoginEntriesText {
             lines.append("  \(section.rawValue):")
             lines += items.map { "    \($0.missing ? "!" : "-") \($0.value)  (\($0.reason)\($0.missing ? "; missing" : ""))" }
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 
     static func history(_ history: [LoginEntryHistory]) -> String {
         guard !history.isEmpty else { return "\nhistory: no change recorded" }
-        return (["", "history (newest first):"]
-            + history.map { "  \($0.at.iso8601)  \($0.actor) (\($0.role), \($0.surface))  \($0.change)" }).joined(separator: "\n")
+        return reportText(
+            ["", "history (newest first):"] + history.map { "  \($0.at.iso8601)  \($0.actor) (\($0.role), \($0.surface))  \($0.change)" })
     }
 }

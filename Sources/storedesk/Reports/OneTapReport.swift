@@ -39,7 +39,7 @@ struct OneTapOutcomeJSON: Encodable, CommandReport {
     }
 
     var json: Self { self }
-    var text: String { lines.joined(separator: "\n") }
+    var text: String { reportText(lines) }
 
     var lines: [String] {
         var lines = ["\(step) \(code) \(carrierText): \(meaning)", "  \(detail)", "  clock    \(at)"]
@@ -93,7 +93,7 @@ struct OneTapSettingsJSON: Encodable, CommandReport {
     }
 
     var json: Self { self }
-    var text: String { lines.joined(separator: "\n") }
+    var text: String { reportText(lines) }
 
     var lines: [String] {
         [

@@ -181,7 +181,7 @@ struct LoginReport: CommandReport {
                 lines.append("    " + prompt.line(at: now) + (login.opened.contains(prompt.id) ? "  (new)" : ""))
             }
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }
 
@@ -237,8 +237,7 @@ struct RestoreListReport: CommandReport {
     var json: [RestorePromptJSON] { prompts.map { RestorePromptJSON($0) } }
 
     var text: String {
-        prompts.flatMap { prompt in [prompt.line(at: now), "    " + prompt.ownershipRule] + prompt.candidateLines }
-            .joined(separator: "\n")
+        reportText(prompts.flatMap { prompt in [prompt.line(at: now), "    " + prompt.ownershipRule] + prompt.candidateLines })
     }
 
     var note: String? { prompts.isEmpty ? "no \(status == "all" ? "" : status + " ")restore prompts" : nil }
@@ -266,7 +265,7 @@ struct RestoreConfirmReport: CommandReport {
                 lines.append("  grant     \(what) to \(grant.userId) on \(grant.sid)/\(grant.roleId) (\(grant.source.rawValue))")
             }
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }
 
@@ -275,7 +274,7 @@ struct RestoreDeclineReport: CommandReport {
     var prompt: RestorePrompt
     var reason: String
     var json: RestorePromptJSON { RestorePromptJSON(prompt) }
-    var text: String { "declined transaction \(prompt.transaction.id): \((prompt.request.reason ?? reason).controlsEscaped)" }
+    var text: String { reportText(["declined transaction \(prompt.transaction.id): \(prompt.request.reason ?? reason)"]) }
 }
 
 /// `restore purchases`: each past purchase and what became of it.
@@ -283,10 +282,11 @@ struct RestorePurchasesReport: CommandReport {
     var plan: RestorePurchases.Plan
     var json: RestorePurchasesJSON { RestorePurchasesJSON(plan) }
     var text: String {
-        (["restore purchases for \(plan.account.label) in app \(plan.appId): \(plan.audit.detail)"]
-            + plan.items.map { item in
-                "  " + [item.outcome.code.replacingOccurrences(of: "_", with: " "), item.originalTransactionId, item.productId,
-                        RestorePurchasesJSON.Item(item).note].joined(separator: "  ")
-            }).joined(separator: "\n")
+        reportText(
+            ["restore purchases for \(plan.account.label) in app \(plan.appId): \(plan.audit.detail)"]
+                + plan.items.map { item in
+                    "  " + [item.outcome.code.replacingOccurrences(of: "_", with: " "), item.originalTransactionId, item.productId,
+                            RestorePurchasesJSON.Item(item).note].joined(separator: "  ")
+                })
     }
 }

@@ -83,7 +83,7 @@ struct SimulateReport: CommandReport {
             let text = storeKitApps.map { "app \($0.0): \($0.1.joined(separator: ", "))" }.joined(separator: "; ")
             lines.insert(("storekit", text + " (from the app's StoreKit configuration, every purchase)"), at: 1)
         }
-        return lines.map { label, value in label.padding(toLength: 16, withPad: " ", startingAt: 0) + value }.joined(separator: "\n")
+        return reportText(lines.map { label, value in label.padding(toLength: 16, withPad: " ", startingAt: 0) + value })
     }
 
     private static func firstOrderId(_ run: Int64) -> String {

@@ -176,6 +176,6 @@ struct SubsReport: CommandReport {
                         + "\(entry.summary)  [\(event.trustMark)]")
             }
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }

@@ -17,16 +17,17 @@ enum TrustRootText {
             return "no trusted root: signed notifications are refused until one is added "
                 + "(storedesk trust add AppleRootCA-G3.cer --role developer; https://www.apple.com/certificateauthority/)"
         }
-        return uses.map { use in
+        return reportText(uses.flatMap { use in
             let root = use.root
             let added = root.addedAt.map { " · added \($0.iso8601)" + (root.addedBy.map { " by \($0)" } ?? "") } ?? ""
-            return """
-                \(root.id.map(String.init) ?? "-")  \(root.subject)
-                   SHA-256 \(TrustedRoot.spaced(root.sha256))
-                   \(whose(root))
-                   valid \(root.notValidBefore.iso8601) to \(root.notValidAfter.iso8601)\(added) · verified \(use.verifiedNotifications) stored notification\(use.verifiedNotifications == 1 ? "" : "s")
-                """
-        }.joined(separator: "\n")
+            return [
+                "\(root.id.map(String.init) ?? "-")  \(root.subject)",
+                "   SHA-256 \(TrustedRoot.spaced(root.sha256))",
+                "   \(whose(root))",
+                "   valid \(root.notValidBefore.iso8601) to \(root.notValidAfter.iso8601)\(added) · verified \(use.verifiedNotifications) "
+                    + "stored notification\(use.verifiedNotifications == 1 ? "" : "s")",
+            ]
+        })
     }
 }
 
@@ -60,8 +61,10 @@ struct TrustRootAddedReport: CommandReport {
     var root: TrustedRoot
     var json: TrustRootJSON { TrustRootJSON(TrustRootUse(root: root, verifiedNotifications: 0)) }
     var text: String {
-        ["trusted root \(root.id.map(String.init) ?? "?"): \(root.subject)", "  SHA-256 \(TrustedRoot.spaced(root.sha256))",
-         "  " + TrustRootText.whose(root)].joined(separator: "\n")
+        reportText([
+            "trusted root \(root.id.map(String.init) ?? "?"): \(root.subject)", "  SHA-256 \(TrustedRoot.spaced(root.sha256))",
+            "  " + TrustRootText.whose(root),
+        ])
     }
 }
 

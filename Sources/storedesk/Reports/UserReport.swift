@@ -36,7 +36,7 @@ struct ProfileReport: CommandReport {
         for t in profile.recentTransactions {
             lines.append("    \(t.id)  \(t.purchaseDate.shortText(in: zone))  \(t.productId)  \(t.state.rawValue)\(t.finished ? "" : " (unfinished)")")
         }
-        return lines.joined(separator: "\n")
+        return reportText(lines)
     }
 }
 
