@@ -7,6 +7,19 @@ extension PaymentEvent: FetchableRecord, PersistableRecord {
 
 extension PaymentEvent.Kind: DatabaseValueConvertible {}
 
+extension PaymentChange {
+    /// The latest instant this step stamps a row at (its events, callback, grant, order, purchase).
+    var latestStamp: Instant? {
+        var stamps = events.map(\.at)
+        if let callback { stamps.append(callback.receivedAt) }
+        if let grant { stamps.append(grant.grantedAt) }
+        if let order { stamps.append(order.createdAt) }
+        if let transaction { stamps.append(transaction.purchaseDate) }
+        if let login { stamps.append(login.at) }
+        return stamps.max()
+    }
+}
+
 extension CallbackAttempt: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "server_callback"
 }
@@ -28,6 +41,9 @@ extension AppDatabase {
                 try PaymentRuns.beat(db, run, path: path)
                 let rows = try PaymentRowWriter(db, run: run.id)
                 for change in changes { try rows.write(change) }
+                // The store's clock follows the run: a console's header shows the instant its rows are
+                // stamped at, and a console or command opened later starts there.
+                if let latest = changes.compactMap(\.latestStamp).max() { try StoreMeta.advance(to: latest, in: db) }
             }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
