@@ -28,7 +28,10 @@ extension AppDatabase {
     /// Commits one step that belongs to no payment run (a fixture, a hand-made row): its transaction,
     /// order, callback and grant rows and its events, all in one SQLite transaction.
     func apply(_ change: PaymentChange) throws {
-        try writer.write { db in try PaymentRowWriter(db).write(change) }
+        try writer.write { db in
+            try PaymentRowWriter(db).write(change)
+            if let latest = change.latestStamp { try StoreMeta.advance(to: latest, in: db) }
+        }
     }
 
     /// Commits steps of `run` in one SQLite transaction (each still with its own events), so a crash at

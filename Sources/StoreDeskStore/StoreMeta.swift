@@ -77,12 +77,37 @@ public enum StoreMeta {
 
     private static func advance(to instant: Instant, source: ClockSource, in db: Database) throws {
         let key: Key = source == .store ? .clock : .stampedThrough
+        let old = source == .store ? try clock(in: db) : nil
         try db.execute(
             sql: """
                 INSERT INTO store_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
                 WHERE CAST(store_meta.value AS INTEGER) < CAST(excluded.value AS INTEGER)
                 """,
             arguments: [key.rawValue, String(instant.millis)])
+        // Subscription rows are kept as they stand at the store's clock: the ones whose period, grace
+        // period or billing retry ended between the old clock and the new are written again there.
+        if let old, instant > old, try subscriptionEnded(between: old, and: instant, in: db) {
+            try NotificationImporter(db: db, source: "the store's clock", importedAt: instant).settleRows(at: instant)
+        }
+    }
+
+    /// Whether a subscription row's period, grace period or billing retry ends in `(old, new]`: a probe on
+    /// `subscription_on_state` within the longest retry's reach, so a write that moves the clock a little
+    /// costs an index probe, not a walk of every row in billing retry.
+    static func subscriptionEnded(between old: Instant, and new: Instant, in db: Database) throws -> Bool {
+        let limit = SubscriptionSearch.billingRetryLimit(), reach = SubscriptionSearch.realRetry
+        let retryEnd = "expires_date + \(limit)"
+        let graceEnd = "MIN(COALESCE(grace_period_expires_date, expires_date), \(retryEnd))"
+        return try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM subscription WHERE state = 'active' AND expires_date > :old AND expires_date <= :new)
+                  OR EXISTS (SELECT 1 FROM subscription WHERE state = 'grace_period'
+                    AND expires_date > :old - \(reach) AND expires_date <= :new AND \(graceEnd) > :old AND \(graceEnd) <= :new)
+                  OR EXISTS (SELECT 1 FROM subscription WHERE state = 'billing_retry'
+                    AND expires_date > :old - \(reach) AND expires_date <= :new AND \(retryEnd) > :old AND \(retryEnd) <= :new)
+                """,
+            arguments: ["old": old.millis, "new": new.millis]) ?? false
     }
 }
 

@@ -49,7 +49,7 @@ import Testing
         // Given a store that keeps no clock, written at 10:00 on the wall clock
         let folder = TemporaryFolder()
         let path = folder.path("plain.sqlite")
-        let store = try AppDatabase.open(path: path, access: .readWrite)
+        let store = try AppDatabase.create(path: path)
         #expect(try store.clock() == nil)
         let ten = Instant(millis: 1_800_000_000_000)
         try store.recordPhoneReveal(userId: "u1", by: Self.support, at: ten, surface: "a test")
