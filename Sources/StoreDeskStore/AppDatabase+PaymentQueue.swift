@@ -7,19 +7,6 @@ extension PaymentEvent: FetchableRecord, PersistableRecord {
 
 extension PaymentEvent.Kind: DatabaseValueConvertible {}
 
-extension PaymentChange {
-    /// The latest instant this step stamps a row at (its events, callback, grant, order, purchase).
-    var latestStamp: Instant? {
-        var stamps = events.map(\.at)
-        if let callback { stamps.append(callback.receivedAt) }
-        if let grant { stamps.append(grant.grantedAt) }
-        if let order { stamps.append(order.createdAt) }
-        if let transaction { stamps.append(transaction.purchaseDate) }
-        if let login { stamps.append(login.at) }
-        return stamps.max()
-    }
-}
-
 extension CallbackAttempt: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "server_callback"
 }
