@@ -116,6 +116,27 @@ import Testing
         #expect(row.contains("1d 21h"), "\(row)")
     }
 
+    @Test func aSimulationStampsFromTheStoresClockAndTheNextCommandResumesThere() throws {
+        let home = TemporaryHome()
+        // A simulation of 30 s on the demo store starts at its clock (not the wall clock) and moves it on
+        let simulated = try Binary.run(["simulate", "--seconds", "30", "--rate", "2", "--seed", "5", "--json"], home: home)
+        #expect(simulated.status == 0, "\(simulated.stderr)")
+        let check = try Binary.run(["check", "--json"], home: home)
+        #expect(check.status == 0, "\(check.stdout)")
+        // The next command answers at the moved clock: later than the demo's 08:00, within the 30 s
+        let listed = try Binary.run(["restore", "list"], home: home)
+        let note = try #require(listed.stderr.split(separator: "\n").first { $0.hasPrefix("at store clock ") })
+        let stamp = String(note.dropFirst("at store clock ".count))
+        #expect(stamp > "2026-11-20T08:00:00Z" && stamp <= "2026-11-20T08:00:30Z", "\(note)")
+        // And what the console would open at is that clock: a write now is stamped there, never before
+        let declined = try Binary.run(
+            ["restore", "decline", Self.prompt, "--reason", "refunded by Apple", "--role", "support", "--as", "li.support"],
+            home: home)
+        #expect(declined.status == 0, "\(declined.stderr)")
+        let entry = try Self.newestAudit(home)
+        #expect(entry["at"] as? String == stamp, "\(entry)")
+    }
+
     @Test func aMistypedSubcommandGetsDidYouMeanOnOneLine() throws {
         let home = TemporaryHome()
         let typo = try Binary.run(["restor", "list"], home: home)
