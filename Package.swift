@@ -107,6 +107,7 @@ let package = Package(
                 "StoreDeskNetwork",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ]
         ),
         // Signs the demo's notifications with a chain made for the demo (see Data/README.md).

@@ -43,7 +43,7 @@ extension AppDatabase {
             }
             try app.insert(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "app.add", subject: "app \(app.id)",
+                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "app.add", subject: "app \(app.id)",
                 detail: AppSettings.summary(app))
             try audit.insert(db)
         }
@@ -66,7 +66,7 @@ extension AppDatabase {
             guard !changes.isEmpty else { return nil }
             try new.update(db)
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "app.set", subject: "app \(id)",
+                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "app.set", subject: "app \(id)",
                 detail: changes.joined(separator: "; "))
             try audit.insert(db)
             return (old, new)

@@ -99,6 +99,7 @@ extension AppDatabase {
             }
             let listed = Set(ids)
             report.notInFile = before.entries.map(\.product.id).filter { !listed.contains($0) }
+            let now = try StoreMeta.stamp(now, in: db)
             try rows.replace(appId: appId, with: configuration, source: source, by: staff.name, at: now)
             var audit = AuditEntry(
                 at: now, actor: staff.name, role: staff.role.rawValue, action: "catalog.import", subject: "app \(appId)",

@@ -41,6 +41,7 @@ extension AppDatabase {
         }
         return try writeImmediate { db in
             guard try App.exists(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
+            let now = try StoreMeta.stamp(now, in: db)
             let old = try LoginEntryConfiguration.fetchOne(db, matching: "app_id", appId)
             guard old == nil || old?.entries != entries else { return nil }
             var configuration = old ?? LoginEntryConfiguration(appId: appId, entries: nil, updatedAt: now, updatedBy: staff.name)

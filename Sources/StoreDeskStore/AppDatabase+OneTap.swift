@@ -8,7 +8,7 @@ extension AppDatabase {
 
     /// The simulator's clock: the store's clock (else `wall`) plus its own offset.
     public func oneTapClock(wall: Instant) throws -> Instant {
-        try reader.read { db in try Self.loadOneTap(db: db).now(base: StoreMeta.clock(in: db) ?? wall) }
+        try reader.read { db in try Self.loadOneTap(db: db).now(base: StoreMeta.now(in: db, wall: wall).instant) }
     }
 
     /// Runs one step of the simulator against its kept state and keeps what it became, in one
@@ -22,13 +22,13 @@ extension AppDatabase {
         return try writeImmediate { db in
             let before = try Self.loadOneTap(db: db)
             var login = before
-            let value = try step(&login, login.now(base: try StoreMeta.clock(in: db) ?? wall))
+            let value = try step(&login, login.now(base: try StoreMeta.now(in: db, wall: wall).instant))
             // A step that changed nothing (a refusal before the carrier answered) leaves the file as it was.
             guard login != before else { return value }
             try Self.saveOneTap(login, db: db)
             if let registration = login.registration, registration != before.registration {
                 var audit = AuditEntry(
-                    at: wall, actor: staff.name, role: staff.role.rawValue, action: "login.onetap.register", subject: "carrier appId \(registration.appId)",
+                    at: try StoreMeta.stamp(StoreMeta.now(in: db, wall: wall).instant, in: db), actor: staff.name, role: staff.role.rawValue, action: "login.onetap.register", subject: "carrier appId \(registration.appId)",
                     detail: "appKey \(Masking.secret(registration.appKey))")
                 try audit.insert(db)
             }

@@ -15,7 +15,10 @@ extension AppDatabase {
     /// Commits one step that belongs to no payment run (a fixture, a hand-made row): its transaction,
     /// order, callback and grant rows and its events, all in one SQLite transaction.
     func apply(_ change: PaymentChange) throws {
-        try writer.write { db in try PaymentRowWriter(db).write(change) }
+        try writer.write { db in
+            try PaymentRowWriter(db).write(change)
+            if let latest = change.latestStamp { try StoreMeta.advance(to: latest, in: db) }
+        }
     }
 
     /// Commits steps of `run` in one SQLite transaction (each still with its own events), so a crash at
@@ -28,6 +31,9 @@ extension AppDatabase {
                 try PaymentRuns.beat(db, run, path: path)
                 let rows = try PaymentRowWriter(db, run: run.id)
                 for change in changes { try rows.write(change) }
+                // The store's clock follows the run: a console's header shows the instant its rows are
+                // stamped at, and a console or command opened later starts there.
+                if let latest = changes.compactMap(\.latestStamp).max() { try StoreMeta.advance(to: latest, in: db) }
             }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)

@@ -129,7 +129,7 @@ extension AppDatabase {
                 return .failure(refusal)
             case .success(let finished):
                 let event = PaymentEvent(
-                    at: at, transactionId: id, kind: .finished,
+                    at: try StoreMeta.stamp(at, in: db), transactionId: id, kind: .finished,
                     detail: "finishTransaction by \(staff.name): removed from the queue (\(finished.state.rawValue))")
                 try PaymentRowWriter(db).write(PaymentChange(transaction: finished, events: [event]))
                 return .success(finished)

@@ -11,7 +11,7 @@ extension AppDatabase {
     public func recordLogin(userId: String, at now: Instant) throws -> RestoreLogin {
         try writeImmediate { db in
             guard try User.exists(db, matching: "id", userId) else { throw StoreError.unknownUser(id: userId) }
-            return try RestoreDesk.logIn(db, PlayerLogin(userId: userId, at: now))
+            return try RestoreDesk.logIn(db, PlayerLogin(userId: userId, at: try StoreMeta.stamp(now, in: db)))
         }
     }
 
@@ -59,6 +59,7 @@ extension AppDatabase {
             guard let request = try RestoreDesk.request(db, transactionId) else {
                 throw RestoreRefusal.unknownTransaction(transactionId)
             }
+            let now = try StoreMeta.stamp(now, in: db)
             let prompt = try RestoreDesk.prompt(db, request)
             var numbers = try PaymentRuns.restoreDesk(db, needing: 1, now: now, path: path)
             guard let orderId = numbers.next() else {
@@ -89,6 +90,7 @@ extension AppDatabase {
             guard let request = try RestoreDesk.request(db, transactionId) else {
                 throw RestoreRefusal.unknownTransaction(transactionId)
             }
+            let now = try StoreMeta.stamp(now, in: db)
             switch RestoreRules.decline(try RestoreDesk.prompt(db, request), reason: reason, by: staff, at: now) {
             case .success(let decision):
                 try RestoreDesk.commit(decision, db)
@@ -106,6 +108,7 @@ extension AppDatabase {
     {
         try writeImmediate { db in
             guard try User.exists(db, matching: "id", target.userId) else { throw RestoreRefusal.unknownAccount(target.userId) }
+            let now = try StoreMeta.stamp(now, in: db)
             let roles = try GameAccount.fetchAll(
                 db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id",
                 arguments: [target.userId])
@@ -155,7 +158,9 @@ extension AppDatabase {
             if let text, !text.isEmpty {
                 conditions.append(("instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0", [text]))
             }
-            return try Keyset(time: "at", id: "id", descending: true).page(
+            // By `id` alone: the store-wide sequence of audit lines, which cannot tie or go back, whatever
+            // instant each line was stamped at.
+            return try Keyset(time: nil, id: "id", descending: true).page(
                 db, select: "SELECT * FROM audit_log", conditions: conditions, anchor: anchor, limit: limit)
         }
     }

@@ -57,6 +57,7 @@ extension AppDatabase {
                 throw StoreError.invalidArgument(
                     "already trusted as root \(id) (\(root.subject), SHA-256 \(TrustedRoot.spaced(root.sha256)))")
             }
+            let now = try StoreMeta.stamp(now, in: db)
             try db.execute(
                 sql: """
                     INSERT INTO trust_root (sha256, subject, der, not_valid_before, not_valid_after, added_at, added_by)
@@ -98,7 +99,7 @@ extension AppDatabase {
             }
             try db.execute(sql: "DELETE FROM trust_root WHERE id = ?", arguments: [id])
             var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "trust.root.remove", subject: "root \(id)",
+                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "trust.root.remove", subject: "root \(id)",
                 detail: "\(root.subject), SHA-256 \(root.sha256)")
             try audit.insert(db)
             return root

@@ -108,6 +108,7 @@ extension AppDatabase {
     public func recordAudit(_ entry: AuditEntry) throws {
         try writer.write { db in
             var entry = entry
+            entry.at = try StoreMeta.stamp(entry.at, in: db)
             try entry.insert(db)
         }
     }

@@ -1,9 +1,11 @@
 import GRDB
 import StoreDeskCore
 
-/// The SQL of keyset paging over `(time, id)` columns, ascending or descending.
+/// The SQL of keyset paging over `(time, id)` columns, or over `id` alone (a sequence: the audit log),
+/// ascending or descending.
 struct Keyset {
-    var time: String
+    /// Nil when the list runs by `id` alone; the cursor's values are then only its id.
+    var time: String?
     var id: String
     /// The list runs newest first.
     var descending: Bool
@@ -15,9 +17,13 @@ struct Keyset {
     {
         let forward = descending ? "DESC" : "ASC", backward = descending ? "ASC" : "DESC"
         let later = descending ? "<" : ">", earlier = descending ? ">" : "<"
-        func order(_ direction: String) -> String { "\(time) \(direction), \(id) \(direction)" }
+        func order(_ direction: String) -> String {
+            guard let time else { return "\(id) \(direction)" }
+            return "\(time) \(direction), \(id) \(direction)"
+        }
         func beyond(_ op: String, _ cursor: Cursor) -> (String, StatementArguments) {
-            ("(\(time), \(id)) \(op) (?, ?)", values(cursor))
+            guard let time else { return ("\(id) \(op) ?", values(cursor)) }
+            return ("(\(time), \(id)) \(op) (?, ?)", values(cursor))
         }
         switch anchor {
         case .first: return (nil, [], order(forward), false)
@@ -56,6 +62,8 @@ extension Keyset {
     func page<Record: FetchableRecord>(
         _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: KeysetAnchor, limit: Int
     ) throws -> [Record] {
-        try page(db, select: select, conditions: conditions, anchor: anchor, limit: limit) { [$0.time.millis, $0.id] }
+        try page(db, select: select, conditions: conditions, anchor: anchor, limit: limit) { cursor in
+            time == nil ? [cursor.id] : [cursor.time.millis, cursor.id]
+        }
     }
 }

@@ -144,7 +144,7 @@ struct NotificationImporter {
     /// peak memory, at its very end. Each state is walked along `subscription_on_state` (state,
     /// expires_date, key), so a small import into a big store reads only the rows it settles (`serve`
     /// imports one notification a request).
-    private func settleRows(at now: Instant) throws {
+    func settleRows(at now: Instant) throws {
         let limit = SubscriptionSearch.billingRetryLimit()
         let passes: [(state: String, stale: String)] = [
             ("active", "expires_date <= :now"),

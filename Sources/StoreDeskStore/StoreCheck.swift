@@ -165,7 +165,7 @@ public enum StoreCheck {
                 WHERE e.kind NOT IN ('request_refused', 'purchase_refused')
                   AND NOT EXISTS (SELECT 1 FROM store_transaction t WHERE t.id = e.transaction_id)
                 """),
-    ] + subscriptionInvariants
+    ] + subscriptionInvariants + [stampAfterClock]
 
     /// The keys rows are found and referenced by: a store whose table lost one (rebuilt by hand without
     /// `UNIQUE`) fails every write that references it with "foreign key mismatch".
@@ -223,6 +223,31 @@ public enum StoreCheck {
                 WHERE NOT EXISTS (SELECT 1 FROM subscription s WHERE s.original_transaction_id = e.original_transaction_id)
                 """),
     ]
+
+    /// The columns a write stamps with the store's clock, which `StoreMeta.stamp` keeps at or before it.
+    /// (Notification dates are Apple's, and run leases are wall-clock time: neither is the store's.)
+    static let stampedColumns: [(table: String, column: String)] = [
+        ("audit_log", "at"), ("restore_request", "created_at"), ("restore_request", "resolved_at"),
+        ("store_transaction", "purchase_date"), ("transaction_event", "at"), ("payment_order", "created_at"),
+        ("server_callback", "received_at"), ("item_grant", "granted_at"), ("login_entry_history", "at"),
+        ("login_entry_configuration", "updated_at"),
+    ]
+
+    /// A row stamped after the store's clock (or, in a store without one, after the latest stamp it
+    /// remembers): one finding a column, with how many and the latest. Such a row says the time line ran
+    /// back: a later write would be stamped before it.
+    static let stampAfterClock = Invariant(
+        kind: "stamp_after_clock",
+        sql: """
+            WITH c(now) AS (
+              SELECT MAX(CAST(value AS INTEGER)) FROM store_meta
+              WHERE key IN ('clock', 'stamped_through') AND CAST(CAST(value AS INTEGER) AS TEXT) = CAST(value AS TEXT))
+            SELECT s.col, s.col || ': ' || COUNT(*) || CASE WHEN COUNT(*) = 1 THEN ' row is' ELSE ' rows are' END
+              || ' stamped after the store''s clock ' || \(iso("c.now")) || ', the latest ' || \(iso("MAX(s.stamp)"))
+            FROM (\(stampedColumns.map { "SELECT '\($0.table).\($0.column)' AS col, \($0.column) AS stamp FROM \($0.table), c WHERE \($0.column) > c.now" }
+                .joined(separator: " UNION ALL "))) s, c
+            GROUP BY s.col ORDER BY s.col
+            """)
 
     /// SQL for a millisecond column as `2026-11-20T08:00:00Z`; a value SQLite cannot write as a date (past
     /// year 9999, or not a number) is shown as it is, so no message is ever empty.

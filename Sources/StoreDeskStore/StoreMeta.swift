@@ -11,6 +11,9 @@ public enum StoreMeta {
         case dataset
         /// How many users the store holds, kept by triggers.
         case userCount = "user_count"
+        /// The latest instant a write stamped, in milliseconds, in a store that keeps no clock of its own:
+        /// the wall clock may go back, the store's time line may not.
+        case stampedThrough = "stamped_through"
     }
 
     public static func set(_ key: Key, _ value: String, in db: Database) throws {
@@ -36,11 +39,85 @@ public enum StoreMeta {
 
     /// What is wrong with a clock `clock` refuses, for its error and `storedesk check`.
     static let clockProblem = "is not milliseconds from 1970 to 9999"
+
+    /// The latest instant a write stamped in a store without a clock of its own; nil when none did (or
+    /// the value is not a date, which `check` reports through the clock's rule's sibling).
+    static func stampedThrough(in db: Database) throws -> Instant? {
+        guard let text = try get(.stampedThrough, in: db), let millis = Int64(text) else { return nil }
+        let instant = Instant(millis: millis)
+        return instant.isSupported ? instant : nil
+    }
+
+    /// The instant every surface of this store answers at (see `StoreNow.resolve`).
+    public static func now(in db: Database, wall: Instant) throws -> StoreNow {
+        StoreNow.resolve(storeClock: try clock(in: db), floor: try stampedThrough(in: db), wall: wall)
+    }
+
+    /// The instant a write stamps its rows at: `proposed` (the caller's clock: the console's, or
+    /// `AppDatabase.now(wall:)`), but never before the store's clock or the latest stamp already written,
+    /// and moves the store's clock (or, in a store without one, its high-water mark) up to it, in the
+    /// caller's transaction. So nothing written is stamped before anything already in the store, and a
+    /// console or command opened later starts from where the last write left the clock, never earlier.
+    ///
+    ///     try writeImmediate { db in
+    ///         let now = try StoreMeta.stamp(proposed, in: db)
+    ///         ... rows stamped `now` ...
+    ///     }
+    static func stamp(_ proposed: Instant, in db: Database) throws -> Instant {
+        let now = try Self.now(in: db, wall: proposed)
+        let stamp = max(proposed, now.instant)
+        try advance(to: stamp, source: now.source, in: db)
+        return stamp
+    }
+
+    /// Moves the store's clock up to `instant` (a write stamped rows there); never back.
+    static func advance(to instant: Instant, in db: Database) throws {
+        try advance(to: instant, source: try clock(in: db) == nil ? .wall : .store, in: db)
+    }
+
+    private static func advance(to instant: Instant, source: ClockSource, in db: Database) throws {
+        let key: Key = source == .store ? .clock : .stampedThrough
+        let old = source == .store ? try clock(in: db) : nil
+        try db.execute(
+            sql: """
+                INSERT INTO store_meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value
+                WHERE CAST(store_meta.value AS INTEGER) < CAST(excluded.value AS INTEGER)
+                """,
+            arguments: [key.rawValue, String(instant.millis)])
+        // Subscription rows are kept as they stand at the store's clock: the ones whose period, grace
+        // period or billing retry ended between the old clock and the new are written again there.
+        if let old, instant > old, try subscriptionEnded(between: old, and: instant, in: db) {
+            try NotificationImporter(db: db, source: "the store's clock", importedAt: instant).settleRows(at: instant)
+        }
+    }
+
+    /// Whether a subscription row's period, grace period or billing retry ends in `(old, new]`: a probe on
+    /// `subscription_on_state` within the longest retry's reach, so a write that moves the clock a little
+    /// costs an index probe, not a walk of every row in billing retry.
+    static func subscriptionEnded(between old: Instant, and new: Instant, in db: Database) throws -> Bool {
+        let limit = SubscriptionSearch.billingRetryLimit(), reach = SubscriptionSearch.realRetry
+        let retryEnd = "expires_date + \(limit)"
+        let graceEnd = "MIN(COALESCE(grace_period_expires_date, expires_date), \(retryEnd))"
+        return try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM subscription WHERE state = 'active' AND expires_date > :old AND expires_date <= :new)
+                  OR EXISTS (SELECT 1 FROM subscription WHERE state = 'grace_period'
+                    AND expires_date > :old - \(reach) AND expires_date <= :new AND \(graceEnd) > :old AND \(graceEnd) <= :new)
+                  OR EXISTS (SELECT 1 FROM subscription WHERE state = 'billing_retry'
+                    AND expires_date > :old - \(reach) AND expires_date <= :new AND \(retryEnd) > :old AND \(retryEnd) <= :new)
+                """,
+            arguments: ["old": old.millis, "new": new.millis]) ?? false
+    }
 }
 
 extension AppDatabase {
     /// The store's own clock, when it keeps one (demo and synthetic stores do).
     public func clock() throws -> Instant? { try reader.read { try StoreMeta.clock(in: $0) } }
+
+    /// The instant this store's surfaces answer at when the wall clock says `wall`: its own clock when it
+    /// keeps one, else the wall clock, never before the latest stamp written.
+    public func now(wall: Instant) throws -> StoreNow { try reader.read { try StoreMeta.now(in: $0, wall: wall) } }
 }
 
 extension AppDatabase {

@@ -35,7 +35,7 @@ struct AppsCommand: ParsableCommand {
                 let app = try AppSettingsOptions.checked { () throws(AppSettingError) in try settings.newApp(id: appId) }
                 let developer = try staff.member("apps add", may: .editApps)
                 let database = try store.open(.readWrite)
-                try database.addApp(app, by: developer, at: Instant(Date()))
+                try database.addApp(app, by: developer, at: database.commandNow().instant)
                 return app
             }
             try output.show(AppAddedReport(app: app))
@@ -62,7 +62,7 @@ struct AppsCommand: ParsableCommand {
                 let settings = try options.settings()
                 let developer = try staff.member("apps set", may: .editApps)
                 let database = try store.open(.readWrite)
-                if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: Instant(Date())) {
+                if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: database.commandNow().instant) {
                     return (new, AppSettings.differences(old, new))
                 }
                 guard let app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }

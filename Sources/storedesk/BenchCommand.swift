@@ -26,7 +26,7 @@ struct BenchCommand: ParsableCommand {
             let database = try reporting { try store.open(.readOnly) }
             let catalog = ThemeCatalog()
             let wall = Instant(Date())
-            let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
+            let clock = ConsoleClock(store: try reporting { try database.now(wall: wall) }, wall: wall)
             var state = AppState(
                 size: size, session: Session(role: .operator, actor: "bench", readOnly: true),
                 storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",

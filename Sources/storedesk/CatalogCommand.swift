@@ -35,7 +35,7 @@ struct CatalogCommand: ParsableCommand {
                 let developer = try staff.member("catalog import", may: .importCatalogue)
                 let database = try store.open(.readWrite)
                 let source = (file as NSString).lastPathComponent
-                let report = try database.importCatalogue(configuration, appId: app, source: source, by: developer, at: Instant(Date()))
+                let report = try database.importCatalogue(configuration, appId: app, source: source, by: developer, at: database.commandNow().instant)
                 return (report, database.path)
             }
             try output.show(CatalogImportReport(report: report, file: file, store: path))

@@ -27,6 +27,8 @@ struct ConsoleCommand: ParsableCommand {
             }
             let catalog = ThemeCatalog()
             var (theme, warnings) = try console.loadTheme(catalog)
+            // A config file that was ignored is said on the status line too: stderr is under the screen.
+            if let problem = UserConfig.current.problem { warnings.insert(problem, at: 0) }
             var session = console.session()
             // A store this user may not write (a 0444 file, a folder of someone else's) is opened
             // read-only, as a viewer opens a file it cannot save, rather than refused.
@@ -40,7 +42,7 @@ struct ConsoleCommand: ParsableCommand {
             return (database, session, theme, warnings, catalog)
         }
         let wall = Instant(Date())
-        let clock = ConsoleClock(storeClock: try reporting { try database.clock() }, wall: wall)
+        let clock = ConsoleClock(store: try reporting { try database.now(wall: wall) }, wall: wall)
         var state = AppState(
             size: Size(width: 80, height: 24), session: session, storePath: database.path, clock: clock.now(wall: wall),
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)

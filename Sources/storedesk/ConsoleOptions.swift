@@ -7,7 +7,8 @@ import StoreDeskUI
 /// Options every view of the console shares: who is looking, and how it looks.
 struct ConsoleOptions: ParsableArguments {
     @OptionGroup var staff: StaffOptions
-    @Option(help: "Colour theme: a name from `storedesk themes list` or a .toml file.") var theme: String?
+    @Option(help: "Colour theme: a name from `storedesk themes list` or a .toml file (default: the config file's theme).")
+    var theme: String?
     @Flag(help: "No colours (also when NO_COLOR is set): bold, reverse and underline only.") var noColor = false
 
     var readonly: Bool { staff.readonly }
@@ -28,10 +29,17 @@ struct Look: Equatable {
         noColor || !(environmentValue("NO_COLOR") ?? "").isEmpty
     }
 
+    /// The theme asked for, and where: `--theme`, else the config file's `theme`; nil for the built-in one.
+    var themeInForce: (name: String?, source: ValueSource) {
+        if let theme { return (theme, .flag) }
+        if let theme = UserConfig.current.theme { return (theme, .configFile) }
+        return (nil, .default)
+    }
+
     /// The theme to start with and its warnings; a broken file is an error.
     func loadTheme(_ catalog: ThemeCatalog) throws -> (Theme, [String]) {
         if monochrome { return (Theme.mono, []) }
-        if let theme {
+        if let theme = themeInForce.name {
             do {
                 return try catalog.load(theme)
             } catch let error as ThemeError {

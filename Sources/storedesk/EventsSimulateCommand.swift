@@ -70,7 +70,7 @@ extension EventsCommand {
                 let chosenRate = rate?.timeRate
                 let steps = try parsedSteps()
                 let database = try store.open(.readWrite)
-                let start = try database.clock() ?? Instant(Date())
+                let start = try database.commandNow().instant
                 let setup = try database.subscriptionDemoSetup(userId: user, productId: product, at: start)
                 // Without --rate, the app's StoreKit configuration decides, as Xcode's test session would.
                 let rate = try chosenRate ?? database.storeKitTimeRate(appId: setup.app.id)?.timeRate ?? .monthEvery30Seconds

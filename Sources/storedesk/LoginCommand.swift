@@ -20,11 +20,13 @@ struct LoginCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let login = try reporting {
+            let (login, now) = try reporting {
                 _ = try staff.writer("login as")
-                return try store.open(.readWrite).recordLogin(userId: user, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                let now = try database.commandNow().instant
+                return (try database.recordLogin(userId: user, at: now), try database.commandNow().instant)
             }
-            try output.show(LoginReport(login: login, now: Instant(Date())))
+            try output.show(LoginReport(login: login, now: now))
         }
     }
 }

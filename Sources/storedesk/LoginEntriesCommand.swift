@@ -76,7 +76,7 @@ extension LoginCommand {
                     let list = try entries.map(Entries.list)
                     let editor = try staff.editor("login entries set")
                     let database = try store.open(.readWrite)
-                    let change = try database.setLoginEntries(list, appId: app, by: editor, surface: "cli", at: Instant(Date()))
+                    let change = try database.setLoginEntries(list, appId: app, by: editor, surface: "cli", at: database.commandNow().instant)
                     let setup = try database.loginEntrySetup(appId: app)
                     return (change, LoginEntryReport(appId: app, configuration: setup.configuration, platform: .iPhone))
                 }

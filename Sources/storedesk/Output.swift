@@ -13,7 +13,24 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
 
 /// One line on stderr, `storedesk: ` first, control characters escaped.
 func warn(_ message: String) {
-    FileHandle.standardError.write(Data(("storedesk: " + ControlCharacters.escaped(message) + "\n").utf8))
+    let line = "storedesk: " + ControlCharacters.escaped(message) + "\n"
+    if heldWarnings != nil {
+        heldWarnings?.append(line)
+        return
+    }
+    FileHandle.standardError.write(Data(line.utf8))
+}
+
+/// While the command line is parsed, `warn` keeps its lines here (see `StoreDeskCommand.main`): a
+/// `validate()` refusal is then said only when the line has no plainer problem (a mistyped subcommand,
+/// an unknown option) to say instead.
+nonisolated(unsafe) var heldWarnings: [String]?
+
+/// Writes the lines `warn` held, and stops holding.
+func releaseWarnings() {
+    let lines = heldWarnings ?? []
+    heldWarnings = nil
+    for line in lines { FileHandle.standardError.write(Data(line.utf8)) }
 }
 
 /// The store file this process opened (set by `StoreLocation.open`), so an error raised deep inside a

@@ -28,8 +28,11 @@ struct RestoreCommand: ParsableCommand {
         }
 
         func run() throws {
-            let prompts = try reporting { try store.open(.readOnly).restorePrompts(status: status.status, limit: limit) }
-            try output.show(RestoreListReport(prompts: prompts, status: status.rawValue, now: Instant(Date())))
+            let (prompts, now) = try reporting {
+                let database = try store.open(.readOnly)
+                return (try database.restorePrompts(status: status.status, limit: limit), try database.commandNow())
+            }
+            try output.show(RestoreListReport(prompts: prompts, status: status.rawValue, now: now))
         }
     }
 
@@ -49,8 +52,9 @@ struct RestoreCommand: ParsableCommand {
             let prompt = try reporting {
                 let staff = try staff.writer("restore confirm")
                 let target = RestoreAccount(userId: account, sid: sid, roleId: roleId)
-                return try store.open(.readWrite).confirmRestore(
-                    transactionId: transactionId, onto: target, by: staff, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                return try database.confirmRestore(
+                    transactionId: transactionId, onto: target, by: staff, at: database.commandNow().instant)
             }
             try output.show(RestoreConfirmReport(prompt: prompt, account: account, sid: sid, roleId: roleId))
         }
@@ -74,8 +78,9 @@ struct RestoreCommand: ParsableCommand {
         func run() throws {
             let prompt = try reporting {
                 let staff = try staff.writer("restore decline")
-                return try store.open(.readWrite).declineRestore(
-                    transactionId: transactionId, reason: reason, by: staff, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                return try database.declineRestore(
+                    transactionId: transactionId, reason: reason, by: staff, at: database.commandNow().instant)
             }
             try output.show(RestoreDeclineReport(prompt: prompt, reason: reason))
         }
@@ -98,7 +103,8 @@ struct RestoreCommand: ParsableCommand {
             let plan = try reporting {
                 let staff = try staff.writer("restore purchases")
                 let target = RestoreAccount(userId: account, sid: sid, roleId: roleId)
-                return try store.open(.readWrite).restorePurchases(for: target, appId: app, by: staff, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                return try database.restorePurchases(for: target, appId: app, by: staff, at: database.commandNow().instant)
             }
             try output.show(RestorePurchasesReport(plan: plan))
         }

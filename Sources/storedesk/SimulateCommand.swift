@@ -79,7 +79,7 @@ struct SimulateCommand: ParsableCommand {
             // purchases still in flight) with it; a live run's work stays with that run.
             let began = try database.startRun(.simulate, takingOver: true)
             let run = began.run
-            let start = Instant(Date())
+            let start = try database.commandNow().instant
             // Callbacks go to a real game server: every app's to --callback-url when given, else each app's
             // own callback URL (`apps set APP --callback-url URL`); apps with neither keep the in-process one.
             let urls = Dictionary(uniqueKeysWithValues: catalogue.apps.compactMap { app in (url ?? app.callbackURL).map { (app.id, $0) } })

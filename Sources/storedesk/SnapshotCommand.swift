@@ -121,7 +121,7 @@ struct SnapshotRequest: Equatable {
             }
             trace.mark("arguments")
             // Theme files are looked up only for --theme: the default theme is built in.
-            let catalog = ThemeCatalog(environment: look.theme == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
+            let catalog = ThemeCatalog(environment: look.themeInForce.name == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
             let (theme, _) = try look.loadTheme(catalog)
             trace.mark("theme")
             // The clock is read first on a probe, so a store whose clock is no date is refused untouched.
@@ -129,7 +129,7 @@ struct SnapshotRequest: Equatable {
             database = opened
             trace.mark("open store")
             let wall = Instant(Date())
-            let clock = ConsoleClock(storeClock: try opened.clock(), wall: wall)
+            let clock = ConsoleClock(store: try opened.now(wall: wall), wall: wall)
             var state = AppState(
                 size: size, session: staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
                 timeZone: .local, themeName: theme.name, themeNames: [])

@@ -2,9 +2,10 @@ import ArgumentParser
 import Foundation
 import StoreDeskStore
 
-/// Which store a command works on: `--db`, else `STOREDESK_DB`, else the embedded default store.
+/// Which store a command works on: `--db`, else `STOREDESK_DB`, else the config file's `store`, else the
+/// embedded default store.
 struct StoreOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The store file (default: $STOREDESK_DB, else the embedded demo store).", valueName: "path"))
+    @Option(name: .long, help: ArgumentHelp("The store file (default: $STOREDESK_DB, else the config file's store, else the embedded demo store).", valueName: "path"))
     var db: String?
 
     @Flag(name: .long, help: "Upgrade a store file with an older schema (never done without this flag).")
@@ -28,9 +29,17 @@ struct StoreLocation: Equatable {
 
     /// The chosen path, and whether the user named it (a named file is never changed without a flag).
     var resolved: (path: String, named: Bool) {
-        if let db { return (db, true) }
-        if let env = environmentValue("STOREDESK_DB"), !env.isEmpty { return (env, true) }
-        return (DefaultStore.path(), false)
+        let (path, source) = inForce
+        return (path, source != .default)
+    }
+
+    /// The store's path and where it came from: `--db`, else `STOREDESK_DB`, else the config file's
+    /// `store`, else the embedded demo store.
+    var inForce: (path: String, source: ValueSource) {
+        if let db { return (db, .flag) }
+        if let env = environmentValue("STOREDESK_DB"), !env.isEmpty { return (env, .environment) }
+        if let store = UserConfig.current.store { return (store, .configFile) }
+        return (DefaultStore.path(), .default)
     }
 
     /// The store file's path.

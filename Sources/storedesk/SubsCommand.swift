@@ -37,7 +37,7 @@ struct SubsCommand: ParsableCommand {
             }
             let userId = try database.subscriber(named: user)
             guard let owner = try database.user(id: userId) else { throw StoreError.unknownUser(id: userId) }
-            return (owner, try database.subscriptionRecords(userId: userId), try asked ?? database.clock() ?? Instant(Date()))
+            return (owner, try database.subscriptionRecords(userId: userId), try asked ?? database.commandNow().instant)
         }
         let snapshot = records.snapshot(at: instant)
         let timeline = SubscriptionTimeline(events: records.events.filter { $0.signedDate <= instant })

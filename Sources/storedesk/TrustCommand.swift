@@ -47,7 +47,8 @@ struct TrustCommand: ParsableCommand {
             let stored = try reporting { () throws -> TrustedRoot in
                 let member = try staff.staff.member("trust add", may: .editTrustRoots)
                 let root = try TrustCommand.readRoot(file)
-                return try store.open(.readWrite).addTrustRoot(root, by: member, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                return try database.addTrustRoot(root, by: member, at: database.commandNow().instant)
             }
             try output.show(TrustRootAddedReport(root: stored))
         }
@@ -78,7 +79,8 @@ struct TrustCommand: ParsableCommand {
         func run() throws {
             let removed = try reporting { () throws -> TrustedRoot in
                 let member = try staff.staff.member("trust remove", may: .editTrustRoots)
-                return try store.open(.readWrite).removeTrustRoot(id, by: member, at: Instant(Date()))
+                let database = try store.open(.readWrite)
+                return try database.removeTrustRoot(id, by: member, at: database.commandNow().instant)
             }
             try output.show(TrustRootRemovedReport(root: removed, asked: id))
         }

@@ -141,4 +141,12 @@ import Testing
             "line", "outcome", "reason", "notificationUUID", "originalTransactionId", "userId",
         ])
     }
+
+    @Test func configShowKeepsTheREADMEShape() throws {
+        let home = TemporaryHome()
+        let config = try Self.json(["config", "show"], db: nil, home: home) as? [String: Any]
+        #expect(Self.keys(config) == ["file", "actor", "role", "theme", "store"])
+        #expect(Self.keys(config?["file"]) == ["path", "status", "problem"])
+        for key in ["actor", "role", "theme", "store"] { #expect(Self.keys(config?[key]) == ["value", "source"]) }
+    }
 }

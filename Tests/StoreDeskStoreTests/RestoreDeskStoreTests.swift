@@ -7,7 +7,8 @@ import Testing
 
 /// The restore desk against a real SQLite file built from the demo dataset.
 @Suite struct RestoreDeskStoreTests {
-    static let now = Instant(millis: 1_795_000_000_000)
+    /// Ten hours after the demo store's clock (2026-11-20T08:00:00Z): a write is never stamped before it.
+    static let now = Instant(millis: 1_795_197_600_000)
     static let support = StaffMember(name: "li.support", role: .support)
 
     /// A demo store file, closed, and the path to open it again.

@@ -19,8 +19,11 @@ import Testing
     func tick(_ console: ConsoleHarness, seconds: Double, step: Double = 0.1) {
         var now = console.state.clock
         for _ in 0..<Int(seconds / step) {
-            now = now.adding(Instant.Duration(millis: Int64(step * 1000)))
+            // As the runtime's loop: the console's clock catches up with the store's, which the
+            // simulation's commits move on, and each commit is a store change.
+            now = max(now, console.state.clock).adding(Instant.Duration(millis: Int64(step * 1000)))
             console.runtime.dispatch(.tick(now))
+            console.runtime.dispatch(.storeChanged)
         }
     }
 

@@ -126,7 +126,7 @@ public struct SyntheticPopulation: Sendable {
                 h.restoreRequests.append(
                     RestoreRequest(
                         transactionId: txid, userId: h.user.id, productId: product.id, quantity: txn.quantity,
-                        status: .open, createdAt: date.adding(.minutes(Int64(5 + rng.below(600))))))
+                        status: .open, createdAt: min(now, date.adding(.minutes(Int64(5 + rng.below(600)))))))
             }
             return
         case "deferred":
@@ -169,13 +169,16 @@ public struct SyntheticPopulation: Sendable {
         let periodMillis = period.approximateDays * 86_400_000
         let renewals = Int64(rng.below(6))
         // Where the current period ends relative to now decides the state.
-        let expires: Instant
+        var expires: Instant
         switch state {
         case .active: expires = now.adding(.minutes(Int64(1 + rng.below(Int(period.approximateDays) * 1440))))
         case .gracePeriod, .billingRetry: expires = now.adding(.hours(-Int64(1 + rng.below(48))))
         case .expired: expires = now.adding(.days(-Int64(1 + rng.below(120))))
         case .revoked: expires = now.adding(.days(Int64(rng.below(20)) - 5))
         }
+        // Nothing is bought after the store's clock: a revoked period that would end far enough ahead to
+        // begin after it ends one period after the clock instead.
+        if expires.millis - periodMillis > now.millis - 60_000 { expires = Instant(millis: now.millis - 60_000 + periodMillis) }
         let purchase = Instant(millis: expires.millis - periodMillis)
         let original = Instant(millis: purchase.millis - renewals * periodMillis)
         let txid = transactionId(index, sequence)

@@ -5,24 +5,15 @@ import StoreDeskCore
 ///
 /// A store that keeps a clock of its own (demo and synthetic stores) is shown at that clock, running on
 /// in real time from the moment the console opened, so live simulations still move; when the store's
-/// clock moves past it (`events import`, a demo subscription another console drives), the console's
-/// clock catches up, never back. A store without one is shown at the wall clock.
+/// clock moves past it (any write stamps at or after it and moves it on: another console's, a command's,
+/// `events import`, a simulation running faster than real time), the console's clock catches up, never
+/// back. A store without one is shown at the wall clock, never before the latest stamp it holds.
 ///
-///     var clock = ConsoleClock(storeClock: try store.clock(), wall: Instant(Date()))
+///     var clock = ConsoleClock(store: try store.now(wall: wall), wall: wall)
 ///     clock.now(wall: Instant(Date()))   // the store's clock plus the time since
 public struct ConsoleClock: Sendable, Equatable {
-    /// Which clock the console shows.
-    public enum Source: String, Sendable, Equatable {
-        case store, wall
-
-        /// How the header names it.
-        public var label: String {
-            switch self {
-            case .store: "store clock"
-            case .wall: "wall clock"
-            }
-        }
-    }
+    /// Which clock the console shows (the header names it).
+    public typealias Source = ClockSource
 
     public let source: Source
     /// The console's instant at `wallAnchor` on the wall clock.
@@ -30,8 +21,16 @@ public struct ConsoleClock: Sendable, Equatable {
     private var wallAnchor: Instant
 
     public init(storeClock: Instant?, wall: Instant) {
-        source = storeClock == nil ? .wall : .store
-        anchor = storeClock ?? wall
+        self.init(store: StoreNow.resolve(storeClock: storeClock, floor: nil, wall: wall), wall: wall)
+    }
+
+    /// Starts at the store's instant (`AppDatabase.now(wall:)`): where the last write left its clock, so a
+    /// console opened again never starts before what an earlier one wrote.
+    ///
+    ///     var clock = ConsoleClock(store: try store.now(wall: wall), wall: wall)
+    public init(store now: StoreNow, wall: Instant) {
+        source = now.source
+        anchor = now.instant
         wallAnchor = wall
     }
 

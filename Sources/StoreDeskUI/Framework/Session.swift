@@ -3,7 +3,8 @@ import StoreDeskCore
 /// Who sits at the console and what they may do.
 public struct Session: Sendable, Hashable {
     public var role: StaffRole
-    /// The name written to the audit log (`--as`, default the login name).
+    /// The name written to the audit log: `--as`, else `STOREDESK_ACTOR`, else the config file's `actor`,
+    /// else the login name; never a placeholder.
     public var actor: String
     /// The store was opened read-only: no write action is registered.
     public var readOnly: Bool

@@ -232,15 +232,18 @@ struct RestoreListReport: CommandReport {
     var prompts: [RestorePrompt]
     /// The `--status` asked for, for the note when there is none.
     var status: String
-    var now: Instant
+    /// The store's instant the prompts are aged at: the one the console and `snapshot` show.
+    var now: StoreNow
 
     var json: [RestorePromptJSON] { prompts.map { RestorePromptJSON($0) } }
 
     var text: String {
-        reportText(prompts.flatMap { prompt in [prompt.line(at: now), "    " + prompt.ownershipRule] + prompt.candidateLines })
+        reportText(prompts.flatMap { prompt in [prompt.line(at: now.instant), "    " + prompt.ownershipRule] + prompt.candidateLines })
     }
 
-    var note: String? { prompts.isEmpty ? "no \(status == "all" ? "" : status + " ")restore prompts" : nil }
+    var note: String? {
+        (prompts.isEmpty ? "no \(status == "all" ? "" : status + " ")restore prompts; " : "") + now.note
+    }
 }
 
 /// `restore confirm`: the prompt as confirmed, and what was delivered.

@@ -30,6 +30,9 @@ public struct QueueScreen: Sendable {
     public var speed: Double = 1
     /// The wall-clock instant the simulation was last advanced to.
     var lastAdvance: Instant?
+    /// The latest instant this console's simulation stamped a row at: where its commits moved the store's
+    /// clock, and so the console's.
+    var lastStamped: Instant?
     /// Purchases per simulated second when a simulation starts here.
     public var rate: Double = 2
 
@@ -243,7 +246,10 @@ public struct QueueScreen: Sendable {
     /// writes what happened (each step with its events) in one SQLite transaction.
     mutating func advance(to wall: Instant, pageSize: Int) -> [Effect] {
         guard var simulation else { return [] }
-        defer { lastAdvance = wall }
+        // Each commit moves the store's clock to the instants it stamps and the console's clock catches
+        // up with it (the header shows the instant rows are stamped at), so the time up to where the
+        // simulation already ran is not time to run again: a fast simulation would feed on its own steps.
+        defer { lastAdvance = max(wall, lastAdvance ?? wall, lastStamped ?? wall) }
         guard !paused, let last = lastAdvance, wall > last else { return heartbeat(at: wall) }
         let simulated = Double(wall.millis - last.millis) * speed
         let effects = run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
@@ -275,6 +281,7 @@ public struct QueueScreen: Sendable {
     private mutating func run(_ simulation: inout PaymentSimulation, until limit: Instant) -> [Effect] {
         var changes: [PaymentChange] = []
         simulation.run(until: limit) { changes.append($0) }
+        if let latest = changes.compactMap(\.latestStamp).max() { lastStamped = max(lastStamped ?? latest, latest) }
         // Callbacks for real game servers leave only once their orders are committed: with this write,
         // or (nothing to write) with an earlier one, already performed.
         let callbacks = simulation.takeOutbox()

@@ -1,0 +1,138 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import Testing
+
+@testable import StoreDeskStore
+
+/// One time line a store: every write stamps at or after the store's clock and moves it on, a store
+/// opened again resumes from there, the audit log runs by its sequence, and `check` finds a stamp after
+/// the clock.
+@Suite struct StoreClockTests {
+    /// The demo store's clock (Data/Demo/meta.json).
+    static let demoClock = Instant(millis: 1_795_161_600_000)
+    static let support = StaffMember(name: "li.support", role: .support)
+
+    static func demoFile(_ folder: TemporaryFolder) throws -> String { try RestoreDeskStoreTests.demoFile(folder) }
+    static func open(_ path: String) throws -> AppDatabase { try RestoreDeskStoreTests.open(path) }
+
+    @Test func theDemoClockIsWhatTheseTestsAssume() throws {
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        #expect(try store.clock() == Self.demoClock)
+        #expect(try store.now(wall: Instant(Date())) == StoreNow(instant: Self.demoClock, source: .store))
+    }
+
+    @Test func aStoreOpenedAgainNeverStampsBeforeItsLatestRow() throws {
+        // Given a console that ran two minutes on from the store's clock and declined a prompt then
+        let folder = TemporaryFolder()
+        let path = try Self.demoFile(folder)
+        let first = try Self.open(path)
+        let later = Self.demoClock.adding(.minutes(2))
+        try first.declineRestore(transactionId: "2000000100000095", reason: "refunded by Apple", by: Self.support, at: later)
+        try first.writer.close()
+        // When the store is opened again, and a write comes in at the instant a console opened on the
+        // store's old clock would have stamped it
+        let second = try Self.open(path)
+        let resumed = try second.now(wall: Instant(Date()))
+        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test")
+        // Then the store resumes from the decline, and the reveal is stamped no earlier than it
+        #expect(resumed == StoreNow(instant: later, source: .store))
+        let entries = try second.auditEntries(limit: 2)
+        #expect(entries.map(\.action) == ["reveal.phone", "restore.decline"])
+        #expect(entries.map(\.at) == [later, later])
+        #expect(try second.clock() == later)
+        #expect(try second.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+    }
+
+    @Test func aStoreWithoutAClockStillNeverStampsBeforeItsLatestRow() throws {
+        // Given a store that keeps no clock, written at 10:00 on the wall clock
+        let folder = TemporaryFolder()
+        let path = folder.path("plain.sqlite")
+        let store = try AppDatabase.create(path: path)
+        #expect(try store.clock() == nil)
+        let ten = Instant(millis: 1_800_000_000_000)
+        try store.recordPhoneReveal(userId: "u1", by: Self.support, at: ten, surface: "a test")
+        // When the wall clock goes back an hour
+        let back = ten.adding(.hours(-1))
+        try store.recordPhoneReveal(userId: "u2", by: Self.support, at: back, surface: "a test")
+        // Then the store answers and stamps at 10:00, on the wall clock's name
+        #expect(try store.now(wall: back) == StoreNow(instant: ten, source: .wall))
+        #expect(try store.auditEntries(limit: 2).map(\.at) == [ten, ten])
+        #expect(try store.now(wall: ten.adding(.hours(1))) == StoreNow(instant: ten.adding(.hours(1)), source: .wall))
+    }
+
+    @Test func auditNewestFirstFollowsTheSequenceAcrossTwoSessions() throws {
+        // Given a first session that confirmed nothing but declined at 08:02
+        let folder = TemporaryFolder()
+        let path = try Self.demoFile(folder)
+        let first = try Self.open(path)
+        try first.declineRestore(
+            transactionId: "2000000100000095", reason: "refunded", by: Self.support, at: Self.demoClock.adding(.minutes(2)))
+        try first.writer.close()
+        // And a second session whose first line was stamped 08:01 (as a build before the store's clock moved
+        // with its writes stamped it), then one more write
+        let second = try Self.open(path)
+        try second.writer.write { db in
+            var early = AuditEntry(
+                at: Self.demoClock.adding(.minutes(1)), actor: "li.support", role: "support", action: "login.entries.set",
+                subject: "app 1001", detail: "written by an older build")
+            try early.insert(db)
+        }
+        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test")
+        // Then newest first is the order they were written in, whatever their stamps, page by page too
+        let newest = try second.auditEntries(limit: 3)
+        #expect(newest.map(\.action) == ["reveal.phone", "login.entries.set", "restore.decline"])
+        let ids = newest.compactMap(\.id)
+        #expect(ids == ids.sorted(by: >))
+        let page = try second.auditEntries(anchor: .after(KeysetCursor(time: newest[0].at, id: ids[0])), limit: 2)
+        #expect(page.map(\.action) == ["login.entries.set", "restore.decline"])
+        let filtered = try second.auditEntries(action: "login", limit: 2)
+        #expect(filtered.first?.detail == "written by an older build")
+        // And the filters seek on an index, never a sort of the whole log
+        let plan = try second.reader.read { db in
+            try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT * FROM audit_log WHERE actor = ? ORDER BY id DESC LIMIT 10",
+                arguments: ["li.support"]
+            ).map { try $0.decode(String.self, forColumn: "detail") }.joined(separator: "; ")
+        }
+        #expect(plan.contains("audit_on_actor_sequence") && !plan.contains("TEMP B-TREE"))
+    }
+
+    @Test func checkReportsAStampAfterTheStoresClock() throws {
+        // Given a demo store, and an audit line and an event stamped after its clock (a simulation that
+        // ran ahead of it, before the clock moved with every write)
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+        try store.writer.write { db in
+            var ahead = AuditEntry(
+                at: Self.demoClock.adding(.minutes(7)), actor: "sim", role: "developer", action: "sim.note", subject: "x",
+                detail: "ahead")
+            try ahead.insert(db)
+        }
+        // When the store is checked
+        let found = try store.check().filter { $0.kind == "stamp_after_clock" }
+        // Then the line is reported, with the clock and the latest stamp
+        #expect(found.map(\.subject) == ["audit_log.at"])
+        #expect(
+            found.first?.message
+                == "audit_log.at: 1 row is stamped after the store's clock 2026-11-20T08:00:00Z, the latest 2026-11-20T08:07:00Z")
+    }
+
+    @Test func aPaymentRunMovesTheStoresClockToTheInstantsItStamps() throws {
+        // Given a demo store and a run whose simulated clock went seven minutes past the store's
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        let run = try store.startRun(.simulate, takingOver: false).run
+        let stamped = Self.demoClock.adding(.minutes(7))
+        let transaction = try #require(try store.reader.read { try String.fetchOne($0, sql: "SELECT id FROM store_transaction LIMIT 1") })
+        // When it commits a step stamped there
+        try store.apply(
+            [PaymentChange(events: [PaymentEvent(at: stamped, transactionId: transaction, kind: .finished, detail: "a test")])],
+            run: run)
+        // Then the store's clock is there too, so a console's header shows it and nothing is after the clock
+        #expect(try store.clock() == stamped)
+        #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+    }
+}
