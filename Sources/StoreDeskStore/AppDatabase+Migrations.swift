@@ -58,6 +58,10 @@ extension AppDatabase {
         migrator.registerMigration("v13-callbacks-over-http") { db in
             try db.execute(sql: callbacksOverHTTPSchema)
         }
+        // One search for every id (`storedesk find`): the columns it seeks on that had no index.
+        migrator.registerMigration("v14-find-indexes") { db in
+            try db.execute(sql: findIndexes)
+        }
         return migrator
     }()
 
