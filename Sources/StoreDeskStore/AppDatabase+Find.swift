@@ -46,7 +46,8 @@ struct FindPlan {
     ) -> String {
         "SELECT \(matched) AS matched, u.id AS user_id, u.name AS name, u.friendly_name AS friendly_name, "
             + "\(transaction) AS transaction_id, \(original) AS original_transaction_id, \(order) AS order_id, "
-            + "\(restore) AS restore_id, \(notification) AS notification_uuid, \(account) AS account "
+            + "\(restore) AS restore_id, \(notification) AS notification_uuid, \(account) AS account, "
+            + "(SELECT finished FROM store_transaction WHERE id = \(transaction)) AS finished "
     }
 
     static let account = "g.app_id || ' ' || g.sid || '/' || g.role_id"
@@ -228,7 +229,7 @@ struct FindPlan {
             userName: friendly.isEmpty ? name : friendly, transactionId: try row.decode(forColumn: "transaction_id"),
             originalTransactionId: try row.decode(forColumn: "original_transaction_id"), orderId: try row.decode(forColumn: "order_id"),
             restorePromptId: try row.decode(forColumn: "restore_id"), notificationUUID: try row.decode(forColumn: "notification_uuid"),
-            gameAccount: try row.decode(forColumn: "account"))
+            gameAccount: try row.decode(forColumn: "account"), transactionFinished: try row.decode(forColumn: "finished"))
     }
 
     /// The thing a result names, so a thing found by several fields is listed once, by its best match.

@@ -7,8 +7,8 @@ public enum FindKind: String, Sendable, Hashable, CaseIterable {
     case player, gameAccount = "game_account", transaction, order, subscription, notification
     case restorePrompt = "restore_prompt"
 
-    /// Where the console opens it: the player's profile, or the transaction's Queue detail.
-    public var opensTransaction: Bool { self == .transaction || self == .order || self == .restorePrompt }
+    /// Whether it is about one transaction (the console opens an unfinished one in the Queue).
+    public var isAboutATransaction: Bool { self == .transaction || self == .order || self == .restorePrompt }
 }
 
 /// The field a `find` matched in (a transaction id finds a transaction, and the restore prompt on it).
@@ -54,11 +54,13 @@ public struct FindResult: Sendable, Hashable {
     public var notificationUUID: String?
     /// A game account as `APP SID/ROLE_ID`.
     public var gameAccount: String?
+    /// Whether the transaction (when there is one) is finished: only an unfinished one is in the Queue.
+    public var transactionFinished: Bool?
 
     public init(
         kind: FindKind, field: FindField, match: FindMatch, matched: String, userId: String, userName: String, transactionId: String? = nil,
         originalTransactionId: String? = nil, orderId: String? = nil, restorePromptId: Int64? = nil,
-        notificationUUID: String? = nil, gameAccount: String? = nil
+        notificationUUID: String? = nil, gameAccount: String? = nil, transactionFinished: Bool? = nil
     ) {
         self.kind = kind
         self.field = field
@@ -72,6 +74,7 @@ public struct FindResult: Sendable, Hashable {
         self.restorePromptId = restorePromptId
         self.notificationUUID = notificationUUID
         self.gameAccount = gameAccount
+        self.transactionFinished = transactionFinished
     }
 }
 

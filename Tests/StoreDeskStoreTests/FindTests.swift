@@ -41,7 +41,7 @@ import Testing
         let appOrder = try exact(store, "G20261111-0004", .transaction, .appOrderId)
         #expect(appOrder?.transactionId == "2000000100000088" && appOrder?.orderId == "2611120001")
         let transaction = try find(store, "2000000100000093")
-        #expect(transaction.map(\.kind) == [.transaction, .restorePrompt])
+        #expect(transaction.map(\.kind) == [.transaction, .restorePrompt], "\(transaction)")
         #expect(transaction.first?.userId == "10000024" && transaction.last?.restorePromptId == 3)
         let subscription = try exact(store, "2000000100000201", .subscription, .originalTransactionId)
         #expect(subscription?.originalTransactionId == "2000000100000201" && subscription?.userId == "10000005")

@@ -57,8 +57,10 @@ import Testing
         #expect(console.state.screen == .find)
         let found = console.state.screenState(FindScreen.self).results
         #expect(found.first?.kind == .order && found.first?.transactionId == "2000000100000088")
+        // Its transaction is finished, so not in the Queue: enter opens its player.
         console.press(.enter)
-        #expect(console.state.screen == .queue)
+        #expect(console.state.screen == .users)
+        #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000001")
         // A filter that matches players stays on Users.
         console.show("users")
         console.press(.character("/"))

@@ -61,9 +61,12 @@ extension FindScreen {
         }
     }
 
-    /// Where Enter opens a result: the Queue for a transaction, an order or a restore prompt; else the player.
+    /// Where Enter opens a result: the Queue for an unfinished transaction (found by itself, its order or
+    /// its restore prompt); else the player, whose profile lists their transactions.
     static func destination(_ result: FindResult) -> (ScreenID, String) {
-        if result.kind.opensTransaction, let transaction = result.transactionId { return (.queue, transaction) }
+        if result.kind.isAboutATransaction, result.transactionFinished == false, let transaction = result.transactionId {
+            return (.queue, transaction)
+        }
         return (.users, result.userId)
     }
 
