@@ -6,9 +6,6 @@ import StoreDeskCore
 public enum FindKind: String, Sendable, Hashable, CaseIterable {
     case player, gameAccount = "game_account", transaction, order, subscription, notification
     case restorePrompt = "restore_prompt"
-
-    /// Whether it is about one transaction (the console opens an unfinished one in the Queue).
-    public var isAboutATransaction: Bool { self == .transaction || self == .order || self == .restorePrompt }
 }
 
 /// The field a `find` matched in (a transaction id finds a transaction, and the restore prompt on it).

@@ -24,6 +24,20 @@ import Testing
         console.press(.enter)
         #expect(console.state.screen == .queue)
         #expect(console.state.screenState(QueueScreen.self).detail?.transaction.id == "2000000100000093")
+        // The restore prompt on it opens on Restores.
+        console.show("find")
+        console.press(.character("j"), .enter)
+        #expect(console.state.screen == .restores)
+        #expect(console.text.contains("Restores · all · “2000000100000093”"))
+    }
+
+    @Test func aNotificationOpensItsSubscription() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "f435876c")
+        #expect(console.state.screenState(FindScreen.self).results.first?.kind == .notification)
+        console.press(.enter)
+        #expect(console.state.screen == .subscriptions)
+        #expect(console.text.contains("Subscriptions · 1 · filter “2000000100000201”"))
     }
 
     @Test func anAppleIdOpensItsPlayerOnUsers() throws {

@@ -61,11 +61,19 @@ extension FindScreen {
         }
     }
 
-    /// Where Enter opens a result: the Queue for an unfinished transaction (found by itself, its order or
-    /// its restore prompt); else the player, whose profile lists their transactions.
+    /// Where Enter opens a result: a restore prompt on Restores, a subscription (or one of its
+    /// notifications) on Subscriptions, an unfinished transaction (or its order) in the Queue; anything
+    /// else as its player on Users, whose profile lists their transactions.
     static func destination(_ result: FindResult) -> (ScreenID, String) {
-        if result.kind.isAboutATransaction, result.transactionFinished == false, let transaction = result.transactionId {
-            return (.queue, transaction)
+        switch result.kind {
+        case .restorePrompt:
+            if let transaction = result.transactionId { return (.restores, transaction) }
+        case .subscription, .notification:
+            if let original = result.originalTransactionId { return (.subscriptions, original) }
+        case .transaction, .order:
+            if result.transactionFinished == false, let transaction = result.transactionId { return (.queue, transaction) }
+        case .player, .gameAccount:
+            break
         }
         return (.users, result.userId)
     }
