@@ -7,7 +7,7 @@ import StoreDeskCore
 ///
 /// An area that needs the store adds a protocol of its own and lists it here.
 public protocol ConsoleStore: StoreFile, UserStore, QueueStore, RestoreStore, AuditStore, SubscriptionStore, LoginEntryStore,
-    OneTapStore
+    OneTapStore, FindStore
 {}
 
 /// What every store tells about itself, and how the console learns that it changed.
@@ -50,6 +50,15 @@ public protocol UserStore: Sendable {
     func profile(userId: String, recent: Int) throws -> UserProfile
     /// Audits that `staff` saw this user's phone number in the clear (`surface`: where); only support may.
     func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws
+}
+
+/// One search for every id a ticket gives (`:find`, `storedesk find`).
+public protocol FindStore: Sendable {
+    /// Players, game accounts, transactions, orders, subscriptions, notifications and restore prompts
+    /// whose ids, names or phone match the query: exact matches first (index seeks), then prefixes
+    /// (ranges on the same indexes), then names containing the text (the full-text index); each thing
+    /// once, by its best match, at most `query.limit`.
+    func find(_ query: FindQuery) throws -> [FindResult]
 }
 
 /// The Queue screen's reads and writes: the payment queue and the simulation the console drives.

@@ -48,6 +48,9 @@ import Testing
         let check = try Self.json(["check"], db: db, home: home)
         #expect(Self.keys(check) == ["clean", "violations"])
 
+        let found = try Self.json(["find", "2611120001"], db: db, home: home)
+        #expect(Self.keys(Self.first(found)) == FindCommandTests.resultKeys)
+
         let subs = try Self.json(["subs", "10000013"], db: db, home: home) as? [String: Any]
         #expect(Self.keys(subs) == [
             "user", "at", "unlocked", "inGracePeriod", "originalTransactionDate", "currentExpiresDate", "gracePeriodExpiresDate",

@@ -37,6 +37,9 @@ extension AppState {
         case .failed(let message):
             status = StatusMessage(message, .error)
             return []
+        case .open(let id, let item):
+            let shown = show(id)
+            return shown + with(id) { $0.select(id: item, &$1) }
         }
     }
 
@@ -132,6 +135,11 @@ extension AppState {
         switch key {
         case .enter:
             mode = .normal
+            // No player matches on Users: the text may be any other id a ticket gives, so `:find` it.
+            if screen == .users, !filter.trimmingCharacters(in: .whitespaces).isEmpty {
+                let users = screenState(UsersScreen.self)
+                if users.rows.isEmpty && users.scanProgress == nil { return reduce(.open(.find, id: filter)) }
+            }
             return []
         case .escape:
             mode = .normal

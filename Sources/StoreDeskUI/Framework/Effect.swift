@@ -40,4 +40,6 @@ public enum Message: Sendable {
     case screen(ScreenMessage)
     case themeApplied(name: String, warnings: [String])
     case failed(String)
+    /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
+    case open(ScreenID, id: String)
 }

@@ -211,6 +211,7 @@ public enum ScreenRegistry {
         CodesScreen.self,
         LoginScreen.self,
         OneTapScreen.self,
+        FindScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

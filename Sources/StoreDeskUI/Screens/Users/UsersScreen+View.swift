@@ -34,6 +34,9 @@ extension UsersScreen {
         if rows.isEmpty {
             let message = filter.isEmpty ? "no users in this store" : "no user matches “\(filter)”"
             canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+            if !filter.isEmpty {
+                canvas.write("enter finds it as any id (:find)", at: Point(x: inner.x + 1, y: inner.y + 3), role: .muted, maxWidth: inner.width - 2)
+            }
             return
         }
         for (i, row) in rows.enumerated() where i + 1 < inner.height {

@@ -1,0 +1,247 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+
+extension AppDatabase {
+    /// The indexes `find` seeks on that the schema lacked: game accounts by Sid, Role_Id and role name,
+    /// transactions by the app's order id, notifications by their web order line item id (inside the
+    /// stored JSON, so an expression index). A whole phone number seeks on `user_on_phone_last4`.
+    static let findIndexes = """
+        CREATE INDEX game_account_on_sid ON game_account(sid, role_id);
+        CREATE INDEX game_account_on_role_id ON game_account(role_id);
+        CREATE INDEX game_account_on_role_name ON game_account(role_name);
+        CREATE INDEX transaction_on_app_order ON store_transaction(app_order_id);
+        CREATE INDEX subscription_event_on_web_order_line_item ON subscription_event(
+            json_extract(payload, '$.data.transactionInfo.webOrderLineItemId'));
+        """
+
+    /// The JSON path of a notification's web order line item id, as `findIndexes` indexes it.
+    static let webOrderLineItem = "json_extract(e.payload, '$.data.transactionInfo.webOrderLineItemId')"
+
+    public func find(_ query: FindQuery) throws -> [FindResult] {
+        try reader.read { db in try FindPlan(query).run(db) }
+    }
+}
+
+/// One `find`: every lookup it makes, in the order results are shown.
+struct FindPlan {
+    /// One field looked up: the SQL up to its WHERE, selecting the result columns, and the column compared.
+    struct Lookup {
+        var kind: FindKind
+        var field: FindField
+        var from: String
+        var column: String
+        /// Extra condition, for a lookup that must not repeat another (a transaction by its original id).
+        var also: String = ""
+    }
+
+    let query: FindQuery
+
+    init(_ query: FindQuery) { self.query = query }
+
+    /// The player's columns every lookup ends with, joined on `u`.
+    static func select(
+        _ matched: String, transaction: String = "NULL", original: String = "NULL", order: String = "NULL",
+        restore: String = "NULL", notification: String = "NULL", account: String = "NULL"
+    ) -> String {
+        "SELECT \(matched) AS matched, u.id AS user_id, u.name AS name, u.friendly_name AS friendly_name, "
+            + "\(transaction) AS transaction_id, \(original) AS original_transaction_id, \(order) AS order_id, "
+            + "\(restore) AS restore_id, \(notification) AS notification_uuid, \(account) AS account, "
+            + "(SELECT finished FROM store_transaction WHERE id = \(transaction)) AS finished "
+    }
+
+    static let account = "g.app_id || ' ' || g.sid || '/' || g.role_id"
+
+    static let orderOf = "(SELECT order_id FROM payment_order WHERE transaction_id = t.id)"
+
+    static func player(_ field: FindField, _ column: String) -> Lookup {
+        Lookup(kind: .player, field: field, from: select(column) + "FROM user u", column: column)
+    }
+
+    static func gameAccount(_ field: FindField, _ column: String) -> Lookup {
+        Lookup(
+            kind: .gameAccount, field: field,
+            from: select(column, account: account) + "FROM game_account g JOIN user u ON u.id = g.user_id", column: column)
+    }
+
+    static func transaction(_ field: FindField, _ column: String, also: String = "") -> Lookup {
+        Lookup(
+            kind: .transaction, field: field,
+            from: select(column, transaction: "t.id", original: "t.original_transaction_id", order: orderOf)
+                + "FROM store_transaction t JOIN user u ON u.id = t.user_id", column: column, also: also)
+    }
+
+    static func notification(_ field: FindField, _ column: String) -> Lookup {
+        Lookup(
+            kind: .notification, field: field,
+            from: select(column, original: "e.original_transaction_id", notification: "e.notification_uuid")
+                + "FROM subscription_event e JOIN subscription s ON s.original_transaction_id = e.original_transaction_id "
+                + "JOIN user u ON u.id = s.user_id", column: column)
+    }
+
+    /// Text lookups, exact then prefix: each an index seek or a range on one index.
+    static let textLookups: [Lookup] = [
+        player(.playerId, "u.id"), player(.name, "u.name"), player(.friendlyName, "u.friendly_name"),
+        gameAccount(.appleId, "g.apple_id"), gameAccount(.roleId, "g.role_id"), gameAccount(.roleName, "g.role_name"),
+        gameAccount(.sid, "g.sid"),
+        transaction(.transactionId, "t.id"),
+        Lookup(
+            kind: .order, field: .orderId,
+            from: select("o.order_id", transaction: "o.transaction_id", order: "o.order_id")
+                + "FROM payment_order o JOIN user u ON u.id = o.user_id", column: "o.order_id"),
+        transaction(.appOrderId, "t.app_order_id"),
+        Lookup(
+            kind: .subscription, field: .originalTransactionId,
+            from: select("s.original_transaction_id", original: "s.original_transaction_id")
+                + "FROM subscription s JOIN user u ON u.id = s.user_id", column: "s.original_transaction_id"),
+        transaction(.originalTransactionId, "t.original_transaction_id", also: " AND t.id <> t.original_transaction_id"),
+        Lookup(
+            kind: .restorePrompt, field: .transactionId,
+            from: select("r.transaction_id", transaction: "r.transaction_id", restore: "r.id")
+                + "FROM restore_request r JOIN user u ON u.id = r.user_id", column: "r.transaction_id"),
+        notification(.notificationUUID, "e.notification_uuid"),
+        notification(.webOrderLineItemId, AppDatabase.webOrderLineItem),
+    ]
+
+    /// Fields whose prefix is worth a range: ids a ticket may give cut short, and names. (A Sid is a
+    /// short server name: its prefix would list a whole server.)
+    static let prefixFields: Set<FindField> = [
+        .playerId, .name, .friendlyName, .appleId, .roleId, .roleName, .transactionId, .orderId, .appOrderId,
+        .originalTransactionId, .notificationUUID, .webOrderLineItemId,
+    ]
+
+    /// The upper bound of a prefix range: every text starting with `prefix` sorts below it.
+    static func upperBound(_ prefix: String) -> String { prefix + "\u{10FFFF}" }
+
+    /// The SQL and arguments of one lookup, exact or by prefix.
+    func statement(_ lookup: Lookup, _ match: FindMatch) -> (String, StatementArguments) {
+        let limit = query.limit
+        if match == .exact {
+            return (lookup.from + " WHERE \(lookup.column) = ?\(lookup.also) LIMIT ?", [query.text, limit])
+        }
+        return (
+            lookup.from + " WHERE \(lookup.column) > ? AND \(lookup.column) < ?\(lookup.also) ORDER BY \(lookup.column) LIMIT ?",
+            [query.text, Self.upperBound(query.text), limit]
+        )
+    }
+
+    /// Every statement `run` may execute, for the query-plan tests.
+    func statements() -> [(String, StatementArguments)] {
+        var all = Self.textLookups.map { statement($0, .exact) }
+        if query.allowsPrefix {
+            all += Self.textLookups.filter { Self.prefixFields.contains($0.field) }.map { statement($0, .prefix) }
+        }
+        all += phoneStatements() + restoreStatements()
+        return all
+    }
+
+    /// The digits of a phone number as a ticket may write it (`138 0000 0000`, `+86 138-0000-0000`).
+    var phoneDigits: String? {
+        var digits = query.text.filter { !" -()".contains($0) }
+        if digits.hasPrefix("+86") { digits.removeFirst(3) } else if digits.hasPrefix("0086") { digits.removeFirst(4) }
+        guard digits.count >= 7, digits.count <= 15, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return digits
+    }
+
+    var isLastFour: Bool { query.text.count == 4 && query.text.allSatisfy { $0.isASCII && $0.isNumber } }
+
+    static let phoneSelect = select("u.phone") + "FROM user u"
+
+    /// A whole number seeks on the last-four index and compares the rest (`+u.phone`: as a plain
+    /// `u.phone = ?`, SQLite would put the number into `substr` and miss the index); four digits are the
+    /// last four.
+    func phoneStatements() -> [(String, StatementArguments)] {
+        var all: [(String, StatementArguments)] = []
+        if let digits = phoneDigits {
+            all.append((Self.phoneSelect + " WHERE substr(phone, -4) = ? AND +u.phone = ? LIMIT ?", [String(digits.suffix(4)), digits, query.limit]))
+        }
+        if isLastFour {
+            all.append((Self.phoneSelect + " WHERE substr(phone, -4) = ? LIMIT ?", [query.text, query.limit]))
+        }
+        return all
+    }
+
+    /// A restore prompt by its number.
+    func restoreStatements() -> [(String, StatementArguments)] {
+        guard let number = Int64(query.text), number > 0 else { return [] }
+        return [(
+            Self.select("CAST(r.id AS TEXT)", transaction: "r.transaction_id", restore: "r.id") + "FROM restore_request r JOIN user u ON u.id = r.user_id WHERE r.id = ?",
+            [number]
+        )]
+    }
+
+    /// Names holding the text anywhere, through the trigram index (three characters or more).
+    static let containsSQL = select("u.name")
+        + "FROM user u WHERE u.rowid IN (SELECT rowid FROM user_search WHERE user_search MATCH ?) ORDER BY u.rowid LIMIT ?"
+
+    func run(_ db: Database) throws -> [FindResult] {
+        var results: [FindResult] = []
+        var seen: Set<String> = []
+        func add(_ kind: FindKind, _ field: FindField, _ match: FindMatch, _ sql: String, _ arguments: StatementArguments) throws {
+            for row in try Row.fetchAll(db, sql: sql, arguments: arguments) {
+                guard results.count < query.limit else { return }
+                guard let result = try Self.result(row, kind: kind, field: field, match: match, text: query.text) else { continue }
+                if seen.insert(Self.identity(result)).inserted { results.append(result) }
+            }
+        }
+        // Exact matches first, each field by its index.
+        for lookup in Self.textLookups {
+            let (sql, arguments) = statement(lookup, .exact)
+            try add(lookup.kind, lookup.field, .exact, sql, arguments)
+        }
+        let phone = phoneStatements()
+        if phoneDigits != nil, let whole = phone.first { try add(.player, .phone, .exact, whole.0, whole.1) }
+        if isLastFour, let last = phone.last { try add(.player, .phoneLast4, .exact, last.0, last.1) }
+        for (sql, arguments) in restoreStatements() { try add(.restorePrompt, .restorePromptId, .exact, sql, arguments) }
+        // Then prefixes, then names containing the text.
+        if query.allowsPrefix {
+            for lookup in Self.textLookups where Self.prefixFields.contains(lookup.field) {
+                let (sql, arguments) = statement(lookup, .prefix)
+                try add(lookup.kind, lookup.field, .prefix, sql, arguments)
+            }
+        }
+        let search = UserSearch(text: query.text)
+        if search.usesFullTextIndex {
+            try add(.player, .name, .contains, Self.containsSQL, [search.ftsPhrase, query.limit])
+        }
+        return results
+    }
+
+    /// What a row says, typed; nil for a name match that was in neither name (the trigram index also
+    /// holds the id, which the id lookups already cover).
+    static func result(_ row: Row, kind: FindKind, field: FindField, match: FindMatch, text: String) throws -> FindResult? {
+        var field = field
+        var matched: String = try row.decode(forColumn: "matched")
+        let name: String = try row.decode(forColumn: "name"), friendly: String = try row.decode(forColumn: "friendly_name")
+        if match == .contains {
+            let needle = text.lowercased()
+            if name.lowercased().contains(needle) {
+                field = .name
+            } else if friendly.lowercased().contains(needle) {
+                (field, matched) = (.friendlyName, friendly)
+            } else {
+                return nil
+            }
+        }
+        if field == .phone || field == .phoneLast4 { matched = Masking.phone(matched) }
+        return FindResult(
+            kind: kind, field: field, match: match, matched: matched, userId: try row.decode(forColumn: "user_id"),
+            userName: friendly.isEmpty ? name : friendly, transactionId: try row.decode(forColumn: "transaction_id"),
+            originalTransactionId: try row.decode(forColumn: "original_transaction_id"), orderId: try row.decode(forColumn: "order_id"),
+            restorePromptId: try row.decode(forColumn: "restore_id"), notificationUUID: try row.decode(forColumn: "notification_uuid"),
+            gameAccount: try row.decode(forColumn: "account"), transactionFinished: try row.decode(forColumn: "finished"))
+    }
+
+    /// The thing a result names, so a thing found by several fields is listed once, by its best match.
+    static func identity(_ r: FindResult) -> String {
+        switch r.kind {
+        case .player: "p " + r.userId
+        case .gameAccount: "g " + (r.gameAccount ?? "")
+        case .transaction: "t " + (r.transactionId ?? "")
+        case .order: "o " + (r.orderId ?? "")
+        case .subscription: "s " + (r.originalTransactionId ?? "")
+        case .notification: "n " + (r.notificationUUID ?? "")
+        case .restorePrompt: "r " + String(r.restorePromptId ?? 0)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Find screen's update: the `:find` verb, the reads it asks for, and Enter opening a result.
+extension FindScreen {
+    public static let commands: [ScreenCommand<FindScreen>] = [
+        .verb("find", argument: "TEXT", summary: "find players, accounts, orders, transactions, notifications by any id, name or phone") {
+            text in text.isEmpty ? .failure(VerbProblem(":find needs the text to look for")) : .success(.find(text))
+        },
+    ]
+
+    public var filterText: String? { query }
+
+    public var completionIds: [String] { results.map(\.userId) }
+
+    /// The read for the current query, or none (and the list emptied) for a blank one.
+    mutating func search() -> [Effect] {
+        let text = query
+        guard let request = try? FindQuery(text, limit: Self.limit) else {
+            results = []
+            shownQuery = text
+            return []
+        }
+        return [Self.read { store in .found(query: text, try store.find(request)) }]
+    }
+
+    public mutating func refresh(_ context: inout ScreenContext) -> [Effect] { search() }
+
+    /// Find this text (`/` on Users with no player matching, `:select TEXT` here).
+    public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
+        query = id
+        context.focus = .list
+        return search()
+    }
+
+    public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
+        guard text != query else { return [] }
+        query = text
+        return search()
+    }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .find(let text):
+            query = text
+            context.focus = .list
+            return search()
+        }
+    }
+
+    public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
+        switch event {
+        case .found(let text, let found):
+            guard text == query else { return [] }
+            if text != shownQuery { (selected, detailScroll) = (0, 0) }
+            results = found
+            shownQuery = text
+            selected = min(selected, max(0, found.count - 1))
+            return []
+        }
+    }
+
+    /// Where Enter opens a result: a restore prompt on Restores, a subscription (or one of its
+    /// notifications) on Subscriptions, an unfinished transaction (or its order) in the Queue; anything
+    /// else as its player on Users, whose profile lists their transactions.
+    static func destination(_ result: FindResult) -> (ScreenID, String) {
+        switch result.kind {
+        case .restorePrompt:
+            if let transaction = result.transactionId { return (.restores, transaction) }
+        case .subscription, .notification:
+            if let original = result.originalTransactionId { return (.subscriptions, original) }
+        case .transaction, .order:
+            if result.transactionFinished == false, let transaction = result.transactionId { return (.queue, transaction) }
+        case .player, .gameAccount:
+            break
+        }
+        return (.users, result.userId)
+    }
+
+    public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
+        switch command {
+        case .up, .down, .top, .bottom, .pageUp, .pageDown:
+            if context.scrollsDetail(command, &detailScroll) { return [] }
+            let moved = ListSelection.moved(selected, by: command, count: results.count, page: context.pageSize)
+            if moved != selected { (selected, detailScroll) = (moved, 0) }
+            return []
+        case .open:
+            guard let result = selectedResult else { return [] }
+            let (screen, id) = Self.destination(result)
+            return [.read { _ in .open(screen, id: id) }]
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The Find screen's view: the results on the left, the selected one in full on the right.
+extension FindScreen {
+    public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
+        let rect = layout[.list], focused = context.focus == .list
+        let count = results.isEmpty ? "" : " · \(selected + 1) of \(results.count)"
+        canvas.frame(rect, title: "Find" + (query.isEmpty ? "" : " · “\(query)”") + count, role: focused ? .borderFocused : .border)
+        let inner = rect.inset
+        guard inner.height > 1 else { return }
+        let kindWidth = 14, fieldWidth = 16
+        let foundWidth = max(4, inner.width - 2 - kindWidth - fieldWidth - 2)
+        canvas.writeLine(
+            " " + "KIND".padded(to: kindWidth) + " " + "FIELD".padded(to: fieldWidth) + " " + "FOUND".padded(to: foundWidth),
+            in: inner, row: 0, role: .listHeader)
+        if results.isEmpty {
+            let message = query.trimmingCharacters(in: .whitespaces).isEmpty
+                ? ":find TEXT looks for any id, name or phone" : "nothing matches “\(query)”"
+            canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
+        }
+        // The page holding the selection.
+        let rows = inner.height - 1, first = rows > 0 ? (selected / rows) * rows : 0
+        for (i, result) in results.enumerated().dropFirst(first).prefix(rows) {
+            let line = " " + result.kind.rawValue.padded(to: kindWidth) + " " + (result.field.rawValue + (result.match == .exact ? "" : "~"))
+                .padded(to: fieldWidth) + " " + result.matched.padded(to: foundWidth)
+            let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (result.match == .exact ? .text : .muted)
+            canvas.writeLine(line, in: inner, row: i - first + 1, role: role)
+        }
+
+        let detailRect = layout[.detail]
+        canvas.frame(detailRect, title: "Found", role: context.focus == .detail ? .borderFocused : .border)
+        guard let result = selectedResult else { return }
+        let width = detailRect.inset.width - 2
+        var text = DetailText(labelWidth: 13)
+        text.line(Span("\(result.kind.rawValue) by \(result.field.rawValue) (\(result.match.rawValue))", .text))
+        text.wrapped("found", result.matched, width: width)
+        text.field("player", result.userId)
+        text.wrapped("name", result.userName, width: width)
+        if let account = result.gameAccount { text.field("game account", account) }
+        if let transaction = result.transactionId { text.field("transaction", transaction) }
+        if let order = result.orderId { text.field("order", order) }
+        if let original = result.originalTransactionId { text.field("original", original) }
+        if let uuid = result.notificationUUID { text.wrapped("notification", uuid, width: width) }
+        if let prompt = result.restorePromptId { text.field("restore", String(prompt)) }
+        let (screen, id) = Self.destination(result)
+        text.line(Span("enter opens \(id) on \(screen.title)", .muted))
+        canvas.draw(text.lines, in: detailRect.inset, scroll: detailScroll)
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import StoreDeskCore
+import Testing
+@testable import StoreDeskStore
+@testable import StoreDeskUI
+
+/// `:find` in the console over the demo store: the results list, and Enter opening each where it lives.
+@Suite struct FindScreenTests {
+    let size = Size(width: 120, height: 40)
+
+    func find(_ console: ConsoleHarness, _ text: String) {
+        console.press(.character(":"))
+        console.type("find " + text)
+        console.press(.enter)
+    }
+
+    @Test func anOrderIdFromATicketOpensItsTransactionInTheQueue() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "2000000100000093")
+        #expect(console.state.screen == .find)
+        let screen = console.state.screenState(FindScreen.self)
+        #expect(screen.results.map(\.kind) == [.transaction, .restorePrompt])
+        #expect(console.text.contains("Find · “2000000100000093” · 1 of 2"))
+        console.press(.enter)
+        #expect(console.state.screen == .queue)
+        #expect(console.state.screenState(QueueScreen.self).detail?.transaction.id == "2000000100000093")
+        // The restore prompt on it opens on Restores.
+        console.show("find")
+        console.press(.character("j"), .enter)
+        #expect(console.state.screen == .restores)
+        #expect(console.text.contains("Restores · all · “2000000100000093”"))
+    }
+
+    @Test func aNotificationOpensItsSubscription() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "f435876c")
+        #expect(console.state.screenState(FindScreen.self).results.first?.kind == .notification)
+        console.press(.enter)
+        #expect(console.state.screen == .subscriptions)
+        #expect(console.text.contains("Subscriptions · 1 · filter “2000000100000201”"))
+    }
+
+    @Test func anAppleIdOpensItsPlayerOnUsers() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "apple.zhangwei88")
+        #expect(console.state.screenState(FindScreen.self).results.count == 2)
+        console.press(.character("j"))
+        #expect(console.state.screenState(FindScreen.self).selected == 1)
+        console.press(.enter)
+        #expect(console.state.screen == .users)
+        #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000001")
+    }
+
+    @Test func nothingFoundSaysSoAndTheScreenKeepsItsQuery() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "no-such-id")
+        #expect(console.text.contains("nothing matches “no-such-id”"))
+        // `:find` alone is the screen's name: it shows the Find screen as it was left.
+        console.show("users")
+        console.show("find")
+        #expect(console.state.screen == .find && console.state.screenState(FindScreen.self).query == "no-such-id")
+    }
+
+    @Test func aFilterOnUsersThatMatchesNoPlayerFindsTheIdAnywhereOnEnter() throws {
+        let console = try ConsoleHarness(size: size)
+        console.press(.character("/"))
+        console.type("2611120001")
+        #expect(console.state.screen == .users && console.state.users.rows.isEmpty)
+        #expect(console.text.contains("enter finds it as any id (:find)"))
+        console.press(.enter)
+        #expect(console.state.screen == .find)
+        let found = console.state.screenState(FindScreen.self).results
+        #expect(found.first?.kind == .order && found.first?.transactionId == "2000000100000088")
+        // Its transaction is finished, so not in the Queue: enter opens its player.
+        console.press(.enter)
+        #expect(console.state.screen == .users)
+        #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000001")
+        // A filter that matches players stays on Users.
+        console.show("users")
+        console.press(.character("/"))
+        console.press(.ctrl("u"))
+        console.type("张伟")
+        console.press(.enter)
+        #expect(console.state.screen == .users)
+    }
+
+    @Test func theFindScreenGolden() throws {
+        let console = try ConsoleHarness(size: size)
+        find(console, "张伟")
+        try Golden.check(console.frame, named: "find-name-120x40")
+    }
+}
