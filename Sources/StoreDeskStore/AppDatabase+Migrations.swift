@@ -63,6 +63,11 @@ extension AppDatabase {
         migrator.registerMigration("v14-audit-sequence") { db in
             try db.execute(sql: auditSequenceSchema)
         }
+        // A player's history (`user history`): the audit lines about a player or one of their transactions
+        // (`subject` is the user id, or `transaction ID`), newest first by sequence.
+        migrator.registerMigration("v15-audit-subject") { db in
+            try db.execute(sql: "CREATE INDEX audit_on_subject_sequence ON audit_log(subject, id)")
+        }
         return migrator
     }()
 
