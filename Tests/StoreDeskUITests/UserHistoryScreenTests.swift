@@ -13,6 +13,8 @@ import Testing
         console.press(.character("h"))
         try Golden.check(console.frame, named: "users-history-120x40")
         #expect(console.text.contains("History · 10000006 · page 1"))
+        console.press(.character("j"))
+        #expect(console.text.contains("History · 10000007 · page 1"))
         console.press(.character("h"))
         #expect(!console.text.contains("History ·") && console.text.contains("Profile"))
     }

@@ -132,12 +132,20 @@ public struct UsersScreen: ConsoleScreen {
         }]
     }
 
+    /// The selected player's profile, and their history when one is open (it follows the selection).
+    func selectionEffects() -> [Effect] {
+        if let shown = history?.userId, let id = selectedRow?.user.id, shown != id {
+            return profileEffect() + historyEffect(userId: id, before: nil, starts: [nil])
+        }
+        return profileEffect()
+    }
+
     // MARK: - Reducer
 
     mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
         switch list.move(command, pageSize: pageSize, source: source) {
         case .none: return []
-        case .stayed: return profileEffect()
+        case .stayed: return selectionEffects()
         case .read(let read): return [show(read)]
         }
     }
@@ -159,7 +167,7 @@ public struct UsersScreen: ConsoleScreen {
             scanProgress = nil
             if moved { detailScroll = 0 }
             if selectedRow == nil { profile = nil }
-            return profileEffect()
+            return selectionEffects()
         case .count(let n):
             total = n
             return []
