@@ -92,13 +92,14 @@ extension AppDatabase: HistoryStore {
         HistoryRead(
             kind: .grant,
             sql: """
-                SELECT g.granted_at AS at, printf('%020d', g.id) AS id, o.transaction_id, NULL AS original_transaction_id,
+                SELECT g.granted_at AS at, printf('%020d', g.id) AS id, o.transaction_id, t.original_transaction_id,
                   g.order_id, o.app_order_id,
                   'granted ' || CASE g.kind WHEN 'currency' THEN g.currency_amount || ' currency'
                     ELSE g.quantity || ' x ' || g.product_id END
                     || ' on ' || g.sid || '/' || g.role_id || ' (' || g.source || ')' AS detail,
                   NULL AS trust
                 FROM item_grant g LEFT JOIN payment_order o ON o.order_id = g.order_id
+                  LEFT JOIN store_transaction t ON t.id = o.transaction_id
                 WHERE g.user_id = :user
                 """),
         HistoryRead(
@@ -123,10 +124,14 @@ extension AppDatabase: HistoryStore {
                   || coalesce(': ' || r.reason, '')
                 """),
         // Audit lines name a player by id (a phone reveal) or a transaction by `transaction ID` (restores).
-        auditRead(ids: "NULL AS transaction_id, NULL AS original_transaction_id, NULL AS app_order_id",
+        auditRead(ids: "NULL AS transaction_id, NULL AS original_transaction_id, NULL AS app_order_id, NULL AS order_id",
                   from: "audit_log a WHERE a.subject = :user"),
-        auditRead(ids: "t.id AS transaction_id, t.original_transaction_id, t.app_order_id",
-                  from: "store_transaction t JOIN audit_log a ON a.subject = 'transaction ' || t.id WHERE t.user_id = :user"),
+        auditRead(ids: "t.id AS transaction_id, t.original_transaction_id, t.app_order_id, o.order_id",
+                  from: """
+                      store_transaction t JOIN audit_log a ON a.subject = 'transaction ' || t.id
+                        LEFT JOIN payment_order o ON o.transaction_id = t.id
+                      WHERE t.user_id = :user
+                      """),
     ]
 
     /// A restore prompt's two moments: its opening (`a`) and its decision (`b`), by `restore_on_user`.
@@ -146,7 +151,7 @@ extension AppDatabase: HistoryStore {
         HistoryRead(
             kind: .audit,
             sql: """
-                SELECT a.at, printf('%020d', a.id) AS id, \(ids), NULL AS order_id,
+                SELECT a.at, printf('%020d', a.id) AS id, \(ids),
                   a.action || ' by ' || a.actor || ' (' || a.role || '): ' || a.detail AS detail, NULL AS trust
                 FROM \(from)
                 """)

@@ -54,6 +54,19 @@ public struct HistoryEntry: Hashable, Sendable {
         self.trust = trust
     }
 
+    /// The detail as shown: mobile numbers masked (`Masking.phoneNumbers`), except where a number is one of
+    /// this line's own ids (an order id of 11 digits starting with 1 is not a phone).
+    public var maskedDetail: String {
+        let ids = [transactionId, originalTransactionId, orderId, appOrderId].compactMap { $0 }
+        return Self.masked(detail, keeping: ids.filter { $0.utf8.count == 11 && detail.contains($0) })
+    }
+
+    /// `text` with phone numbers masked, each of `ids` left as it is.
+    static func masked(_ text: String, keeping ids: [String]) -> String {
+        guard let id = ids.first else { return Masking.phoneNumbers(in: text) }
+        return text.components(separatedBy: id).map { masked($0, keeping: Array(ids.dropFirst())) }.joined(separator: id)
+    }
+
     /// This line's place in the keyset, to ask for the page after it.
     public var cursor: HistoryCursor { HistoryCursor(at: at, kind: kind, id: id) }
 

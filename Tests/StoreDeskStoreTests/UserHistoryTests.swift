@@ -43,6 +43,9 @@ import Testing
         #expect(restores.count == 2 && restores[0].contains("confirmed by li.support") && restores[1].contains("(confirmed)"))
         let audit = try #require(history.first { $0.kind == .audit })
         #expect(audit.detail.hasPrefix("restore.confirm by li.support") && audit.transactionId == "2000000100000095")
+        // The order id (11 digits, starting with 1) is an id of the line's own, not a phone number.
+        #expect(audit.orderId == "10000000001" && audit.maskedDetail.contains("order 10000000001"))
+        #expect(grant.originalTransactionId == "2000000100000095")
         #expect(history.contains { $0.kind == .state && $0.detail.hasPrefix("granted") })
         // The newest line is the decision's moment: the confirm wrote everything at one instant.
         #expect(history.first?.at == Self.now)
@@ -103,6 +106,16 @@ import Testing
         let filtered = try store.history(userId: "10000006", kinds: [.state, .callback], before: nil, limit: 1000)
         let rest = try store.history(userId: "10000006", kinds: [.state, .callback], before: filtered[1].cursor, limit: 1000)
         #expect(rest == Array(filtered.dropFirst(2)))
+    }
+
+    @Test func phoneNumbersInADetailAreMaskedButTheLinesOwnIdsAreNot() {
+        let entry = HistoryEntry(
+            at: Self.now, kind: .audit, id: "1", orderId: "10000000001",
+            detail: "called 13800001234 about order 10000000001, then 13912345678")
+        #expect(entry.maskedDetail == "called 138****1234 about order 10000000001, then 139****5678")
+        var other = entry
+        other.orderId = nil
+        #expect(other.maskedDetail == "called 138****1234 about order 100****0001, then 139****5678")
     }
 
     @Test func anUnknownPlayerIsRefused() throws {

@@ -29,7 +29,7 @@ struct UserHistoryReport: CommandReport {
 
     /// The detail with phone numbers masked, and a notification's trust mark in front.
     static func detail(_ e: HistoryEntry) -> String {
-        let text = Masking.phoneNumbers(in: e.detail)
+        let text = e.maskedDetail
         return e.trust.map { "[\($0.rawValue)] \(text)" } ?? text
     }
 }
@@ -57,7 +57,7 @@ struct UserHistoryJSON: Encodable {
             try entry.encode(e.originalTransactionId, forKey: .original_transaction_id)
             try entry.encode(e.orderId, forKey: .order_id)
             try entry.encode(e.appOrderId, forKey: .app_order_id)
-            try entry.encode(Masking.phoneNumbers(in: e.detail), forKey: .detail)
+            try entry.encode(e.maskedDetail, forKey: .detail)
             try entry.encode(e.trust?.rawValue, forKey: .trust)
         }
     }

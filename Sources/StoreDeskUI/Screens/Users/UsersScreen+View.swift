@@ -113,7 +113,7 @@ extension UsersScreen {
             var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
             if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
             head.append(Span(ids, .detailValue))
-            return [head, [Span("  " + ControlCharacters.escaped(Masking.phoneNumbers(in: e.detail)), .text)]]
+            return [head, [Span("  " + ControlCharacters.escaped(e.maskedDetail), .text)]]
         }
     }
 }
