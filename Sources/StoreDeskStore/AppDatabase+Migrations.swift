@@ -58,9 +58,19 @@ extension AppDatabase {
         migrator.registerMigration("v13-callbacks-over-http") { db in
             try db.execute(sql: callbacksOverHTTPSchema)
         }
+        // One time line a store: the audit log runs newest first by its sequence (`id`), not by the instant
+        // each line was stamped at, so its filters seek on (filter, id).
+        migrator.registerMigration("v14-audit-sequence") { db in
+            try db.execute(sql: auditSequenceSchema)
+        }
         // One search for every id (`storedesk find`): the columns it seeks on that had no index.
-        migrator.registerMigration("v14-find-indexes") { db in
+        migrator.registerMigration("v15-find-indexes") { db in
             try db.execute(sql: findIndexes)
+        }
+        // A player's history (`user history`): the audit lines about a player or one of their transactions
+        // (`subject` is the user id, or `transaction ID`), newest first by sequence.
+        migrator.registerMigration("v16-audit-subject") { db in
+            try db.execute(sql: "CREATE INDEX audit_on_subject_sequence ON audit_log(subject, id)")
         }
         return migrator
     }()
@@ -355,6 +365,17 @@ extension AppDatabase {
         DROP INDEX transaction_event_on_kind;
         CREATE INDEX transaction_event_crashes ON transaction_event(transaction_id) WHERE kind = 'client_crashed';
         DROP INDEX callback_on_verdict;
+        """
+
+    /// The audit log in the order its lines were written: `id` is the rowid, one more than the largest
+    /// every time (audit lines are never deleted), so it cannot tie or go back, where `at` ties within a
+    /// millisecond and, in stores written before the store's clock moved with every write, went back
+    /// between sessions. The action and actor filters page on `(filter, id)` instead of `(filter, at)`.
+    static let auditSequenceSchema = """
+        DROP INDEX audit_on_action;
+        DROP INDEX audit_on_actor;
+        CREATE INDEX audit_on_action_sequence ON audit_log(action, id);
+        CREATE INDEX audit_on_actor_sequence ON audit_log(actor, id);
         """
 
     /// The restore desk: one prompt per transaction, ever (a login never opens a second one, and a

@@ -1,6 +1,7 @@
 import ArgumentParser
 import StoreDeskCore
 import StoreDeskUI
+import StoreDeskStoreAPI
 
 // The values options take, as ArgumentParser values: a bad one is refused by the parser before
 // `run()`, in one line that names the option and lists what it takes, and `--help` lists them too.
@@ -34,6 +35,11 @@ enum RestoreStatusChoice: String, CaseIterable, ExpressibleByArgument {
 }
 
 extension TransactionState: ExpressibleByArgument {}
+
+/// `user history --kind`: seven choices, one line when refused (`exitReporting`).
+extension HistoryKind: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
 
 extension LoginPlatform.System: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }

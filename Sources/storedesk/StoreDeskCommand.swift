@@ -13,18 +13,34 @@ struct StoreDeskCommand: ParsableCommand {
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
             SimulateCommand.self, LoginCommand.self, RestoreCommand.self, AuditCommand.self,
             EventsCommand.self, SubsCommand.self, AppsCommand.self, CatalogCommand.self, ServeCommand.self, QueueCommand.self,
-            TrustCommand.self, FindCommand.self,
+            TrustCommand.self, ConfigCommand.self, FindCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 
     /// `storedesk snapshot` with only its own options skips ArgumentParser (see `SnapshotRequest`);
     /// everything else is parsed as usual.
     ///
-    /// Every error that reaches the top is one line on stderr (`exitReporting`).
+    /// Every error that reaches the top is one line on stderr (`exitReporting`); a command line that is
+    /// refused says first what it most likely got wrong (`CommandLineHints`): a mistyped subcommand, an
+    /// unknown option.
     static func main() {
-        guard let snapshot = SnapshotRequest(arguments: Array(CommandLine.arguments.dropFirst())) else {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let snapshot = SnapshotRequest(arguments: arguments) else {
+            var command: ParsableCommand
+            heldWarnings = []
             do {
-                var command = try parseAsRoot(nil)
+                command = try parseAsRoot(arguments)
+            } catch {
+                if exitCode(for: error) != .success, let hint = CommandLineHints(root: self).problem(in: arguments) {
+                    heldWarnings = nil
+                    warn(hint)
+                    Foundation.exit(ExitCode.validationFailure.rawValue)
+                }
+                releaseWarnings()
+                exitReporting(error, command: self)
+            }
+            releaseWarnings()
+            do {
                 try command.run()
             } catch {
                 exitReporting(error, command: self)

@@ -45,6 +45,12 @@ import Testing
         #expect(Self.keys(Self.first(profile?["game_accounts"])) == ["app_id", "apple_id", "sid", "role_id", "role_name"])
         #expect(Self.keys(Self.first(profile?["recent_transactions"])) == ["transaction_id", "product_id", "state", "purchase_date", "finished"])
 
+        let history = try Self.json(["user", "history", "10000006"], db: db, home: home) as? [String: Any]
+        #expect(Self.keys(history) == ["user_id", "entries"])
+        #expect(Self.keys(Self.first(history?["entries"])) == [
+            "at", "kind", "id", "transaction_id", "original_transaction_id", "order_id", "app_order_id", "detail", "trust",
+        ])
+
         let check = try Self.json(["check"], db: db, home: home)
         #expect(Self.keys(check) == ["clean", "violations"])
 

@@ -13,12 +13,26 @@ extension UsersScreen {
         case revealPhone
         /// Select the user with this id.
         case jump(to: String)
+        /// Show the selected player's history in the detail pane, or the profile again.
+        case toggleHistory
+        /// The next page of the history (older), or the one before (newer).
+        case olderHistory, newerHistory
     }
 
     public static let commands: [ScreenCommand<UsersScreen>] = [
         .key(
             .character("p"), action: .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number (audited).",
             permission: .revealPhone, writes: true),
+        .key(
+            .character("h"), action: .toggleHistory, help: "history",
+            summary: "The selected player's whole story, newest first, in the detail pane (again: the profile).",
+            unavailable: { $0.selectedRow == nil ? "no user selected" : nil }),
+        .key(
+            .character(">"), action: .olderHistory, help: "older", summary: "The history's next page (older).",
+            unavailable: { $0.history?.hasOlder == true ? nil : "no older history" }),
+        .key(
+            .character("<"), action: .newerHistory, help: "newer", summary: "The history's page before (newer).",
+            unavailable: { ($0.history?.starts.count ?? 0) > 1 ? nil : "no newer history" }),
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
@@ -55,6 +69,21 @@ extension UsersScreen {
         switch action {
         case .jump(let id):
             return jump(to: id, pageSize: context.pageSize)
+        case .toggleHistory:
+            guard let id = selectedRow?.user.id else { return [] }
+            if history?.userId == id {
+                history = nil
+                detailScroll = 0
+                return profileEffect()
+            }
+            return historyEffect(userId: id, before: nil, starts: [nil])
+        case .olderHistory:
+            guard let view = history, view.hasOlder, let last = view.entries.last else { return [] }
+            return historyEffect(userId: view.userId, before: last.cursor, starts: view.starts + [last.cursor])
+        case .newerHistory:
+            guard let view = history, view.starts.count > 1 else { return [] }
+            let starts = Array(view.starts.dropLast())
+            return historyEffect(userId: view.userId, before: starts.last ?? nil, starts: starts)
         case .revealPhone:
             guard let user = selectedRow?.user else { return [] }
             guard !user.phone.isEmpty else {

@@ -46,6 +46,12 @@ extension UsersScreen {
     }
 
     func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant) {
+        if let history, history.userId == selectedRow?.user.id {
+            let page = "page \(history.starts.count)" + (history.hasOlder ? ", > older" : "") + (history.starts.count > 1 ? ", < newer" : "")
+            canvas.frame(rect, title: "History · \(history.userId) · \(page)", role: focused ? .borderFocused : .border)
+            canvas.draw(historyLines(history, zone: zone), in: rect.inset, scroll: detailScroll)
+            return
+        }
         canvas.frame(rect, title: "Profile", role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard let profile, profile.user.id == selectedRow?.user.id else {
@@ -99,5 +105,18 @@ extension UsersScreen {
             ])
         }
         return text.lines
+    }
+
+    /// Two lines a history entry: time, kind, trust mark and the ids it has; then the detail, indented
+    /// (stored text escaped, phones masked).
+    func historyLines(_ view: HistoryView, zone: TimeZone) -> [[Span]] {
+        guard !view.entries.isEmpty else { return [[Span("no history", .muted)]] }
+        return view.entries.flatMap { e -> [[Span]] in
+            let ids = [e.transactionId.map { "tx \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }.joined(separator: " ")
+            var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
+            if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
+            head.append(Span(ids, .detailValue))
+            return [head, [Span("  " + ControlCharacters.escaped(e.maskedDetail), .text)]]
+        }
     }
 }

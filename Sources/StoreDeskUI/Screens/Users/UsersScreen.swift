@@ -14,6 +14,8 @@ public struct UsersScreen: ConsoleScreen {
     public var detailScroll = 0
     /// Users whose phone number was revealed in this session (support only, audited).
     public var revealed: Set<String> = []
+    /// The selected player's history in the detail pane (`h`), one page at a time, or nil for the profile.
+    public var history: HistoryView?
     /// How far a sliced scan for a short filter has got (0...1), nil when none is running.
     public var scanProgress: Double?
 
@@ -29,6 +31,8 @@ public struct UsersScreen: ConsoleScreen {
         case count(Int)
         case profile(UserProfile)
         case revealed(userId: String)
+        /// A page of a player's history, read after `page.before`.
+        case history(HistoryView)
         /// A table scan for a short filter has found these so far and goes on from `next`.
         case scanning(rows: [UserRow], next: Int64, end: Int64, generation: Int)
     }
@@ -108,12 +112,40 @@ public struct UsersScreen: ConsoleScreen {
         return [Self.read { store in .profile(try store.profile(userId: id, recent: 10)) }]
     }
 
+    /// A page of a player's history in the detail pane: the lines, and the cursors of the pages before.
+    public struct HistoryView: Sendable, Equatable {
+        public var userId: String
+        public var entries: [HistoryEntry]
+        /// Where each page shown so far started (nil for the newest): `<` goes back to the one before.
+        public var starts: [HistoryCursor?]
+        public var hasOlder: Bool
+        public static let pageSize = 50
+    }
+
+    /// The page of `userId`'s history after `before`; `starts` are the pages before it, then its own start.
+    func historyEffect(userId: String, before: HistoryCursor?, starts: [HistoryCursor?]) -> [Effect] {
+        let size = HistoryView.pageSize
+        return [Self.read { store in
+            let entries = try store.history(userId: userId, kinds: [], before: before, limit: size + 1)
+            return .history(
+                HistoryView(userId: userId, entries: Array(entries.prefix(size)), starts: starts, hasOlder: entries.count > size))
+        }]
+    }
+
+    /// The selected player's profile, and their history when one is open (it follows the selection).
+    func selectionEffects() -> [Effect] {
+        if let shown = history?.userId, let id = selectedRow?.user.id, shown != id {
+            return profileEffect() + historyEffect(userId: id, before: nil, starts: [nil])
+        }
+        return profileEffect()
+    }
+
     // MARK: - Reducer
 
     mutating func move(_ command: Command, pageSize: Int) -> [Effect] {
         switch list.move(command, pageSize: pageSize, source: source) {
         case .none: return []
-        case .stayed: return profileEffect()
+        case .stayed: return selectionEffects()
         case .read(let read): return [show(read)]
         }
     }
@@ -135,7 +167,7 @@ public struct UsersScreen: ConsoleScreen {
             scanProgress = nil
             if moved { detailScroll = 0 }
             if selectedRow == nil { profile = nil }
-            return profileEffect()
+            return selectionEffects()
         case .count(let n):
             total = n
             return []
@@ -144,6 +176,11 @@ public struct UsersScreen: ConsoleScreen {
             return []
         case .revealed(let userId):
             revealed.insert(userId)
+            return []
+        case .history(let view):
+            guard view.userId == selectedRow?.user.id else { return [] }
+            history = view
+            detailScroll = 0
             return []
         }
     }
