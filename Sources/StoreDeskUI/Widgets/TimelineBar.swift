@@ -13,6 +13,20 @@ public struct TimelineBar: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case paid, trial, offer, grace, retry, expired, refunded, revoked
 
+        /// Which kind a column shows when several fall in it: the rarer and shorter first.
+        var precedence: Int {
+            switch self {
+            case .refunded: 0
+            case .revoked: 1
+            case .grace: 2
+            case .retry: 3
+            case .trial: 4
+            case .offer: 5
+            case .paid: 6
+            case .expired: 7
+            }
+        }
+
         /// The legend's word for it.
         public var name: String {
             switch self {
@@ -126,13 +140,17 @@ public struct TimelineBar: Sendable, Hashable {
         return min(width - 1, Int(Double(instant.millis - start.millis) / span * Double(width)))
     }
 
-    /// Every column at `width`: the segment at its middle (the later one where two overlap), the clock's
-    /// column marked.
+    /// Every column at `width`: of the segments that fall in its slice of time, the one that matters
+    /// most (`Kind.precedence`: a refund, a grace period, a retry before the paid days around them, so a
+    /// three-day grace period on a year's axis still shows), the clock's column marked.
     public func cells(width: Int) -> [Cell] {
         guard width > 0 else { return [] }
+        let span = Double(end.millis - start.millis)
+        func edge(_ column: Int) -> Instant { start.adding(.init(millis: Int64(Double(column) * span / Double(width)))) }
         var cells = (0..<width).map { column -> Cell in
-            let at = instant(column: column, width: width)
-            return segments.last { $0.start <= at && at < $0.end }.map { .kind($0.kind) } ?? .none
+            let (from, to) = (edge(column), edge(column + 1))
+            return segments.filter { $0.start < to && $0.end > from }.min { $0.kind.precedence < $1.kind.precedence }
+                .map { .kind($0.kind) } ?? .none
         }
         if let mark = column(of: clock, width: width) { cells[mark] = .clock }
         return cells
@@ -193,10 +211,14 @@ extension TimelineBar {
     /// axis runs from the first purchase to the later of the clock and the end of what is known (the
     /// period, grace period or billing retry the subscription is in). Nil before the first purchase.
     public init?(rows: [Subscription], events: [SubscriptionEvent], originalTransactionId: String, clock: Instant, width: Int) {
-        let chainRows = rows.filter { $0.id == originalTransactionId }
+        let row = rows.first { $0.id == originalTransactionId }
         let chainEvents = events.filter { $0.originalTransactionId == originalTransactionId }
+        // Folded once, then asked at every sample (as `SubscriptionSnapshot(at:rows:events:)` reads a chain).
+        let timeline = SubscriptionTimeline(events: chainEvents)
+        let rates = row.map { [originalTransactionId: $0.timeRate] } ?? [:]
         func info(at instant: Instant) -> SubscriptionInfo? {
-            SubscriptionSnapshot(at: instant, rows: chainRows, events: chainEvents).subscription(originalTransactionId: originalTransactionId)
+            guard !chainEvents.isEmpty else { return row?.info(at: instant) }
+            return timeline.snapshot(at: instant, timeRates: rates).subscription(originalTransactionId: originalTransactionId)
         }
         let latest = chainEvents.map(\.signedDate).max().map { max($0, clock) } ?? clock
         guard width > 0, let last = info(at: latest) else { return nil }
@@ -205,20 +227,24 @@ extension TimelineBar {
         // A little room after the last date, so an end is seen as an end.
         let room = max(Int64(1), (known.millis - first.millis) / 20)
         var bar = TimelineBar(start: first, end: known.adding(.init(millis: room)), segments: [], clock: clock)
+        // Sampled several times a column, so a stretch shorter than a column is still found.
+        let samples = width * Self.samplesPerColumn
         var segments: [Segment] = []
-        for column in 0..<width {
-            let at = bar.instant(column: column, width: width)
+        for sample in 0..<samples {
+            let at = bar.instant(column: sample, width: samples)
             // After the clock only what is already known: the period, grace or retry running, not an end
             // a renewal may still prevent.
             guard let kind = info(at: at).map(Kind.init), at <= clock || kind != .expired else { continue }
-            let next = bar.instant(column: column + 1, width: width)
+            let next = bar.instant(column: sample + 1, width: samples)
             if let previous = segments.last, previous.kind == kind, previous.end == at {
                 segments[segments.count - 1].end = next
             } else {
-                segments.append(Segment(kind, column == 0 ? bar.start : at, next))
+                segments.append(Segment(kind, sample == 0 ? bar.start : at, next))
             }
         }
         bar.segments = segments
         self = bar
     }
+
+    static let samplesPerColumn = 8
 }
