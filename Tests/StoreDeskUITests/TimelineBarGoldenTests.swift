@@ -26,4 +26,16 @@ import Testing
             #expect(text.contains("█") && text.contains("░") && text.contains("▚") && text.contains("┃"))
         }
     }
+
+    /// The player's profile on Users: each subscription's bar under its lines, scrolled to it.
+    @Test(arguments: TimelineBar.Glyphs.allCases)
+    func usersProfileWithTheBar(glyphs: TimelineBar.Glyphs) throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40)) { $0.glyphs = glyphs }
+        console.press(.character(":"))
+        console.type("user 10000013")
+        console.press(.enter, .tab)
+        for _ in 0..<10 { console.press(.character("j")) }
+        try Golden.check(console.frame, named: "users-chart-\(glyphs.rawValue)-120x40")
+        #expect(console.text.contains(glyphs == .ascii ? "# paid  - grace period" : "█ paid  ░ grace period"))
+    }
 }

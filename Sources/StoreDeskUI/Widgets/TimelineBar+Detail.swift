@@ -39,9 +39,11 @@ extension TimelineBar {
 extension DetailText {
     /// A subscription's bar `width` columns wide, its axis (muted) and its legend, each entry in its
     /// kind's role and named in words (so NO_COLOR reads the same), wrapped to `width`.
-    public mutating func timelineBar(_ bar: TimelineBar, width: Int, glyphs: TimelineBar.Glyphs, zone: TimeZone) {
+    public mutating func timelineBar(_ bar: TimelineBar, width: Int, glyphs: TimelineBar.Glyphs, zone: TimeZone, indent: Int = 0) {
+        let margin = indent > 0 ? [Span(String(repeating: " ", count: indent), .text)] : []
+        func line(_ spans: [Span]) { self.line(margin + spans) }
         line(bar.spans(width: width, glyphs: glyphs))
-        line(Span(bar.axis(width: width, zone: zone), .muted))
+        line([Span(bar.axis(width: width, zone: zone), .muted)])
         var legend: [Span] = []
         var used = 0
         for (kind, entry) in bar.legend(width: width, glyphs: glyphs) {

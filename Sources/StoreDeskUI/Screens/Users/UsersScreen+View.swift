@@ -42,7 +42,7 @@ extension UsersScreen {
         }
     }
 
-    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant) {
+    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant, glyphs: TimelineBar.Glyphs) {
         canvas.frame(rect, title: "Profile", role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard let profile, profile.user.id == selectedRow?.user.id else {
@@ -51,10 +51,10 @@ extension UsersScreen {
             }
             return
         }
-        canvas.draw(detailLines(profile, zone: zone, now: now), in: inner, scroll: detailScroll)
+        canvas.draw(detailLines(profile, zone: zone, now: now, chart: (inner.width - 2, glyphs)), in: inner, scroll: detailScroll)
     }
 
-    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant) -> [[Span]] {
+    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil) -> [[Span]] {
         let u = p.user
         var text = DetailText()
         func field(_ label: String, _ value: String, _ role: Role = .detailValue) { text.field(label, value, role) }
@@ -85,7 +85,7 @@ extension UsersScreen {
                 Span("  \(a.appleId)", .muted),
             ])
         }
-        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone)
+        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone, chart: chart)
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
