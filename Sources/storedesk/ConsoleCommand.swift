@@ -47,6 +47,7 @@ struct ConsoleCommand: ParsableCommand {
             size: Size(width: 80, height: 24), session: session, storePath: database.path, clock: clock.now(wall: wall),
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)
         state.clockSource = clock.source
+        state.glyphs = console.look.glyphs
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
         let callbacks = ConsoleCallbacks()
         defer { callbacks.shutdown() }

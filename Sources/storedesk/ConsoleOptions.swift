@@ -10,10 +10,11 @@ struct ConsoleOptions: ParsableArguments {
     @Option(help: "Colour theme: a name from `storedesk themes list` or a .toml file (default: the config file's theme).")
     var theme: String?
     @Flag(help: "No colours (also when NO_COLOR is set): bold, reverse and underline only.") var noColor = false
+    @Flag(help: "Draw pictures with ASCII (also when the locale is not UTF-8, or TERM is linux or vt100).") var ascii = false
 
     var readonly: Bool { staff.readonly }
     /// How the console looks, as a plain value.
-    var look: Look { Look(theme: theme, noColor: noColor) }
+    var look: Look { Look(theme: theme, noColor: noColor, ascii: ascii) }
     var monochrome: Bool { look.monochrome }
     func loadTheme(_ catalog: ThemeCatalog) throws -> (Theme, [String]) { try look.loadTheme(catalog) }
     func session() -> Session { staff.session() }
@@ -24,6 +25,10 @@ struct ConsoleOptions: ParsableArguments {
 struct Look: Equatable {
     var theme: String?
     var noColor = false
+    var ascii = false
+
+    /// What pictures are drawn with: ASCII when asked, or where the terminal or locale would not show blocks.
+    var glyphs: TimelineBar.Glyphs { .detect(ascii: ascii, environment: ProcessInfo.processInfo.environment) }
 
     var monochrome: Bool {
         noColor || !(environmentValue("NO_COLOR") ?? "").isEmpty

@@ -75,11 +75,12 @@ struct SnapshotRequest: Equatable {
                 return next
             }
             switch name {
-            case "migrate", "readonly", "no-color":
+            case "migrate", "readonly", "no-color", "ascii":
                 guard inline == nil else { return nil }
                 switch name {
                 case "migrate": store.migrate = true
                 case "readonly": staff.readonly = true
+                case "ascii": look.ascii = true
                 default: look.noColor = true
                 }
             case "db", "role", "as", "theme", "screen", "size", "select", "filter":
@@ -134,6 +135,7 @@ struct SnapshotRequest: Equatable {
                 size: size, session: staff.session(), storePath: opened.path, clock: clock.now(wall: wall),
                 timeZone: .local, themeName: theme.name, themeNames: [])
             state.clockSource = clock.source
+            state.glyphs = look.glyphs
             state.screen = screenID
             let canvas = try Snapshot.render(state: state, theme: theme, database: opened, catalog: catalog, select: select, filter: filter)
             trace.mark("render")

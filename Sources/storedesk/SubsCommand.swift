@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStore
+import StoreDeskUI
 
 /// `storedesk subs USER`: a player's subscriptions at an instant, as the subscription component answers an
 /// app, and Apple's status per subscription group.
@@ -14,9 +15,21 @@ struct SubsCommand: ParsableCommand {
     @Argument(help: "A user id, or the original transaction id of one of the player's subscriptions.") var user: String
     @Option(help: "The instant, ISO-8601 (default: the store's clock).") var at: String?
     @Option(help: "Also say whether this product gives access at that instant.") var product: String?
+    @Flag(help: "Under the text, draw each subscription as a timeline bar on a date axis, with a legend.") var chart = false
+    @Flag(help: "Draw the chart with ASCII characters (also when the locale is not UTF-8, or TERM is linux or vt100).") var ascii = false
+    @Option(help: "The chart's width in columns, \(SubsCommand.widths.lowerBound) to \(SubsCommand.widths.upperBound) (default 72).") var width: Int?
     @OptionGroup var output: OutputOptions
 
-    func validate() throws { _ = try reporting(askedInstant) }
+    /// The widths `--width` accepts.
+    static let widths = 20...500
+
+    func validate() throws {
+        _ = try reporting(askedInstant)
+        if let width, !Self.widths.contains(width) {
+            throw fail("--width must be from \(Self.widths.lowerBound) to \(Self.widths.upperBound) columns, got \(width)")
+        }
+        if !chart, width != nil || ascii { throw fail("--width and --ascii shape the chart: add --chart") }
+    }
 
     /// `--at`, read as an instant; nil when not given (the store's clock answers).
     func askedInstant() throws -> Instant? {
@@ -41,6 +54,9 @@ struct SubsCommand: ParsableCommand {
         }
         let snapshot = records.snapshot(at: instant)
         let timeline = SubscriptionTimeline(events: records.events.filter { $0.signedDate <= instant })
-        try output.show(SubsReport(owner: owner, snapshot: snapshot, timeline: timeline, instant: instant, product: product, zone: .local))
+        let glyphs = TimelineBar.Glyphs.detect(ascii: ascii, environment: ProcessInfo.processInfo.environment)
+        let charts = chart ? SubsReport.charts(records.rows, records.events, snapshot: snapshot, clock: instant, width: width ?? 72) : []
+        try output.show(
+            SubsReport(owner: owner, snapshot: snapshot, timeline: timeline, instant: instant, product: product, zone: .local, charts: charts, glyphs: glyphs))
     }
 }

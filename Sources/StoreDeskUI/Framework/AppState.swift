@@ -98,6 +98,8 @@ public struct AppState: Sendable {
     /// Which clock that is, for the header.
     public var clockSource: ConsoleClock.Source = .store
     public var timeZone: TimeZone
+    /// What pictures are drawn with (see `TimelineBar.Glyphs.detect`).
+    public var glyphs: TimelineBar.Glyphs = .unicode
     public var screen: ScreenID = .users
     public var focus: Focus = .list
     public var mode: InputMode = .normal
@@ -161,7 +163,7 @@ public struct AppState: Sendable {
     public var context: ScreenContext {
         ScreenContext(
             session: session, clock: clock, timeZone: timeZone, apps: apps, app: app, environment: environment,
-            layout: layout, focus: focus, status: status, mode: mode)
+            layout: layout, focus: focus, status: status, mode: mode, glyphs: glyphs)
     }
 
     /// Runs one screen's reducer, typed, with the console's context, and takes back what it changed: how

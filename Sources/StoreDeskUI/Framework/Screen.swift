@@ -33,6 +33,9 @@ public struct ScreenContext: Sendable {
     public var focus: Focus
     public var status: StatusMessage?
     public var mode: InputMode
+    /// What pictures (the timeline bar) are drawn with: block elements, or ASCII (`--ascii`, a locale
+    /// that is not UTF-8, TERM linux or vt100).
+    public var glyphs: TimelineBar.Glyphs = .unicode
 
     /// Rows of data the list pane shows.
     public var pageSize: Int { layout.listRows }

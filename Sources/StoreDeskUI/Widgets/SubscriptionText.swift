@@ -7,7 +7,11 @@ import StoreDeskCore
 /// move as the clock ticks.
 extension DetailText {
     /// A player's subscriptions: whether they have access at all, each group's status, then each subscription.
-    public mutating func subscriptions(rows: [Subscription], events: [SubscriptionEvent], at now: Instant, zone: TimeZone) {
+    /// With `chart`, each subscription's timeline bar (that wide, in those glyphs) under its lines.
+    public mutating func subscriptions(
+        rows: [Subscription], events: [SubscriptionEvent], at now: Instant, zone: TimeZone,
+        chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil
+    ) {
         let snapshot = SubscriptionSnapshot(at: now, rows: rows, events: events)
         heading("Subscriptions (\(snapshot.all.count))")
         guard !snapshot.all.isEmpty else { return }
@@ -26,6 +30,11 @@ extension DetailText {
         for info in snapshot.all.sorted(by: { ($0.expiresDate, $0.originalTransactionId) > ($1.expiresDate, $1.originalTransactionId) }) {
             let own = SubscriptionTimeline(events: signed.filter { $0.originalTransactionId == info.originalTransactionId })
             subscription(info, events: own.events, zone: zone)
+            if let chart, chart.width > 2,
+                let bar = TimelineBar(rows: rows, events: events, originalTransactionId: info.originalTransactionId, clock: now, width: chart.width - 2)
+            {
+                timelineBar(bar, width: chart.width - 2, glyphs: chart.glyphs, zone: zone, indent: 2)
+            }
         }
     }
 

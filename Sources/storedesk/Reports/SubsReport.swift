@@ -1,6 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskStore
+import StoreDeskUI
 
 /// `subs --json`: the subscription component's answers under their own names, and Apple's per-group status.
 struct SubsJSON: Encodable {
@@ -138,6 +139,20 @@ struct SubsReport: CommandReport {
     var instant: Instant
     var product: String?
     var zone: TimeZone
+    /// `--chart`: each subscription's bar, newest first as the text lists them, at the chart's width.
+    var charts: [(info: SubscriptionInfo, bar: TimelineBar, width: Int)] = []
+    var glyphs: TimelineBar.Glyphs = .unicode
+
+    /// The bars of the subscriptions in `snapshot`, drawn up to `clock`, each `width` columns.
+    static func charts(_ rows: [Subscription], _ events: [SubscriptionEvent], snapshot: SubscriptionSnapshot, clock: Instant, width: Int)
+        -> [(info: SubscriptionInfo, bar: TimelineBar, width: Int)]
+    {
+        let signed = events.filter { $0.signedDate <= clock }
+        return snapshot.all.reversed().compactMap { info in
+            TimelineBar(rows: rows, events: signed, originalTransactionId: info.originalTransactionId, clock: clock, width: width)
+                .map { (info, $0, width) }
+        }
+    }
 
     var json: SubsJSON { SubsJSON(user: owner, snapshot: snapshot, product: product, timeline: timeline) }
 
@@ -175,6 +190,11 @@ struct SubsReport: CommandReport {
                     "    \(entry.date.shortText(in: zone))  \(entry.name.padding(toLength: width, withPad: " ", startingAt: 0))  "
                         + "\(entry.summary)  [\(event.trustMark)]")
             }
+        }
+        for chart in charts {
+            out("")
+            out("  chart  \(chart.info.productId)  (original transaction \(chart.info.originalTransactionId))")
+            for line in chart.bar.lines(width: chart.width, glyphs: glyphs, zone: zone) { out("    " + line) }
         }
         return reportText(lines)
     }

@@ -101,6 +101,6 @@ extension SubscriptionsScreen: ConsoleScreen {
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         renderList(into: &canvas, rect: layout[.list], focused: context.focus == .list, now: context.clock, zone: context.timeZone)
-        renderDetail(into: &canvas, rect: layout[.detail], focused: context.focus == .detail, now: context.clock, zone: context.timeZone)
+        renderDetail(into: &canvas, rect: layout[.detail], focused: context.focus == .detail, now: context.clock, zone: context.timeZone, glyphs: context.glyphs)
     }
 }

@@ -102,17 +102,17 @@ extension SubscriptionsScreen {
         }
     }
 
-    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, now: Instant, zone: TimeZone) {
+    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, now: Instant, zone: TimeZone, glyphs: TimelineBar.Glyphs) {
         canvas.frame(rect, title: "Subscription", role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard let detail, detail.row.subscription.id == selectedRow?.subscription.id else {
             if selectedRow != nil { canvas.write("loading…", at: Point(x: inner.x + 1, y: inner.y), role: .muted) }
             return
         }
-        canvas.draw(detailLines(detail, now: now, zone: zone, width: inner.width - 2), in: inner, scroll: detailScroll)
+        canvas.draw(detailLines(detail, now: now, zone: zone, width: inner.width - 2, glyphs: glyphs), in: inner, scroll: detailScroll)
     }
 
-    func detailLines(_ detail: SubscriptionDetail, now: Instant, zone: TimeZone, width: Int) -> [[Span]] {
+    func detailLines(_ detail: SubscriptionDetail, now: Instant, zone: TimeZone, width: Int, glyphs: TimelineBar.Glyphs = .unicode) -> [[Span]] {
         let row = detail.row.subscription
         var text = DetailText(labelWidth: 13)
         text.line(Span(detail.row.userName, .title), Span("  user \(row.userId)", .muted))
@@ -130,6 +130,10 @@ extension SubscriptionsScreen {
             return text.lines
         }
         text.field("group", (info.groupId ?? "-") + " · " + info.state.name)
+        if let bar = TimelineBar(rows: [row], events: detail.events, originalTransactionId: row.id, clock: now, width: width) {
+            text.line([])
+            text.timelineBar(bar, width: width, glyphs: glyphs, zone: zone)
+        }
         text.line([])
         text.subscription(info, events: [], zone: zone)
         text.line([])

@@ -103,7 +103,8 @@ extension UsersScreen {
             into: &canvas, rect: layout[.list], focused: context.focus == .list, filter: filter, filtering: context.isFiltering,
             zone: context.timeZone)
         renderDetail(
-            into: &canvas, rect: layout[.detail], focused: context.focus == .detail, zone: context.timeZone, now: context.clock)
+            into: &canvas, rect: layout[.detail], focused: context.focus == .detail, zone: context.timeZone, now: context.clock,
+            glyphs: context.glyphs)
     }
 }
 

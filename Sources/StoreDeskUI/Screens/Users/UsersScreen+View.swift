@@ -45,7 +45,7 @@ extension UsersScreen {
         }
     }
 
-    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant) {
+    func renderDetail(into canvas: inout Canvas, rect: Rect, focused: Bool, zone: TimeZone, now: Instant, glyphs: TimelineBar.Glyphs) {
         if let history, history.userId == selectedRow?.user.id {
             let page = "page \(history.starts.count)" + (history.hasOlder ? ", > older" : "") + (history.starts.count > 1 ? ", < newer" : "")
             canvas.frame(rect, title: "History · \(history.userId) · \(page)", role: focused ? .borderFocused : .border)
@@ -60,10 +60,10 @@ extension UsersScreen {
             }
             return
         }
-        canvas.draw(detailLines(profile, zone: zone, now: now), in: inner, scroll: detailScroll)
+        canvas.draw(detailLines(profile, zone: zone, now: now, chart: (inner.width - 2, glyphs)), in: inner, scroll: detailScroll)
     }
 
-    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant) -> [[Span]] {
+    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil) -> [[Span]] {
         let u = p.user
         var text = DetailText()
         func field(_ label: String, _ value: String, _ role: Role = .detailValue) { text.field(label, value, role) }
@@ -94,7 +94,7 @@ extension UsersScreen {
                 Span("  \(a.appleId)", .muted),
             ])
         }
-        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone)
+        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone, chart: chart)
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
