@@ -118,6 +118,14 @@ extension AppDatabase {
     /// The instant this store's surfaces answer at when the wall clock says `wall`: its own clock when it
     /// keeps one, else the wall clock, never before the latest stamp written.
     public func now(wall: Instant) throws -> StoreNow { try reader.read { try StoreMeta.now(in: $0, wall: wall) } }
+
+    /// Remembers that time reached `instant` (a console closing at the clock its header showed): the
+    /// store's clock, or in a store without one its latest stamp, moves up to it, never back. The next
+    /// console or command starts there, so time shown never runs back between sessions either.
+    public func remember(clock instant: Instant) throws {
+        guard instant.isSupported else { return }
+        try writeImmediate { db in try StoreMeta.advance(to: instant, in: db) }
+    }
 }
 
 extension AppDatabase {

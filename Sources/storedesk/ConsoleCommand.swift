@@ -66,6 +66,10 @@ struct ConsoleCommand: ParsableCommand {
         defer { terminal.stop() }
         runtime.run(device: terminal, refreshInterval: refresh, clock: clock, shouldStop: { receivedSignal != 0 })
         terminal.stop()
+        // The store remembers where the console's clock stood, so the next console, or a command after
+        // it, never starts earlier than this one showed (a store busy with another writer can refuse it:
+        // the clock then stays where the last write left it, which no stamp is before).
+        if !session.readOnly { try? database.remember(clock: runtime.state.clock) }
         if receivedSignal != 0 { throw ExitCode(128 + receivedSignal) }
     }
 }

@@ -85,4 +85,20 @@ import Testing
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(!check.stdout.contains("stamp_after_clock"))
     }
+
+    /// A console that only looked still moves the store's time line on: the clock its header showed when
+    /// it closed is where the next command starts, never earlier.
+    @Test func closingAConsoleKeepsItsClockForTheNextCommand() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
+        // The demo store's clock runs on from 08:00:00 while the console is open.
+        let screen = try tmux.waitFor("store clock 2026-11-20 08:00:03")
+        #expect(screen.contains("store clock 2026-11-20 08:00:03"))
+        #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
+        let listed = try Binary.run(["restore", "list"], home: home)
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let note = try #require(listed.stderr.split(separator: "\n").first { $0.hasPrefix("at store clock ") }, "\(listed.stderr)")
+        let stamp = String(note.dropFirst("at store clock ".count))
+        #expect(stamp >= "2026-11-20T08:00:03Z", "the next command started at \(stamp), before the console closed")
+    }
 }
