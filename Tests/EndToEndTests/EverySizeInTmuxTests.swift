@@ -65,6 +65,45 @@ import Testing
         try tmux.keys("q")
     }
 
+    /// `?` over every screen: the overlay clears its whole area (every row between the tab bar and the
+    /// footer is the overlay's, border to border, nothing of the pane behind), and `esc` gives back
+    /// exactly the frame `snapshot` renders, with no stray cells.
+    @Test(arguments: [(80, 24), (200, 60)])
+    func helpOverEveryScreen(width: Int, height: Int) throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let store = home.defaultStore
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let tmux = try Tmux(width: width, height: height, command: "env \(env) \(Binary.path) --db \(store) --role support --as e2e; sleep 30")
+        try tmux.waitFor("Profile")
+        for (index, (screen, title)) in zip(Self.screens, Self.titles).enumerated() {
+            try tmux.keys("\(index + 1)")
+            try tmux.keys("?")
+            let capture = try tmux.waitFor("Help: \(title)")
+            let rows = capture.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            #expect(rows[2].hasPrefix("┌") && rows[2].hasSuffix("┐"), "\(screen) \(width)x\(height): \(rows[2])")
+            #expect(rows[height - 3].hasPrefix("└") && rows[height - 3].hasSuffix("┘"), "\(screen): \(rows[height - 3])")
+            for row in rows[3..<(height - 3)] {
+                #expect(row.hasPrefix("│") && row.hasSuffix("│") && !row.dropFirst().dropLast().contains("│"),
+                    "\(screen) at \(width)x\(height): a row of the pane behind shows through: \(row)")
+            }
+            #expect(rows[height - 2].contains("? help"))
+            try tmux.keys("Escape")
+            let snapshot = try Binary.run(
+                ["snapshot", "--db", store, "--role", "support", "--as", "e2e", "--screen", screen, "--size", "\(width)x\(height)"],
+                home: home)
+            var after = ""
+            let deadline = Date().addingTimeInterval(10)
+            repeat {
+                after = try tmux.capture()
+                if Self.sameFrame(after, snapshot.stdout) { break }
+                Thread.sleep(forTimeInterval: 0.2)
+            } while Date() < deadline
+            #expect(Self.sameFrame(after, snapshot.stdout), "\(screen) after help at \(width)x\(height)\ntmux:\n\(after)\nsnapshot:\n\(snapshot.stdout)")
+        }
+        try tmux.keys("q")
+    }
+
     @Test func aSnapshotTooSmallForTheConsoleFailsInOneLine() throws {
         let home = TemporaryHome()
         for size in ["120x12", "40x10", "59x30"] {
