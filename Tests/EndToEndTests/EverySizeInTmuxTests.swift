@@ -24,6 +24,18 @@ import Testing
         return true
     }
 
+    /// What tmux shows once it matches `frame`, or after 10 s whatever it shows then.
+    static func settled(_ tmux: Tmux, like frame: String) throws -> String {
+        var capture = ""
+        let deadline = Date().addingTimeInterval(10)
+        repeat {
+            capture = try tmux.capture()
+            if sameFrame(capture, frame) { break }
+            Thread.sleep(forTimeInterval: 0.2)
+        } while Date() < deadline
+        return capture
+    }
+
     @Test func sameFrameToleratesOnlyDigits() {
         #expect(Self.sameFrame("age 20s\n│ x", "age 23s\n│ x"))
         #expect(!Self.sameFrame("age 20s\n│ x", "age 20s\n│ y"))
@@ -46,13 +58,7 @@ import Testing
                 home: home)
             #expect(snapshot.status == 0, "\(screen) \(width)x\(height): \(snapshot.stderr)")
             // The console draws the screen's first page after its read: wait for it to settle.
-            var capture = ""
-            let deadline = Date().addingTimeInterval(10)
-            repeat {
-                capture = try tmux.capture()
-                if Self.sameFrame(capture, snapshot.stdout) { break }
-                Thread.sleep(forTimeInterval: 0.2)
-            } while Date() < deadline
+            let capture = try Self.settled(tmux, like: snapshot.stdout)
             #expect(Self.sameFrame(capture, snapshot.stdout), "\(screen) at \(width)x\(height)\ntmux:\n\(capture)\nsnapshot:\n\(snapshot.stdout)")
             let rows = capture.split(separator: "\n", omittingEmptySubsequences: false)
             #expect(rows.count >= height)
@@ -92,13 +98,7 @@ import Testing
             let snapshot = try Binary.run(
                 ["snapshot", "--db", store, "--role", "support", "--as", "e2e", "--screen", screen, "--size", "\(width)x\(height)"],
                 home: home)
-            var after = ""
-            let deadline = Date().addingTimeInterval(10)
-            repeat {
-                after = try tmux.capture()
-                if Self.sameFrame(after, snapshot.stdout) { break }
-                Thread.sleep(forTimeInterval: 0.2)
-            } while Date() < deadline
+            let after = try Self.settled(tmux, like: snapshot.stdout)
             #expect(Self.sameFrame(after, snapshot.stdout), "\(screen) after help at \(width)x\(height)\ntmux:\n\(after)\nsnapshot:\n\(snapshot.stdout)")
         }
         try tmux.keys("q")
