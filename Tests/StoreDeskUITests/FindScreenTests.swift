@@ -89,4 +89,15 @@ import Testing
         find(console, "张伟")
         try Golden.check(console.frame, named: "find-name-120x40")
     }
+
+    /// At 80x24 the list keeps the id the ticket gave whole, and the field it was found in, before the
+    /// player and the kind.
+    @Test func aNarrowFindListKeepsTheFoundIdWhole() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 24))
+        find(console, "2611120001")
+        let rows = console.frame.plainText.split(separator: "\n").map(String.init)
+        #expect(rows[3].contains("FIELD") && rows[3].contains("FOUND") && !rows[3].contains("KIND"), "\(rows[3])")
+        #expect(rows[4].contains("order_id") && rows[4].contains("2611120001 "), "\(rows[4])")
+        try Golden.check(console.frame, named: "find-order-80x24")
+    }
 }

@@ -10,11 +10,8 @@ extension FindScreen {
         canvas.frame(rect, title: "Find" + (query.isEmpty ? "" : " · “\(query)”") + count, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let kindWidth = 14, fieldWidth = 16
-        let foundWidth = max(4, inner.width - 2 - kindWidth - fieldWidth - 2)
-        canvas.writeLine(
-            " " + "KIND".padded(to: kindWidth) + " " + "FIELD".padded(to: fieldWidth) + " " + "FOUND".padded(to: foundWidth),
-            in: inner, row: 0, role: .listHeader)
+        let columns = ColumnLayout(Self.columns, width: inner.width)
+        canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if results.isEmpty {
             let message = query.trimmingCharacters(in: .whitespaces).isEmpty
                 ? ":find TEXT looks for any id, name or phone" : "nothing matches “\(query)”"
@@ -23,10 +20,8 @@ extension FindScreen {
         // The page holding the selection.
         let rows = inner.height - 1, first = rows > 0 ? (selected / rows) * rows : 0
         for (i, result) in results.enumerated().dropFirst(first).prefix(rows) {
-            let line = " " + result.kind.rawValue.padded(to: kindWidth) + " " + (result.field.rawValue + (result.match == .exact ? "" : "~"))
-                .padded(to: fieldWidth) + " " + result.matched.padded(to: foundWidth)
             let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (result.match == .exact ? .text : .muted)
-            canvas.writeLine(line, in: inner, row: i - first + 1, role: role)
+            canvas.writeLine(columns.line(result), in: inner, row: i - first + 1, role: role)
         }
 
         let detailRect = layout[.detail]
@@ -47,5 +42,16 @@ extension FindScreen {
         let (screen, id) = Self.destination(result)
         text.line(Span("enter opens \(id) on \(screen.title)", .muted))
         canvas.draw(text.lines, in: detailRect.inset, scroll: detailScroll)
+    }
+
+    /// The results' columns, most important first: the value found (the id the ticket gave), then where
+    /// it was found, whose it is, and what kind of thing it is; a narrow list keeps the first ones whole.
+    static var columns: [ListColumn<FindResult>] {
+        [
+            ListColumn("KIND", priority: 4, width: 12) { $0.kind.rawValue },
+            ListColumn("FIELD", priority: 2, width: 17) { $0.field.rawValue + ($0.match == .exact ? "" : "~") },
+            ListColumn("FOUND", priority: 1, min: 16, ideal: 24, grows: true) { $0.matched },
+            ListColumn("PLAYER", priority: 3, width: 10) { $0.userId },
+        ]
     }
 }
