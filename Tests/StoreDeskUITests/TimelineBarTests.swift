@@ -113,4 +113,22 @@ import Testing
         let after = try #require(TimelineBar(rows: [refunded], events: [], originalTransactionId: row.id, clock: Self.day(70), width: 80))
         #expect(after.kinds(width: 80) == [.paid, .refunded])
     }
+
+    /// The bar asks a subscription's state at a few grid points and halves where two differ; on step
+    /// functions whose every stretch holds an asked point (a mark or the stride), it agrees with asking
+    /// every point, and asks far fewer.
+    @Test func theProbeAgreesWithAskingEveryPoint() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<300 {
+            let count = Int.random(in: 1...600, using: &generator)
+            let edges = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0..<count, using: &generator) }.sorted()
+            func truth(_ i: Int) -> Int? { let k = edges.filter { $0 <= i }.count; return k % 3 == 2 ? nil : k }
+            var asked = 0
+            var probe = GridProbe<Int?>(count: count) { i in asked += 1; return truth(i) }
+            // Each edge is a named date: the point before it is its mark.
+            let kinds = probe.resolve(every: 4, marks: edges.map { $0 - 1 })
+            #expect(kinds == (0..<count).map(truth))
+            if edges.isEmpty { #expect(asked <= count / 4 + 2) }
+        }
+    }
 }
