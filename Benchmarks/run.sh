@@ -61,6 +61,24 @@ for store in 10k 1m; do
   printf "  %-3s " "$store"; "$BIN" bench filter --db "$DIR/$store.sqlite"
 done
 
+echo "== find by an exact id, 1m store (whole process, median of $RUNS, beside the sqlite3 CLI fetching the same row by its index)"
+# Ids from the middle of each index, so neither side is helped by a page the other left in the cache.
+one() { sqlite3 "$DIR/1m.sqlite" "$1"; }
+user=$(one "SELECT id FROM user WHERE rowid = 500000")
+tx=$(one "SELECT id FROM store_transaction WHERE user_id = '$user' LIMIT 1")
+order=$(one "SELECT order_id FROM payment_order WHERE transaction_id = '$tx'")
+apporder=$(one "SELECT app_order_id FROM store_transaction WHERE id = '$tx'")
+for spec in "player|$user|SELECT * FROM user WHERE id = '$user'" \
+            "transaction|$tx|SELECT * FROM store_transaction WHERE id = '$tx'" \
+            "order|$order|SELECT * FROM payment_order WHERE order_id = '$order'" \
+            "app order|$apporder|SELECT * FROM store_transaction WHERE app_order_id = '$apporder'"; do
+  IFS='|' read -r what id query <<<"$spec"
+  [ -n "$id" ] || { echo "  $what: none in this store"; continue; }
+  read -r ours base < <(medians_ms "$BIN|find|$id|--db|$DIR/1m.sqlite" "sqlite3|$DIR/1m.sqlite|$query")
+  printf "  %-11s %-22s storedesk find %6s ms   sqlite3 CLI %6s ms   ratio %.2fx\n" "$what" "$id" "$ours" "$base" "$(awk "BEGIN{print $ours/$base}")"
+done
+printf "  "; "$BIN" bench find --db "$DIR/1m.sqlite" "$user" "$tx" ${order:+"$order"} ${apporder:+"$apporder"}
+
 echo "== peak memory (max RSS)"
 # The binary's code and data are file pages, and how many of them a process maps depends on how they came
 # into the page cache: a binary the linker has just written maps about 2 MB more than the same file read

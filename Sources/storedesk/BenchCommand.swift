@@ -11,7 +11,7 @@ struct BenchCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Benchmarks that print figures (see Benchmarks/run.sh).",
-        subcommands: [Filter.self, Queue.self, Import.self])
+        subcommands: [Filter.self, Find.self, Queue.self, Import.self])
 
     /// Types filter text into the Users screen one key at a time, as a person would, and times each
     /// keystroke from key to finished frame (reducer, queries, render).
@@ -23,17 +23,7 @@ struct BenchCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The terminal size.", valueName: "WIDTHxHEIGHT")) var size = Size(width: 120, height: 40)
 
         func run() throws {
-            let database = try reporting { try store.open(.readOnly) }
-            let catalog = ThemeCatalog()
-            let wall = Instant(Date())
-            let clock = ConsoleClock(store: try reporting { try database.now(wall: wall) }, wall: wall)
-            var state = AppState(
-                size: size, session: Session(role: .operator, actor: "bench", readOnly: true),
-                storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
-                themeNames: catalog.names)
-            state.clockSource = clock.source
-            let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: catalog)
-            runtime.settle()
+            let runtime = try BenchCommand.console(store, size: size, role: .operator)
             var samples: [Double] = [], slices: [Double] = [], complete: [Double] = []
             var worst = ("", 0.0)
             for text in texts.split(separator: ",") {
