@@ -27,7 +27,7 @@ export XDG_DATA_HOME="$work/data"
 profile() { valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$1" "$work/storedesk" "${@:2}" >/dev/null 2>&1; }
 n=0
 profile $((n++)) keys
-for screen in users queue subscriptions restores audit login codes onetap; do
+for screen in users queue subscriptions restores audit login codes onetap find; do
   profile $((n++)) snapshot --screen "$screen" --size 120x40
 done
 profile $((n++)) bench filter
