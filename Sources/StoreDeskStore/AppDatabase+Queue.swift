@@ -65,6 +65,48 @@ extension AppDatabase {
         }
     }
 
+    /// The events the activity reads, as the partial index `transaction_event_activity` (v17) names them:
+    /// a query must say this very term for SQLite to use that index.
+    /// Written out, as a migration is never edited: a test checks it is `QueueActivity.kinds`.
+    static let activityKinds =
+        "kind IN ('purchasing', 'failed', 'callback_accepted', 'callback_rejected', 'callback_duplicate', 'callback_abandoned', 'callback_failed', 'granted')"
+
+    /// Purchases, grants and failures counted per bucket of `window`, and the slowest callback reply per
+    /// bucket (from its order's creation to the reply, on the store's clock), grouped in SQL. Both
+    /// statements seek `transaction_event_activity` on `at` between the window's ends and read nothing
+    /// older, however many events the store holds; a reply finds its order by `order_on_transaction`.
+    public func queueActivity(_ window: QueueActivity.Window) throws -> QueueActivity {
+        guard window.count > 0 else { return QueueActivity(window: window) }
+        let arguments: StatementArguments = [window.start.millis, window.bucket.millis, window.start.millis, window.end.millis]
+        return try reader.read { db in
+            var activity = QueueActivity(window: window)
+            let counts = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT (at - ?) / ? AS bucket, kind, COUNT(*) AS n FROM transaction_event
+                    WHERE \(Self.activityKinds) AND at >= ? AND at < ? GROUP BY bucket, kind
+                    """,
+                arguments: arguments)
+            while let row = try counts.next() {
+                guard let kind = PaymentEvent.Kind(rawValue: try row.decode(String.self, forColumn: "kind")) else { continue }
+                activity.add(try row.decode(Int.self, forColumn: "n"), of: kind, bucket: try row.decode(Int.self, forColumn: "bucket"))
+            }
+            let replies = QueueActivity.replyKinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            let latency = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT (e.at - ?) / ? AS bucket, MAX(e.at - o.created_at) AS slowest FROM transaction_event e
+                    JOIN payment_order o ON o.transaction_id = e.transaction_id
+                    WHERE e.\(Self.activityKinds) AND e.kind IN (\(replies)) AND e.at >= ? AND e.at < ? GROUP BY bucket
+                    """,
+                arguments: arguments)
+            while let row = try latency.next() {
+                activity.reply(after: Int(clamping: try row.decode(Int64.self, forColumn: "slowest")), bucket: try row.decode(Int.self, forColumn: "bucket"))
+            }
+            return activity
+        }
+    }
+
     /// How the latest `limit` callback attempts that went to real game servers fared (attempts StoreDesk's
     /// own game server answered in process are skipped, but count towards `limit`, so a store of millions
     /// of in-process callbacks is never scanned): the Queue screen's header.

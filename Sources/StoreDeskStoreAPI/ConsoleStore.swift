@@ -67,6 +67,9 @@ public protocol QueueStore: Sendable {
     func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction>
     func queueCounts() throws -> [TransactionState: Int]
     func eventTally(after eventId: Int64?) throws -> EventTally
+    /// Purchases, grants, failures and the slowest callback reply in each bucket of `window` (the store's
+    /// clock): a seek on the events' time (`transaction_event_activity`, v17), never a scan of the table.
+    func queueActivity(_ window: QueueActivity.Window) throws -> QueueActivity
     func queueDetail(transactionId: String) throws -> QueueDetail?
     /// How the latest `limit` callback attempts fared at real game servers (status, failures by kind,
     /// latency); in-process attempts are skipped.

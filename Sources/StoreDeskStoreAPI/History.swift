@@ -26,6 +26,21 @@ public struct HistoryCursor: Hashable, Sendable {
     }
 }
 
+extension HistoryCursor {
+    /// The cursor as `user history` prints it and `--before` takes it back: `MILLIS:KIND:ID`, e.g.
+    /// `1762876800000:transaction:2000000100000093` (the id last, so any character it has is kept).
+    public var text: String { "\(at.millis):\(kind.rawValue):\(id)" }
+
+    /// Reads `text` back; nil for anything else.
+    public init?(text: String) {
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let millis = Int64(parts[0]), let kind = HistoryKind(rawValue: String(parts[1])), !parts[2].isEmpty else {
+            return nil
+        }
+        self.init(at: Instant(millis: millis), kind: kind, id: String(parts[2]))
+    }
+}
+
 /// One line of a player's whole story: when, what kind, the ids a ticket gives, a short detail.
 public struct HistoryEntry: Hashable, Sendable {
     public var at: Instant

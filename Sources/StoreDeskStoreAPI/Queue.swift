@@ -72,3 +72,113 @@ public struct QueueCursor: Hashable, Sendable {
         self.id = id
     }
 }
+
+/// The queue's recent activity on the store's clock, one bucket of `bucket` a column: what the Queue
+/// screen's sparklines draw. Buckets are aligned to multiples of `bucket` since the epoch, so a column
+/// keeps its instants from one read to the next and only the newest one grows.
+public struct QueueActivity: Sendable, Hashable {
+    /// The window read: `count` buckets of `bucket`, the last one holding `until`.
+    public struct Window: Sendable, Hashable {
+        public var start: Instant
+        public var bucket: Instant.Duration
+        public var count: Int
+
+        public init(start: Instant, bucket: Instant.Duration, count: Int) {
+            self.start = start
+            self.bucket = Instant.Duration(millis: max(1, bucket.millis))
+            self.count = max(0, count)
+        }
+
+        /// The `count` buckets of `bucket` that end with the one `instant` falls in.
+        public static func ending(at instant: Instant, bucket: Instant.Duration, count: Int) -> Window {
+            let size = max(1, bucket.millis)
+            // Floor division, so an instant before 1970 lands in its bucket too.
+            let index = instant.millis >= 0 ? instant.millis / size : -(instant.millis.clampedNegated.clampedAdding(size - 1) / size)
+            let first = index.clampedAdding(-Int64(max(0, count - 1)))
+            return Window(start: Instant(millis: first.clampedMultiplied(by: size)), bucket: Instant.Duration(millis: size), count: count)
+        }
+
+        /// Where the window ends (exclusive).
+        public var end: Instant { start.adding(Instant.Duration(millis: bucket.millis.clampedMultiplied(by: Int64(count)))) }
+
+        /// The bucket `instant` falls in, or nil outside the window.
+        public func index(of instant: Instant) -> Int? {
+            guard instant >= start, instant < end else { return nil }
+            return Int((instant.millis - start.millis) / bucket.millis)
+        }
+    }
+
+    /// The series a sparkline draws.
+    public enum Series: String, Sendable, Hashable, CaseIterable {
+        /// Purchase attempts (`purchasing` events).
+        case purchases
+        /// Items and currency granted (`granted`).
+        case grants
+        /// Purchases that failed, and callbacks refused, failed or abandoned.
+        case failures
+        /// The slowest callback answered in the bucket: from its order to its reply, in milliseconds of
+        /// the store's clock (0: none answered).
+        case latency
+    }
+
+    public var window: Window
+    public var purchases: [Int]
+    public var grants: [Int]
+    public var failures: [Int]
+    public var latencyMillis: [Int]
+
+    /// Nothing happened in `window`.
+    public init(window: Window) {
+        self.window = window
+        let zeros = Array(repeating: 0, count: window.count)
+        purchases = zeros
+        grants = zeros
+        failures = zeros
+        latencyMillis = zeros
+    }
+
+    public subscript(series: Series) -> [Int] {
+        switch series {
+        case .purchases: purchases
+        case .grants: grants
+        case .failures: failures
+        case .latency: latencyMillis
+        }
+    }
+
+    /// The event kinds each count series is made of.
+    public static func series(of kind: PaymentEvent.Kind) -> Series? {
+        switch kind {
+        case .purchasing: .purchases
+        case .granted: .grants
+        case .failed, .callbackRejected, .callbackFailed, .callbackAbandoned: .failures
+        default: nil
+        }
+    }
+
+    /// Callback replies, whose delay after their order is the latency series.
+    public static let replyKinds: [PaymentEvent.Kind] = [.callbackAccepted, .callbackRejected, .callbackDuplicate, .callbackFailed]
+
+    /// Every kind the activity reads (the counts' and the replies').
+    public static let kinds: [PaymentEvent.Kind] = PaymentEvent.Kind.allCases.filter {
+        QueueActivity.series(of: $0) != nil || QueueActivity.replyKinds.contains($0)
+    }
+
+    /// Adds `n` events of `kind` in bucket `index` (one grouped row of the store's read); rows outside the
+    /// window or of another kind are ignored.
+    public mutating func add(_ n: Int, of kind: PaymentEvent.Kind, bucket index: Int) {
+        guard window.count > 0, (0..<window.count).contains(index), let series = Self.series(of: kind) else { return }
+        switch series {
+        case .purchases: purchases[index] += n
+        case .grants: grants[index] += n
+        case .failures: failures[index] += n
+        case .latency: break
+        }
+    }
+
+    /// Records a reply `millis` after its order in bucket `index`: the bucket keeps the slowest.
+    public mutating func reply(after millis: Int, bucket index: Int) {
+        guard (0..<window.count).contains(index) else { return }
+        latencyMillis[index] = max(latencyMillis[index], max(0, millis))
+    }
+}

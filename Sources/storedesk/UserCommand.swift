@@ -47,6 +47,11 @@ struct UserCommand: ParsableCommand {
         @Argument(help: "The user id.") var id: String
         @Option(help: "Only lines of this kind (repeatable).") var kind: [HistoryKind] = []
         @Option(help: "At most this many lines (1 to \(Self.maximumLimit)).") var limit: Int = 100
+        @Option(
+            help: ArgumentHelp(
+                "Only lines older than this cursor: the next page, as the last page's --json next_before (or its hint) gives it.",
+                valueName: "cursor"))
+        var before: String?
         @OptionGroup var output: OutputOptions
 
         static let maximumLimit = 10_000
@@ -55,13 +60,20 @@ struct UserCommand: ParsableCommand {
             guard (1...Self.maximumLimit).contains(limit) else {
                 throw fail("--limit must be between 1 and \(Self.maximumLimit), got \(limit)")
             }
+            if let before, HistoryCursor(text: before) == nil {
+                throw fail("--before takes a cursor as the last page gave it (MILLIS:KIND:ID), got '\(before.controlsEscaped)'")
+            }
         }
 
         func run() throws {
-            let entries = try reporting {
-                try store.open(.readOnly).history(userId: id, kinds: Set(kind), before: nil, limit: limit)
+            let cursor = before.flatMap(HistoryCursor.init(text:))
+            // One line more than asked tells whether an older page follows.
+            let read = try reporting {
+                try store.open(.readOnly).history(userId: id, kinds: Set(kind), before: cursor, limit: limit + 1)
             }
-            try output.show(UserHistoryReport(userId: id, entries: entries, zone: .local))
+            let entries = Array(read.prefix(limit))
+            let next = read.count > limit ? entries.last?.cursor : nil
+            try output.show(UserHistoryReport(userId: id, entries: entries, next: next, zone: .local))
         }
     }
 }

@@ -50,7 +50,8 @@ import Testing
         let run = try Binary.run(["user", "history", "10000006", "--json", "--db", db], home: home)
         #expect(run.status == 0, "\(run.stderr)")
         let value = try jsonObject(run.stdout)
-        #expect(Set(value.keys) == ["user_id", "entries"] && value["user_id"] as? String == "10000006")
+        #expect(Set(value.keys) == ["user_id", "entries", "next_before"] && value["user_id"] as? String == "10000006")
+        #expect(value["next_before"] is NSNull)
         let entries = try #require(value["entries"] as? [[String: Any]])
         #expect(!entries.isEmpty)
         #expect(entries.allSatisfy {
@@ -62,6 +63,42 @@ import Testing
         #expect(!notifications.isEmpty)
         #expect(notifications.allSatisfy { ["verified", "unverified"].contains($0["trust"] as? String) })
         #expect(entries.filter { $0["kind"] as? String != "notification" }.allSatisfy { $0["trust"] is NSNull })
+    }
+
+    /// `--limit` pages with `--before`: the cursor `--json` prints as `next_before` (the text names it on
+    /// stderr) gives the next page, and the pages together are the whole history, without a line twice.
+    @Test func beforePagesPastTheLimit() throws {
+        let home = TemporaryHome()
+        let db = try Self.declinedStore(home)
+        let whole = try Binary.run(["user", "history", "10000024", "--db", db], home: home)
+        let all = whole.stdout.split(separator: "\n").map(String.init)
+        #expect(whole.status == 0 && all.count > 3 && whole.stderr.isEmpty, "\(whole.stderr)")
+
+        var pages: [String] = []
+        var current: String?
+        var cursors: [String] = []
+        repeat {
+            let page = current.map { ["--before", $0] } ?? []
+            let run = try Binary.run(["user", "history", "10000024", "--limit", "3", "--json", "--db", db] + page, home: home)
+            #expect(run.status == 0, "\(run.stderr)")
+            let value = try jsonObject(run.stdout)
+            let entries = try #require(value["entries"] as? [[String: Any]])
+            #expect(entries.count <= 3 && !entries.isEmpty)
+            let next = value["next_before"] as? String
+            let text = try Binary.run(["user", "history", "10000024", "--limit", "3", "--db", db] + page, home: home)
+            pages += text.stdout.split(separator: "\n").map(String.init)
+            // The text names the cursor of the next page on stderr, and only while one follows.
+            #expect(text.stderr == (next.map { "older lines follow: --before \($0)\n" } ?? ""), "\(text.stderr)")
+            if let next { cursors.append(next) }
+            current = next
+        } while current != nil && cursors.count < 20
+        #expect(pages == all)
+        #expect(cursors.count == (all.count - 1) / 3)
+        #expect(cursors.allSatisfy { $0.split(separator: ":").count >= 3 })
+
+        let bad = try Binary.run(["user", "history", "10000024", "--before", "yesterday", "--db", db], home: home)
+        #expect(bad.status == 1 && bad.stdout.isEmpty)
+        #expect(bad.stderr == "storedesk: --before takes a cursor as the last page gave it (MILLIS:KIND:ID), got 'yesterday'\n")
     }
 
     @Test func anUnknownUserABadLimitAndABadKindAreOneLineEach() throws {

@@ -27,12 +27,13 @@ import Testing
         let wide = try ConsoleHarness(size: Size(width: 200, height: 60))
         for console in [narrow, wide] { console.press(.character("2")) }
         let header = { (console: ConsoleHarness) in
-            String(console.text.split(separator: "\n")[5].split(separator: "│")[0])
+            // Below the header's two lines and the sparklines' two.
+            String(console.text.split(separator: "\n")[7].split(separator: "│")[0])
         }
         // The Queue keeps the ids a ticket gives at 80x24, and shows far more at 200x60.
         #expect(header(narrow).contains("TRANSACTION") && header(narrow).contains("USER"))
         for title in ["TRANSACTION", "USER", "STATE", "AGE", "PRODUCT", "PURCHASED"] { #expect(header(wide).contains(title), "\(header(wide))") }
-        #expect(wide.text.split(separator: "\n")[4].hasPrefix("┌─ Queue ") && wide.text.split(separator: "\n")[4].split(separator: "┐")[0].count >= 99)
+        #expect(wide.text.split(separator: "\n")[6].hasPrefix("┌─ Queue ") && wide.text.split(separator: "\n")[6].split(separator: "┐")[0].count >= 99)
         // Restores keeps its transaction id at 80x24.
         narrow.press(.character("3"))
         #expect(narrow.text.split(separator: "\n")[3].contains("TRANSACTION"))

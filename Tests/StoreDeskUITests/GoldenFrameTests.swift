@@ -123,7 +123,7 @@ import Testing
         #expect(console.text.contains("attempt 2 refused · HTTP 500 · 48.3 ms"))
         // The detail pane scrolled to the last attempt: delivered.
         console.press(.tab)
-        for _ in 0..<12 { console.press(.character("j")) }
+        for _ in 0..<14 { console.press(.character("j")) }
         try Golden.check(console.frame, named: "queue-callbacks-over-http-delivered-120x40")
         #expect(console.text.contains("attempt 3 accepted · HTTP 200 · 1.2 ms"))
         #expect(console.text.contains("\"success\""))

@@ -43,4 +43,67 @@ import Testing
         console.press(.character("<"))
         #expect(console.state.screenState(UsersScreen.self).history?.entries == first.entries)
     }
+
+    /// The history's first page for `user` is shown on Users, that player selected.
+    func expectHistoryShown(_ console: ConsoleHarness, of user: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let users = console.state.screenState(UsersScreen.self)
+        #expect(console.state.screen == .users, sourceLocation: sourceLocation)
+        #expect(users.selectedRow?.user.id == user, sourceLocation: sourceLocation)
+        #expect(users.history?.userId == user && users.history?.starts == [nil], sourceLocation: sourceLocation)
+        #expect(console.text.contains("History · \(user) · page 1"), sourceLocation: sourceLocation)
+    }
+
+    @Test func hOnAFindResultOpensItsPlayersHistory() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("find 2000000100000093")
+        #expect(console.state.screenState(FindScreen.self).selectedResult?.userId == "10000024")
+        console.press(.character("h"))
+        expectHistoryShown(console, of: "10000024")
+        #expect(console.text.contains("tx 2000000100000093"))
+        // Back on Find, another result's player; h on Users then gives the profile again.
+        console.show("find apple.zhangwei88")
+        console.press(.character("h"))
+        expectHistoryShown(console, of: "10000001")
+        console.press(.character("h"))
+        #expect(console.state.screenState(UsersScreen.self).history == nil && console.text.contains("Profile"))
+    }
+
+    @Test func hWithNoResultSaysWhy() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("find no-such-id")
+        console.press(.character("h"))
+        #expect(console.state.screen == .find)
+        #expect(console.state.status?.text.contains("no result selected") == true)
+    }
+
+    @Test func hOnARestorePromptOpensItsPlayersHistory() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("restores")
+        let prompt = try #require(console.state.screenState(RestoresScreen.self).selectedRow)
+        console.press(.character("h"))
+        expectHistoryShown(console, of: prompt.request.userId)
+        #expect(console.state.screenState(UsersScreen.self).history?.entries.contains { $0.kind == .restore } == true)
+    }
+
+    /// A subscriber's history draws each subscription's timeline bar under its first line on the page,
+    /// where the pane is wide enough, and not at all in a narrow one.
+    @Test(arguments: TimelineBar.Glyphs.allCases)
+    func subscriptionsInTheHistoryHaveTheirTimelineBar(glyphs: TimelineBar.Glyphs) throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40)) { $0.glyphs = glyphs }
+        console.show("user 10000005")
+        console.press(.character("h"))
+        try Golden.check(console.frame, named: "users-history-chart-\(glyphs.rawValue)-120x40")
+        let users = console.state.screenState(UsersScreen.self)
+        let history = try #require(users.history)
+        let profile = try #require(users.profile)
+        let chains = Set(history.entries.compactMap(\.originalTransactionId)).intersection(profile.subscriptions.map(\.id))
+        #expect(!chains.isEmpty)
+        let lines = users.historyLines(history, zone: console.state.timeZone, now: console.state.clock, chart: (56, glyphs))
+        let legends = lines.filter { $0.map(\.text).joined().contains("store clock") }
+        #expect(legends.count == chains.count)
+        #expect(console.text.contains(glyphs == .unicode ? "┃ store clock" : "| store clock"))
+        let narrow = users.historyLines(history, zone: console.state.timeZone, now: console.state.clock, chart: (20, glyphs))
+        #expect(!narrow.contains { $0.map(\.text).joined().contains("store clock") })
+        #expect(narrow.count == history.entries.count * 2)
+    }
 }

@@ -6,9 +6,11 @@ import StoreDeskStore
 struct UserHistoryReport: CommandReport {
     var userId: String
     var entries: [HistoryEntry]
+    /// Where the next (older) page starts, when one follows: `--before` takes it.
+    var next: HistoryCursor?
     var zone: TimeZone
 
-    var json: UserHistoryJSON { UserHistoryJSON(userId: userId, entries: entries) }
+    var json: UserHistoryJSON { UserHistoryJSON(userId: userId, entries: entries, next: next) }
 
     var text: String {
         reportText(entries.map { e in
@@ -16,7 +18,10 @@ struct UserHistoryReport: CommandReport {
         })
     }
 
-    var note: String? { entries.isEmpty ? "no history for user '\(userId.controlsEscaped)'" : nil }
+    var note: String? {
+        if entries.isEmpty { return "no history for user '\(userId.controlsEscaped)'" }
+        return next.map { "older lines follow: --before \($0.text.controlsEscaped)" }
+    }
 
     /// `tx 2000000100000093 orig 2000000100000001 order 2611120001 app-order G20261111-0004`, the ids it has.
     static func ids(_ e: HistoryEntry) -> String {
@@ -34,12 +39,14 @@ struct UserHistoryReport: CommandReport {
     }
 }
 
-/// The README's `user history --json` shape: every key always present, null when a line has no such id.
+/// The README's `user history --json` shape: every key always present, null when a line has no such id;
+/// `next_before` the cursor `--before` takes for the next page, null on the last one.
 struct UserHistoryJSON: Encodable {
     var userId: String
     var entries: [HistoryEntry]
+    var next: HistoryCursor?
 
-    enum CodingKeys: String, CodingKey { case user_id, entries }
+    enum CodingKeys: String, CodingKey { case user_id, entries, next_before }
     enum EntryKeys: String, CodingKey {
         case at, kind, id, transaction_id, original_transaction_id, order_id, app_order_id, detail, trust
     }
@@ -60,5 +67,6 @@ struct UserHistoryJSON: Encodable {
             try entry.encode(e.maskedDetail, forKey: .detail)
             try entry.encode(e.trust?.rawValue, forKey: .trust)
         }
+        try container.encode(next?.text, forKey: .next_before)
     }
 }

@@ -8,6 +8,10 @@ extension FindScreen {
         .verb("find", argument: "TEXT", summary: "find players, accounts, orders, transactions, notifications by any id, name or phone") {
             text in text.isEmpty ? .failure(VerbProblem(":find needs the text to look for")) : .success(.find(text))
         },
+        .key(
+            .character("h"), action: .history, help: "history",
+            summary: "The selected result's player's whole story, newest first, on Users (as h there).",
+            unavailable: { $0.selectedResult == nil ? "no result selected" : $0.selectedResult?.userId.isEmpty == true ? "this result has no player" : nil }),
     ]
 
     public var filterText: String? { query }
@@ -46,6 +50,9 @@ extension FindScreen {
             query = text
             context.focus = .list
             return search()
+        case .history:
+            guard let userId = selectedResult?.userId, !userId.isEmpty else { return [] }
+            return UsersScreen.openHistory(userId: userId)
         }
     }
 

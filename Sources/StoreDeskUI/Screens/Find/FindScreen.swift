@@ -36,6 +36,8 @@ public struct FindScreen: ConsoleScreen {
     public enum Action: Sendable, Equatable {
         /// Look for this text.
         case find(String)
+        /// The selected result's player's history, on Users.
+        case history
     }
 
     public var selectedResult: FindResult? { results.indices.contains(selected) ? results[selected] : nil }

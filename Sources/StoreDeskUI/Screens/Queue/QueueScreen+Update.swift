@@ -111,11 +111,22 @@ extension QueueScreen: ConsoleScreen {
     public var filterText: String? { filter }
     public var tickInterval: TimeInterval? { simulation != nil && !paused ? 0.1 : nil }
 
-    /// Rows of the list: the page less its header (two lines, three while callbacks go over HTTP) and column titles.
-    func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - (showsDeliveries ? 3 : 2)) }
+    /// Rows of the list: the page less its header (two lines, three while callbacks go over HTTP, and the
+    /// sparklines' where the terminal is tall enough) and column titles.
+    func listRows(_ context: ScreenContext) -> Int { max(1, context.pageSize - headerHeight(context)) }
+
+    /// The header's lines above the list.
+    func headerHeight(_ context: ScreenContext) -> Int {
+        (showsDeliveries ? 3 : 2) + (showsActivity(context) ? Self.activityLines : 0)
+    }
+
+    /// The sparklines show where the list keeps at least eight rows with them.
+    func showsActivity(_ context: ScreenContext) -> Bool {
+        context.pageSize - (showsDeliveries ? 3 : 2) - Self.activityLines >= 8
+    }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        reload(pageSize: listRows(context), now: context.clock)
+        reload(pageSize: listRows(context), now: context.clock) + activityEffect(now: context.clock)
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
@@ -125,7 +136,8 @@ extension QueueScreen: ConsoleScreen {
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
         let advanced = advance(to: context.clock, pageSize: listRows(context))
         // Without a write, the counters and throughput still follow other processes.
-        return advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
+        let tally = advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
+        return tally + activityEffect(now: context.clock)
     }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {

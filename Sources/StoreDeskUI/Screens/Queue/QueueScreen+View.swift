@@ -5,9 +5,13 @@ import StoreDeskStoreAPI
 extension QueueScreen {
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         let list = layout[.list], detailRect = layout[.detail]
-        let height = showsDeliveries ? 3 : 2
+        let height = headerHeight(context)
         let stats = Rect(x: list.x, y: list.y, width: list.width + detailRect.width, height: height)
         renderStats(into: &canvas, rect: stats, context: context)
+        if showsActivity(context) {
+            let lines = Self.activityLines
+            renderActivity(into: &canvas, rect: Rect(x: stats.x, y: stats.y + height - lines, width: stats.width, height: lines), context: context)
+        }
         let below = { (r: Rect) in Rect(x: r.x, y: r.y + height, width: r.width, height: r.height - height) }
         renderList(into: &canvas, rect: below(list), context: context)
         renderDetail(into: &canvas, rect: below(detailRect), context: context)
@@ -22,13 +26,19 @@ extension QueueScreen {
             // Cut at the edge with an ellipsis.
             x += canvas.write(text, at: Point(x: x, y: y), role: role, maxWidth: end - x, ellipsis: true)
         }
-        put("\(counts.values.reduce(0, +).formattedWithSeparators) in queue:", .title)
-        for state in [TransactionState.purchasing, .purchased, .deferred, .failed, .restored] {
-            put(" \(state.rawValue) \((counts[state] ?? 0).formattedWithSeparators)", Role.of(state))
-        }
+        put("\(counts.values.reduce(0, +).formattedWithSeparators) in queue ", .title)
+        // The states as a labelled bar; the throughput after it where both fit whole.
         let (buys, done) = throughput
-        put(" │ ", .muted)
-        put(String(format: "%.1f", buys) + " buys/s " + String(format: "%.1f", done) + " done/s", .text)
+        let rate = " │ " + String(format: "%.1f", buys) + " buys/s " + String(format: "%.1f", done) + " done/s"
+        let bar = stateBar
+        let room = end - x
+        let withRate = bar.fitted(width: room - rate.count, glyphs: context.glyphs)
+        let showsRate = withRate.bar > 0 && withRate.levels.allSatisfy { $0 == 0 }
+        for span in bar.spans(width: showsRate ? room - rate.count : room, glyphs: context.glyphs) { put(span.text, span.role) }
+        if showsRate {
+            put(" │ ", .muted)
+            put(String(rate.dropFirst(3)), .text)
+        }
         x = rect.x + 1
         y += 1
         guard let simulation else {
@@ -50,6 +60,68 @@ extension QueueScreen {
         x = rect.x + 1
         y += 1
         renderDeliveries(put)
+    }
+
+    /// The queue's states as a labelled bar: the words of the rarer states shorten first at small widths.
+    var stateBar: LabelledBar {
+        let parts: [(TransactionState, [String], Int)] = [
+            (.purchasing, ["purchasing", "buying", ""], 1), (.purchased, ["purchased", "paid", ""], 2),
+            (.deferred, ["deferred", "defer", ""], 4), (.failed, ["failed", "fail", ""], 3), (.restored, ["restored", "rest", ""], 5),
+        ]
+        return LabelledBar(parts.map { LabelledBar.Part($0.1, count: counts[$0.0] ?? 0, role: Role.of($0.0), priority: $0.2) })
+    }
+
+    /// The sparklines, two a line: each series' name, its last minutes (a column per
+    /// `activityBucket` of the store's clock, the newest at the right) and its figures, every line as
+    /// wide as the others so their columns are the same instants.
+    func renderActivity(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
+        let series = QueueActivity.Series.allCases
+        let perLine = (series.count + rect.height - 1) / rect.height
+        let cell = (rect.width - 2) / perLine
+        let figures = series.map { Self.figures($0, activity: activity) }
+        let figuresWidth = figures.map(\.count).max() ?? 0
+        for (index, kind) in series.enumerated() {
+            let x = rect.x + 1 + (index % perLine) * cell, y = rect.y + index / perLine
+            var used = 0
+            for span in Self.sparkline(kind, activity: activity, width: cell - 2, figuresWidth: figuresWidth, glyphs: context.glyphs) {
+                used += canvas.write(span.text, at: Point(x: x + used, y: y), role: span.role, maxWidth: cell - 2 - used, ellipsis: true)
+            }
+        }
+    }
+
+    /// `12 max 40`: the latest whole bucket's figure (the newest is still filling) and the window's largest.
+    static func figures(_ series: QueueActivity.Series, activity: QueueActivity?) -> String {
+        guard let values = activity?[series], !values.isEmpty else { return "…" }
+        func figure(_ value: Int) -> String { series == .latency ? Self.millisText(value) : value.formattedWithSeparators }
+        return figure(values.dropLast().last ?? values[0]) + " max " + figure(values.max() ?? 0)
+    }
+
+    /// One series as `purchases ▁▂▃▅█ 12 max 40`, exactly `width` columns: the name, the line as wide as
+    /// what is left beside figures `figuresWidth` wide (at most the buckets read), then the figures.
+    static func sparkline(
+        _ series: QueueActivity.Series, activity: QueueActivity?, width: Int, figuresWidth: Int, glyphs: TimelineBar.Glyphs
+    ) -> [Span] {
+        let values = activity?[series] ?? []
+        let figures = Self.figures(series, activity: activity)
+        let name = series.label.padding(toLength: 10, withPad: " ", startingAt: 0)
+        let line = max(0, min(activityBuckets, width - name.count - max(figuresWidth, figures.count) - 1))
+        let role: Role = switch series {
+        case .purchases: .statePurchasing
+        case .grants: .statePurchased
+        case .failures: .stateFailed
+        case .latency: .stateDeferred
+        }
+        var spans = [Span(name, .muted)]
+        if line > 0 { spans.append(Span(Sparkline.text(values, width: line, glyphs: glyphs), role)) }
+        spans.append(Span(" " + figures + String(repeating: " ", count: max(0, figuresWidth - figures.count)), .text))
+        return spans
+    }
+
+    /// `850ms`, `1.2s`, `14s`, `3m5s`.
+    static func millisText(_ millis: Int) -> String {
+        if millis < 1000 { return "\(millis)ms" }
+        if millis < 10_000 { return String(format: "%.1fs", Double(millis) / 1000) }
+        return Instant.Duration(millis: Int64(millis)).shortText.replacingOccurrences(of: " ", with: "")
     }
 
     /// A third header line while callbacks go to real game servers, or the store's latest ones did.
@@ -207,6 +279,18 @@ extension QueueScreen {
         case .receiptChecked, .orderCreated, .finished: .detailValue
         case .restorePrompted, .restoreConfirmed, .restored: .stateRestored
         case .restoreDeclined: .stateFailed
+        }
+    }
+}
+
+extension QueueActivity.Series {
+    /// The sparkline's name on screen.
+    var label: String {
+        switch self {
+        case .purchases: "purchases"
+        case .grants: "grants"
+        case .failures: "failures"
+        case .latency: "latency"
         }
     }
 }

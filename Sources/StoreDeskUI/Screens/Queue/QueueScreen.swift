@@ -18,6 +18,11 @@ public struct QueueScreen: Sendable {
     var lastEventId: Int64?
     /// Recent (instant, purchases, finished) samples for the throughput figures.
     var samples: [(at: Instant, purchases: Int, finished: Int)] = []
+    /// The last minutes of the store's clock for the sparklines: read on the tick (at most once per
+    /// `activityInterval` of the console's clock), never while drawing.
+    public var activity: QueueActivity?
+    /// The console's instant the activity was last asked for.
+    var activityAskedAt: Instant?
 
     /// The simulation this console runs, if any.
     public var simulation: PaymentSimulation?
@@ -50,6 +55,13 @@ public struct QueueScreen: Sendable {
     /// How the latest callback attempts fared at real game servers (from the store: other processes' too).
     public var deliveries = CallbackDeliveries()
 
+    /// One sparkline column per 5 s of the store's clock, the last 6 minutes.
+    public static let activityBucket = Instant.Duration.seconds(5)
+    public static let activityBuckets = 72
+    static let activityInterval = Instant.Duration.seconds(1)
+    /// The sparklines' lines in the header.
+    static let activityLines = 2
+
     /// Callbacks POSTed at once at most, like `simulate --concurrency`'s default.
     static let concurrency = 16
     /// The attempts the header's delivery figures cover.
@@ -69,6 +81,8 @@ public struct QueueScreen: Sendable {
         case page(ListWindow<StoreTransaction>.Page)
         case counts([TransactionState: Int])
         case tally(EventTally, at: Instant)
+        /// The sparklines' buckets.
+        case activity(QueueActivity)
         case detail(QueueDetail?)
         /// The simulation may start: the store's catalogue, and the run started for it (nil when there
         /// is nothing to simulate).
@@ -147,6 +161,14 @@ public struct QueueScreen: Sendable {
         show(list.refresh(pageSize: pageSize, source: source), now: now)
     }
 
+    /// Reads the sparklines' window ending at `now` when the last read is `activityInterval` old.
+    mutating func activityEffect(now: Instant) -> [Effect] {
+        if let asked = activityAskedAt, now >= asked, now.duration(since: asked) < Self.activityInterval { return [] }
+        activityAskedAt = now
+        let window = QueueActivity.Window.ending(at: now, bucket: Self.activityBucket, count: Self.activityBuckets)
+        return [Self.read { store in Event.activity(try store.queueActivity(window)) }]
+    }
+
     func detailEffect() -> [Effect] {
         guard let id = selectedRow?.id else { return [] }
         return [Self.read { store in Event.detail(try store.queueDetail(transactionId: id)) }]
@@ -182,6 +204,11 @@ public struct QueueScreen: Sendable {
             return []
         case .detail(let detail):
             if detail?.transaction.id == selectedRow?.id { self.detail = detail }
+            return []
+        case .activity(let activity):
+            // A read of an older window arriving late is dropped.
+            if let shown = self.activity, shown.window.start > activity.window.start { return [] }
+            self.activity = activity
             return []
         case .started(let catalogue, let began, let seed):
             guard let began, !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {

@@ -27,6 +27,8 @@ extension RestoresScreen: ConsoleScreen {
         case confirmSid(String), confirmRole(String), confirmGo(String), declineReason(String)
         /// The decline's confirmation: the reason shown, then `y` writes it.
         case declineGo(reason: String, answer: String)
+        /// The selected prompt's player's history, on Users.
+        case history
     }
 
     /// Operators look; support and developers act (the store checks again when it writes).
@@ -47,6 +49,10 @@ extension RestoresScreen: ConsoleScreen {
                 }
                 return .success(.status(status))
             }),
+        .key(
+            .character("h"), action: .history, help: "history",
+            summary: "The selected prompt's player's whole story, newest first, on Users (as h there).",
+            unavailable: { $0.selectedRow == nil ? "no restore prompt selected" : nil }),
         .verb(
             "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts",
             permission: .resolveRestores, writes: true
@@ -126,6 +132,9 @@ extension RestoresScreen: ConsoleScreen {
             return []
         case .logIn(let userId):
             return logIn(userId, &context)
+        case .history:
+            guard let userId = selectedRow?.request.userId else { return [] }
+            return UsersScreen.openHistory(userId: userId)
         case .confirmSid, .confirmRole, .confirmGo, .declineReason, .declineGo:
             return answer(action, &context)
         }

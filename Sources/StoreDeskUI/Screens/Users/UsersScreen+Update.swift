@@ -17,6 +17,14 @@ extension UsersScreen {
         case toggleHistory
         /// The next page of the history (older), or the one before (newer).
         case olderHistory, newerHistory
+        /// Show this player's history (whoever is selected: `openHistory` selects them first).
+        case history(of: String)
+    }
+
+    /// What another screen's `h` returns to open a player's history here: Users shown with the player
+    /// selected (`Message.open`), then their history's first page in the detail pane.
+    public static func openHistory(userId: String) -> [Effect] {
+        [.read { _ in .open(.users, id: userId) }, .read { _ in .screen(ScreenMessage(UsersScreen.self, action: .history(of: userId))) }]
     }
 
     public static let commands: [ScreenCommand<UsersScreen>] = [
@@ -76,6 +84,9 @@ extension UsersScreen {
                 detailScroll = 0
                 return profileEffect()
             }
+            return historyEffect(userId: id, before: nil, starts: [nil])
+        case .history(let id):
+            detailScroll = 0
             return historyEffect(userId: id, before: nil, starts: [nil])
         case .olderHistory:
             guard let view = history, view.hasOlder, let last = view.entries.last else { return [] }

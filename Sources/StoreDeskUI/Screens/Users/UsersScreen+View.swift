@@ -49,7 +49,7 @@ extension UsersScreen {
         if let history, history.userId == selectedRow?.user.id {
             let page = "page \(history.starts.count)" + (history.hasOlder ? ", > older" : "") + (history.starts.count > 1 ? ", < newer" : "")
             canvas.frame(rect, title: "History · \(history.userId) · \(page)", role: focused ? .borderFocused : .border)
-            canvas.draw(historyLines(history, zone: zone), in: rect.inset, scroll: detailScroll)
+            canvas.draw(historyLines(history, zone: zone, now: now, chart: (rect.inset.width - 2, glyphs)), in: rect.inset, scroll: detailScroll)
             return
         }
         canvas.frame(rect, title: "Profile", role: focused ? .borderFocused : .border)
@@ -108,15 +108,33 @@ extension UsersScreen {
     }
 
     /// Two lines a history entry: time, kind, trust mark and the ids it has; then the detail, indented
-    /// (stored text escaped, phones masked).
-    func historyLines(_ view: HistoryView, zone: TimeZone) -> [[Span]] {
+    /// (stored text escaped, phones masked). With `chart`, the first line of a subscription on the page
+    /// (a notification, or a transaction of its chain) has the subscription's timeline bar under it,
+    /// drawn from the player's profile (its rows and notifications), where the pane is wide enough.
+    func historyLines(_ view: HistoryView, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil) -> [[Span]] {
         guard !view.entries.isEmpty else { return [[Span("no history", .muted)]] }
+        let subscriptions = profile.flatMap { $0.user.id == view.userId ? $0 : nil }
+        var charted: Set<String> = []
         return view.entries.flatMap { e -> [[Span]] in
             let ids = [e.transactionId.map { "tx \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }.joined(separator: " ")
             var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
             if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
             head.append(Span(ids, .detailValue))
-            return [head, [Span("  " + ControlCharacters.escaped(e.maskedDetail), .text)]]
+            var lines = [head, [Span("  " + ControlCharacters.escaped(e.maskedDetail), .text)]]
+            if let chart, chart.width >= Self.historyChartMinimum, let subscriptions, let chain = e.originalTransactionId,
+                subscriptions.subscriptions.contains(where: { $0.id == chain }), charted.insert(chain).inserted,
+                let bar = TimelineBar(
+                    rows: subscriptions.subscriptions, events: subscriptions.subscriptionEvents, originalTransactionId: chain, clock: now,
+                    width: chart.width - 2)
+            {
+                var text = DetailText()
+                text.timelineBar(bar, width: chart.width - 2, glyphs: chart.glyphs, zone: zone, indent: 2)
+                lines += text.lines
+            }
+            return lines
         }
     }
+
+    /// The narrowest pane a history draws a subscription's bar in: its axis's two dates and some bar.
+    static let historyChartMinimum = 26
 }
