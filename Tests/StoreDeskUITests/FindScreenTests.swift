@@ -71,10 +71,15 @@ import Testing
         #expect(console.state.screen == .find)
         let found = console.state.screenState(FindScreen.self).results
         #expect(found.first?.kind == .order && found.first?.transactionId == "2000000100000088")
-        // Its transaction is finished, so not in the Queue: enter opens its player.
+        // Its transaction is finished, so not in the Queue: enter opens its player's history, which lists it.
+        #expect(console.text.contains("enter opens 10000001's history on Users"))
         console.press(.enter)
         #expect(console.state.screen == .users)
-        #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000001")
+        let users = console.state.screenState(UsersScreen.self)
+        #expect(users.selectedRow?.user.id == "10000001")
+        #expect(users.history?.userId == "10000001")
+        #expect(users.history?.entries.contains { $0.transactionId == "2000000100000088" } == true)
+        #expect(console.text.contains("2000000100000088"))
         // A filter that matches players stays on Users.
         console.show("users")
         console.press(.character("/"))
@@ -99,5 +104,21 @@ import Testing
         #expect(rows[3].contains("FIELD") && rows[3].contains("FOUND") && !rows[3].contains("KIND"), "\(rows[3])")
         #expect(rows[4].contains("order_id") && rows[4].contains("2611120001 "), "\(rows[4])")
         try Golden.check(console.frame, named: "find-order-80x24")
+    }
+
+    /// At 80x24 a ticket's order, opened from Find, shows in its player's history with its ids whole: on a
+    /// line of their own when they do not fit beside the date and kind, the detail wrapped, nothing cut.
+    @Test func aNarrowHistoryShowsEveryIdWhole() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 24))
+        find(console, "2611120001")
+        console.press(.enter)
+        let history = try #require(console.state.screenState(UsersScreen.self).history)
+        let frame = console.frame.plainText
+        #expect(frame.contains("History · 10000001"))
+        let pane = frame.split(separator: "\n").dropFirst(3).map { String($0.split(separator: "│").last ?? "") }
+        #expect(!pane.contains { $0.contains("…") }, "\(pane.joined(separator: "\n"))")
+        let shown = history.entries.prefix(3).compactMap(\.transactionId)
+        #expect(!shown.isEmpty)
+        for id in shown { #expect(frame.contains("tx " + id), "tx \(id) not whole") }
     }
 }

@@ -69,20 +69,31 @@ extension FindScreen {
     }
 
     /// Where Enter opens a result: a restore prompt on Restores, a subscription (or one of its
-    /// notifications) on Subscriptions, an unfinished transaction (or its order) in the Queue; anything
-    /// else as its player on Users, whose profile lists their transactions.
-    static func destination(_ result: FindResult) -> (ScreenID, String) {
+    /// notifications) on Subscriptions, an unfinished transaction (or its order) in the Queue; a finished
+    /// one (which the Queue no longer lists) in its player's history on Users, where it is with its state
+    /// changes, callbacks and grants; a player or a game account as the player on Users.
+    struct Destination: Equatable {
+        var screen: ScreenID
+        var id: String
+        var history = false
+
+        /// "10000001 on Users", "10000001's history on Users".
+        var text: String { (history ? "\(id)'s history" : id) + " on " + screen.title }
+    }
+
+    static func destination(_ result: FindResult) -> Destination {
         switch result.kind {
         case .restorePrompt:
-            if let transaction = result.transactionId { return (.restores, transaction) }
+            if let transaction = result.transactionId { return Destination(screen: .restores, id: transaction) }
         case .subscription, .notification:
-            if let original = result.originalTransactionId { return (.subscriptions, original) }
+            if let original = result.originalTransactionId { return Destination(screen: .subscriptions, id: original) }
         case .transaction, .order:
-            if result.transactionFinished == false, let transaction = result.transactionId { return (.queue, transaction) }
+            if result.transactionFinished == false, let transaction = result.transactionId { return Destination(screen: .queue, id: transaction) }
+            return Destination(screen: .users, id: result.userId, history: true)
         case .player, .gameAccount:
             break
         }
-        return (.users, result.userId)
+        return Destination(screen: .users, id: result.userId)
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
@@ -94,8 +105,9 @@ extension FindScreen {
             return []
         case .open:
             guard let result = selectedResult else { return [] }
-            let (screen, id) = Self.destination(result)
-            return [.read { _ in .open(screen, id: id) }]
+            let destination = Self.destination(result)
+            if destination.history { return UsersScreen.openHistory(userId: destination.id) }
+            return [.read { _ in .open(destination.screen, id: destination.id) }]
         default:
             return []
         }

@@ -39,8 +39,7 @@ extension FindScreen {
         if let original = result.originalTransactionId { text.field("original", original) }
         if let uuid = result.notificationUUID { text.wrapped("notification", uuid, width: width) }
         if let prompt = result.restorePromptId { text.field("restore", String(prompt)) }
-        let (screen, id) = Self.destination(result)
-        text.line(Span("enter opens \(id) on \(screen.title)", .muted))
+        for line in TextWrap.lines("enter opens " + Self.destination(result).text, width: width) { text.line(Span(line, .muted)) }
         canvas.draw(text.lines, in: detailRect.inset, scroll: detailScroll)
     }
 

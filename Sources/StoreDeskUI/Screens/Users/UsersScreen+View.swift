@@ -49,7 +49,9 @@ extension UsersScreen {
         if let history, history.userId == selectedRow?.user.id {
             let page = "page \(history.starts.count)" + (history.hasOlder ? ", > older" : "") + (history.starts.count > 1 ? ", < newer" : "")
             canvas.frame(rect, title: "History · \(history.userId) · \(page)", role: focused ? .borderFocused : .border)
-            canvas.draw(historyLines(history, zone: zone, now: now, chart: (rect.inset.width - 2, glyphs)), in: rect.inset, scroll: detailScroll)
+            canvas.draw(
+                historyLines(history, zone: zone, now: now, width: rect.inset.width - 2, chart: (rect.inset.width - 2, glyphs)), in: rect.inset,
+                scroll: detailScroll)
             return
         }
         canvas.frame(rect, title: "Profile", role: focused ? .borderFocused : .border)
@@ -111,16 +113,35 @@ extension UsersScreen {
     /// (stored text escaped, phones masked). With `chart`, the first line of a subscription on the page
     /// (a notification, or a transaction of its chain) has the subscription's timeline bar under it,
     /// drawn from the player's profile (its rows and notifications), where the pane is wide enough.
-    func historyLines(_ view: HistoryView, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil) -> [[Span]] {
+    /// The history as lines at most `width` columns: an entry's ids whole (on a line of their own when they
+    /// do not fit beside its date and kind), its detail wrapped at spaces, never cut.
+    func historyLines(
+        _ view: HistoryView, zone: TimeZone, now: Instant, width: Int = .max, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil
+    ) -> [[Span]] {
         guard !view.entries.isEmpty else { return [[Span("no history", .muted)]] }
         let subscriptions = profile.flatMap { $0.user.id == view.userId ? $0 : nil }
         var charted: Set<String> = []
         return view.entries.flatMap { e -> [[Span]] in
-            let ids = [e.transactionId.map { "tx \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }.joined(separator: " ")
+            let items = [e.transactionId.map { "tx \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }
+            let ids = items.joined(separator: " ")
             var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
             if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
-            head.append(Span(ids, .detailValue))
-            var lines = [head, [Span("  " + ControlCharacters.escaped(e.maskedDetail), .text)]]
+            var lines: [[Span]]
+            if head.reduce(0, { $0 + $1.text.columns }) + ids.columns <= width {
+                lines = [head + [Span(ids, .detailValue)]]
+            } else {
+                // Each id with its label on one line: packed while they fit, never split.
+                var packed: [String] = []
+                for item in items {
+                    if let last = packed.last, last.columns + 1 + item.columns <= width - 2 {
+                        packed[packed.count - 1] += " " + item
+                    } else {
+                        packed.append(item)
+                    }
+                }
+                lines = [head] + packed.map { [Span("  " + $0, .detailValue)] }
+            }
+            lines += TextWrap.lines(e.maskedDetail, width: width - 2).map { [Span("  " + $0, .text)] }
             if let chart, chart.width >= Self.historyChartMinimum, let subscriptions, let chain = e.originalTransactionId,
                 subscriptions.subscriptions.contains(where: { $0.id == chain }), charted.insert(chain).inserted,
                 let bar = TimelineBar(
