@@ -119,6 +119,15 @@ struct StorePath {
         return "a dangling symbolic link (to \(String(decoding: bytes, as: UTF8.self)))"
     }
 
+    /// The file a symbolic link at `path` finally leads to (every link followed, an absolute path), or nil
+    /// when `path` is no link or leads nowhere (`brokenLink` says which).
+    static func linkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Refuses to build a store at `path` over anything but nothing or a regular file (a device, a fifo,
     /// a directory, a dangling link or a link loop: renaming a new file there would replace what is no
     /// store, or write through a link to somewhere unexpected), and over a regular file unless `replacing`.
