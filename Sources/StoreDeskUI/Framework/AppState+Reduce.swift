@@ -169,7 +169,7 @@ extension AppState {
 
     /// Whether `key` would only edit the open `/` filter's text: the runtime hands a run of such keys
     /// waiting together to `handleFilterEdits`.
-    public func editsFilter(_ key: Key) -> Bool {
+    func editsFilter(_ key: Key) -> Bool {
         guard case .filter = mode, !layout.isTooSmall else { return false }
         return Self.filterEdit(key, of: "") != nil
     }
