@@ -56,7 +56,7 @@ public struct GameServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT. `ready` gets the port once the server listens.
     public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let ledger = GameServerLedger(database: database)
+        let ledger = try GameServerLedger(database: database)
         let apps = AppDirectory(database: database)
         try apps.reload()
         let callbacks = CallbackHandler(ledger: ledger, apps: apps, settings: settings)
@@ -260,7 +260,7 @@ struct CallbackHandler: Sendable {
         let verification = CallbackSignature.verify(parsed: fields, appKey: app.appKey)
         let received = ReceivedCallback(
             app: app, products: products, verification: verification, body: String(decoding: bytes, as: UTF8.self),
-            peer: peer, receivedAt: Instant(Date()))
+            peer: peer, receivedAt: ledger.now)
         guard verification.isValid else {
             let decision = GrantRule.decide(
                 verification: verification, app: app, products: products, alreadyGranted: { _ in false }, at: received.receivedAt)

@@ -7,16 +7,20 @@ public enum StoreDestination {
 }
 
 /// Builds a file beside its destination (`NAME.building-PID`) and moves it into place only when
-/// complete, so a store is either the old one or the whole new one.
+/// complete, so a store is either the old one or the whole new one. A destination that is a symbolic
+/// link to a file is written through: the file it leads to is replaced that way, and the link stays.
 ///
 /// The half-built file never outlives the build: an error removes it, and so do SIGINT, SIGTERM and
 /// SIGHUP (a handler unlinks it and the files SQLite keeps beside it, then the signal ends the process
 /// as it would have). Only SIGKILL cannot be caught: the next build at the same path removes what a
 /// killed build left (its process is gone).
 enum FileReplacement {
-    static func write(to path: String, replacing: Bool, _ body: (String) throws -> Void) throws {
+    static func write(to destination: String, replacing: Bool, _ body: (String) throws -> Void) throws {
         let fm = FileManager.default
-        try StorePath.checkDestination(path, replacing: replacing)
+        try StorePath.checkDestination(destination, replacing: replacing)
+        // A symbolic link to a store file is written through, never replaced: the new store is built beside
+        // the file the link leads to (so the rename stays on that file's file system) and moved onto it.
+        let path = StorePath.linkTarget(destination) ?? destination
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty && !fm.fileExists(atPath: directory) {
             do {

@@ -12,6 +12,8 @@ public struct ReceivedCallback: Sendable {
     public var body: String
     /// Who sent it (`127.0.0.1:53122`), for the log and the row.
     public var peer: String
+    /// When it arrived, on the store's time line (`GameServerLedger.now`). A callback the ledger commits
+    /// is stamped at its commit's instant instead (`StoreMeta.stamp`), never before the store's latest stamp.
     public var receivedAt: Instant
 
     public init(app: App, products: [Product], verification: CallbackVerification, body: String, peer: String, receivedAt: Instant) {
@@ -32,7 +34,12 @@ public struct ReceivedCallback: Sendable {
 /// SQLite transaction (a group commit), then answers them all. Under load a commit carries hundreds of
 /// callbacks; alone, a callback waits for nothing but its own commit. A refused callback writes nothing.
 ///
-///     let ledger = GameServerLedger(database: store)
+/// Its rows are stamped on the store's one time line, not the wall clock: the ledger's clock starts at the
+/// store's instant (`AppDatabase.now(wall:)`) and runs on by the monotonic clock, and each commit stamps
+/// its callbacks and grants with `StoreMeta.stamp` (never before the store's clock or latest stamp, which
+/// it moves up), so a store whose clock is days behind or ahead of the wall clock gets them on its own line.
+///
+///     let ledger = try GameServerLedger(database: store)
 ///     let decision = try await ledger.record(received)   // committed when this returns
 ///     decision.reply                                     // "success"
 ///     ledger.close()                                     // after the server stopped taking requests
@@ -46,6 +53,8 @@ public final class GameServerLedger: @unchecked Sendable {
     }
 
     private let database: AppDatabase
+    /// The store's time line as this server runs it.
+    private let clock: StoreTimeLineClock
     /// Copies the WAL into the file off this writer's thread (nil for an in-memory store).
     private let checkpointer: WALCheckpointer?
     private let condition = NSCondition()
@@ -53,13 +62,20 @@ public final class GameServerLedger: @unchecked Sendable {
     private var closed = false
     private var stopped = false
 
-    public init(database: AppDatabase) {
+    /// Starts the writer thread, its clock at the store's instant now. Throws when the store's clock is
+    /// not a date (`StoreMeta.clock`).
+    public init(database: AppDatabase) throws {
         self.database = database
+        clock = StoreTimeLineClock(start: try database.now(wall: Instant(Date())).instant)
         checkpointer = (database.writer as? DatabasePool).flatMap { WALCheckpointer(pool: $0) }
         let thread = Thread { [self] in run() }
         thread.name = "storedesk-ledger"
         thread.start()
     }
+
+    /// The instant on the store's time line now: the store's instant when the ledger started plus the
+    /// time since (monotonic), caught up to any later stamp a commit took. For a callback's `receivedAt`.
+    public var now: Instant { clock.now }
 
     /// Decides and commits one callback; returns once the commit is durable (or throws, with nothing stored).
     public func record(_ callback: ReceivedCallback) async throws -> GrantDecision {
@@ -117,9 +133,14 @@ public final class GameServerLedger: @unchecked Sendable {
             }
             condition.unlock()
             do {
+                let clock = self.clock
                 let decisions = try database.writer.write { db in
+                    // One stamp a commit, on the store's time line: another process may have moved the
+                    // store's clock past this one's, and then the clock catches up, never back.
+                    let stamp = try StoreMeta.stamp(clock.now, in: db)
+                    clock.catchUp(to: stamp)
                     let books = try GameServerBooks(db)
-                    return try batch.map { try books.decide($0.callback) }
+                    return try batch.map { try books.decide($0.callback, at: stamp) }
                 }
                 for (item, decision) in zip(batch, decisions) { item.then(.success(decision)) }
                 checkpointer?.committed()
@@ -127,6 +148,39 @@ public final class GameServerLedger: @unchecked Sendable {
                 for item in batch { item.then(.failure(error)) }
             }
         }
+    }
+}
+
+/// A store's time line as a long-running process keeps it: an anchor (the store's instant when it started)
+/// plus the monotonic time since, so the wall clock going back or jumping changes nothing; moved up to a
+/// later stamp (another process moved the store's clock on), never back. Shared between threads.
+final class StoreTimeLineClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var anchor: Instant
+    private var anchorUptime: UInt64
+
+    init(start: Instant) {
+        anchor = start
+        anchorUptime = DispatchTime.now().uptimeNanoseconds
+    }
+
+    var now: Instant {
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = Int64(clamping: (uptime &- anchorUptime) / 1_000_000)
+        return anchor.adding(Instant.Duration(millis: elapsed))
+    }
+
+    /// Moves the clock up to `instant` if it is behind it; never back.
+    func catchUp(to instant: Instant) {
+        let uptime = DispatchTime.now().uptimeNanoseconds
+        lock.lock()
+        defer { lock.unlock() }
+        let elapsed = Int64(clamping: (uptime &- anchorUptime) / 1_000_000)
+        guard instant > anchor.adding(Instant.Duration(millis: elapsed)) else { return }
+        anchor = instant
+        anchorUptime = uptime
     }
 }
 
@@ -152,8 +206,9 @@ struct GameServerBooks {
                 """)
     }
 
-    /// `GrantRule`'s decision on one verified callback, its rows written when it grants or repeats.
-    func decide(_ received: ReceivedCallback) throws -> GrantDecision {
+    /// `GrantRule`'s decision on one verified callback at `instant` (the commit's stamp), its rows written
+    /// when it grants or repeats.
+    func decide(_ received: ReceivedCallback, at instant: Instant) throws -> GrantDecision {
         let appId = received.app.id
         var lookupError: (any Error)?
         let decision = GrantRule.decide(
@@ -165,7 +220,7 @@ struct GameServerBooks {
                     lookupError = error
                     return true
                 }
-            }, at: received.receivedAt)
+            }, at: instant)
         if let lookupError { throw lookupError }
         let outcome: String
         switch decision.outcome {
@@ -176,7 +231,7 @@ struct GameServerBooks {
         let orderId = received.verification.fields.text("order_id") ?? ""
         let warnings = received.verification.warnings.map(\.message).joined(separator: "; ")
         try callback.execute(arguments: [
-            appId, orderId, outcome, received.body, warnings, decision.reply, received.peer, received.receivedAt.millis,
+            appId, orderId, outcome, received.body, warnings, decision.reply, received.peer, instant.millis,
         ])
         if let g = decision.grant {
             try grant.execute(arguments: [

@@ -76,6 +76,13 @@ struct StorePath {
         return mode & 0o222 == 0 || access(directory, W_OK) != 0
     }
 
+    /// Whether an ordinary read-only open would leave `-wal` and `-shm` beside the file: a WAL file with
+    /// neither beside it (idle: nobody has it open) in a place this process may write, so SQLite makes
+    /// them, and a read-only connection cannot remove them when it closes (`WALFileTidy` does).
+    var leavesWALFilesWhenRead: Bool {
+        isWAL && !readsImmutable && whyNotWritable == nil && access(path + "-wal", F_OK) != 0 && access(path + "-shm", F_OK) != 0
+    }
+
     /// The URI that opens the file for reading without locks or journal files: SQLite is told nothing
     /// can change it (`immutable=1`), which is true where no one may write.
     var immutableURI: String {
@@ -110,6 +117,15 @@ struct StorePath {
         guard count > 0 else { return "a dangling symbolic link" }
         let bytes = target.prefix(count).map { UInt8(bitPattern: $0) }
         return "a dangling symbolic link (to \(String(decoding: bytes, as: UTF8.self)))"
+    }
+
+    /// The file a symbolic link at `path` finally leads to (every link followed, an absolute path), or nil
+    /// when `path` is no link or leads nowhere (`brokenLink` says which).
+    static func linkTarget(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Refuses to build a store at `path` over anything but nothing or a regular file (a device, a fifo,

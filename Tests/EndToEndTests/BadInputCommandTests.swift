@@ -158,6 +158,52 @@ import Testing
         if cases.count == 4 { #expect(lstat(device, &info) == 0 && info.st_mode & S_IFMT == S_IFCHR) }
     }
 
+    @Test func seedForceThroughASymbolicLinkReplacesTheFileItLeadsToAndKeepsTheLink() throws {
+        let home = TemporaryHome()
+        let stores = home.url.appendingPathComponent("stores"), links = home.url.appendingPathComponent("links")
+        try FileManager.default.createDirectory(at: stores, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        let target = stores.appendingPathComponent("real.sqlite").path
+        #expect(try Binary.run(["seed", "--users", "5", "--db", target], home: home).status == 0)
+        // A relative link in another folder, and a link to that link.
+        let link = links.appendingPathComponent("store.sqlite").path, chain = home.path("chain.sqlite")
+        #expect(symlink("../stores/real.sqlite", link) == 0)
+        #expect(symlink(link, chain) == 0)
+        func users(_ path: String) throws -> String { try Self.sql(path, "SELECT COUNT(*) FROM user") }
+        func isLink(_ path: String, to expected: String) -> Bool {
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return false }
+            return (try? FileManager.default.destinationOfSymbolicLink(atPath: path)) == expected
+        }
+        // Without --force the link's file is an existing store: refused, naming the path given.
+        let refused = try Binary.run(["seed", "--users", "7", "--db", link], home: home)
+        Self.expectOneLineError(refused, naming: link, "seed over a link without --force")
+        #expect(try users(target) == "5")
+        for (path, count) in [(link, "12"), (chain, "9")] {
+            let result = try Binary.run(["seed", "--users", count, "--force", "--db", path], home: home)
+            #expect(result.status == 0, "\(path): \(result.stderr)")
+            #expect(isLink(link, to: "../stores/real.sqlite") && isLink(chain, to: link), "the links stay links")
+            var info = stat()
+            #expect(lstat(target, &info) == 0 && info.st_mode & S_IFMT == S_IFREG)
+            #expect(try users(target) == count, "the file the link leads to was replaced")
+            #expect(try users(path) == count)
+        }
+        // Nothing left beside either: no half-built file, no -wal or -shm.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: stores.path).sorted() == ["real.sqlite"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: links.path).sorted() == ["store.sqlite"])
+        // Dangling links and loops are still refused, and stay what they were.
+        let loop = home.path("loop.sqlite"), dangling = links.appendingPathComponent("dangling.sqlite").path
+        #expect(symlink(loop, loop) == 0)
+        #expect(symlink("../stores/none.sqlite", dangling) == 0)
+        for (path, kind) in [(loop, "a symbolic link loop"), (dangling, "a dangling symbolic link")] {
+            let result = try Binary.run(["seed", "--users", "3", "--force", "--db", path], home: home)
+            Self.expectOneLineError(result, naming: path, "seed --force on \(kind)")
+            #expect(result.stderr.contains(kind), "\(result.stderr)")
+        }
+        #expect(isLink(loop, to: loop) && isLink(dangling, to: "../stores/none.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: stores.appendingPathComponent("none.sqlite").path))
+    }
+
     // MARK: - Numbers bounded before use
 
     @Test func numericOptionsAreBoundedAndNamed() throws {

@@ -90,6 +90,40 @@ import Testing
         #expect(console.state.status?.text == "declined 2000000100000093: refunded by Apple")
     }
 
+    /// The refusal belongs to the answer it refused: it goes as soon as the answer is edited (a key that
+    /// changes nothing, a cursor move, keeps it), and stays in the message log.
+    @Test func aRefusalClearsOnceTheAnswerIsEdited() throws {
+        let console = try ConsoleHarness(size: Size(width: 80, height: 24), role: .support)
+        console.show("restores")
+        let reason = "a decline needs a reason the player can be told"
+        console.press(.character("d"), .enter)
+        #expect(prompt(console)?.refusal == reason)
+        // Keys that leave the answer as it was keep the reason beside it.
+        console.press(.left, .backspace, .home, .ctrl("k"))
+        #expect(prompt(console)?.refusal == reason)
+        #expect(console.text.contains("✗ a decline needs"))
+        console.type("r")
+        #expect(prompt(console)?.refusal == nil)
+        #expect(!console.text.contains("✗"), "\(console.text)")
+        #expect(console.text.contains("reason to decline 2000000100000093: r▏"))
+        #expect(console.state.messages.contains { $0.message.text == reason }, "still in the message log")
+        // Refused again, then cleared by deleting back to something else; and by a recalled answer.
+        console.press(.backspace, .enter)
+        #expect(prompt(console)?.refusal == reason)
+        console.type(" ")
+        #expect(prompt(console)?.refusal == nil)
+        console.press(.ctrl("u"), .enter)
+        #expect(prompt(console)?.refusal == reason)
+        console.press(.escape)
+        console.press(.character("d"))
+        console.type("duplicate order")
+        console.press(.enter, .character("n"))
+        console.press(.character("d"), .enter)
+        #expect(prompt(console)?.refusal == reason)
+        console.press(.up)
+        #expect(prompt(console)?.text == "duplicate order" && prompt(console)?.refusal == nil)
+    }
+
     @Test func aYesNoPromptAnswersOnTheKeyAndRefusesEnter() throws {
         let console = try ConsoleHarness(size: size, role: .support)
         console.show("restores")

@@ -14,7 +14,7 @@ extension AppState {
 
     /// Typing a line a screen asked for. Every key goes to the line (never to the screen behind);
     /// `enter` hands the answer to the screen when `refuse` finds nothing wrong with it, otherwise the
-    /// prompt stays open with the reason beside it; `esc` drops it. A yes/no prompt answers on `y`/`n`.
+    /// prompt stays open with the reason beside it until the answer is edited; `esc` drops it. A yes/no prompt answers on `y`/`n`.
     mutating func handlePrompt(_ key: Key, _ prompt: Prompt) -> [Effect] {
         var prompt = prompt
         if key == .escape {
@@ -35,6 +35,7 @@ extension AppState {
                 return []
             }
         }
+        let typed = prompt.text
         switch key {
         case .enter:
             if let reason = prompt.refuse(prompt.text) { return refuse(prompt, reason) }
@@ -49,6 +50,8 @@ extension AppState {
         default:
             if prompt.line.edit(key) { prompt.browsing = nil }
         }
+        // The reason belonged to the answer it refused: once the answer is edited it no longer applies.
+        if prompt.text != typed { prompt.refusal = nil }
         mode = .prompt(prompt)
         return []
     }

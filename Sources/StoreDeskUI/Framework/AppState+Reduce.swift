@@ -7,6 +7,8 @@ extension AppState {
         switch message {
         case .key(let key):
             return handle(key)
+        case .filterEdits(let keys):
+            return handleFilterEdits(keys)
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
@@ -144,17 +146,41 @@ extension AppState {
         case .escape:
             mode = .normal
             return setFilter(previous == filter ? "" : previous)
-        case .backspace:
-            return setFilter(String(filter.dropLast()))
-        case .ctrl("u"):
-            return setFilter("")
-        case .character(let c):
-            return setFilter(filter + String(c))
+        case .backspace, .ctrl("u"), .character:
+            return setFilter(Self.filterEdit(key, of: filter) ?? filter)
         case .down, .up:
             mode = .normal
             return withCurrent { $0.perform(key == .down ? .down : .up, &$1) }
         default:
             return []
         }
+    }
+
+    /// The filter's text after `key` edits it (a character added, backspace, Ctrl-U), or nil when `key`
+    /// is not an edit of the text.
+    static func filterEdit(_ key: Key, of text: String) -> String? {
+        switch key {
+        case .backspace: String(text.dropLast())
+        case .ctrl("u"): ""
+        case .character(let c): text + String(c)
+        default: nil
+        }
+    }
+
+    /// Whether `key` would only edit the open `/` filter's text: the runtime hands a run of such keys
+    /// waiting together to `handleFilterEdits`.
+    func editsFilter(_ key: Key) -> Bool {
+        guard case .filter = mode, !layout.isTooSmall else { return false }
+        return Self.filterEdit(key, of: "") != nil
+    }
+
+    /// A run of keys waiting together in the input (a paste) while the filter is open: each edits the text
+    /// in turn, and the list is read once for the text they leave, so N pasted characters cost one read,
+    /// not N. Keys that are not edits (or a filter that closed) go through `handle` one by one.
+    mutating func handleFilterEdits(_ keys: [Key]) -> [Effect] {
+        guard keys.allSatisfy(editsFilter) else { return keys.flatMap { handle($0) } }
+        var text = current.filterText ?? ""
+        for key in keys { text = Self.filterEdit(key, of: text) ?? text }
+        return setFilter(text)
     }
 }

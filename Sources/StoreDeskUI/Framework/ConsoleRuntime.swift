@@ -32,6 +32,8 @@ public final class ConsoleRuntime {
     let callbacks: (any CallbackSending)?
     /// Replies of posts in flight, as they arrive from the network's threads.
     let replies = ReplyInbox()
+    /// How many store reads (`Effect.read`) this runtime performed: what a burst of keys cost.
+    private(set) var reads = 0
 
     public init(
         state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
@@ -96,7 +98,9 @@ public final class ConsoleRuntime {
     func perform(_ effect: Effect) -> Message? {
         do {
             switch effect {
-            case .read(let body): return try body(database)
+            case .read(let body):
+                reads += 1
+                return try body(database)
             case .write(let body):
                 guard !state.session.readOnly else { return .failed("the store is open read-only") }
                 return try body(database)
@@ -148,15 +152,11 @@ public final class ConsoleRuntime {
 
         while !state.quitting && !shouldStop() {
             // Everything already waiting is applied before the next frame: a burst of keys costs one redraw.
-            var timeout = dirty || !deferred.isEmpty ? 0 : 30
-            while let event = device.nextEvent(timeoutMilliseconds: timeout) {
-                switch event {
-                case .key(let key): dispatch(.key(key), settle: false)
-                case .resize(let size): dispatch(.resize(size), settle: false)
-                }
-                timeout = 0
-                if state.quitting { return }
-            }
+            let timeout = dirty || !deferred.isEmpty ? 0 : 30
+            var waiting: [DeviceEvent] = []
+            while let event = device.nextEvent(timeoutMilliseconds: waiting.isEmpty ? timeout : 0) { waiting.append(event) }
+            applyWaiting(waiting)
+            if state.quitting { return }
             // One slice of deferred work a turn, so the next key is never far away.
             performDeferred()
             for reply in replies.take() { dispatch(reply, settle: false) }
@@ -177,6 +177,30 @@ public final class ConsoleRuntime {
                 device.present(state.render(), theme: theme)
                 lastFrame = clock
                 dirty = false
+            }
+        }
+    }
+
+    /// Applies events that were waiting together in the input, in order. A run of keys that edit the open
+    /// `/` filter (a paste) is one `Message.filterEdits`: the list is read once for the run, not once a key.
+    /// Stops at a key that quits.
+    func applyWaiting(_ events: [DeviceEvent]) {
+        var index = 0
+        while index < events.count, !state.quitting {
+            switch events[index] {
+            case .resize(let size):
+                dispatch(.resize(size), settle: false)
+                index += 1
+            case .key(let key) where state.editsFilter(key):
+                var run: [Key] = []
+                while index < events.count, case .key(let next) = events[index], state.editsFilter(next) {
+                    run.append(next)
+                    index += 1
+                }
+                dispatch(.filterEdits(run), settle: false)
+            case .key(let key):
+                dispatch(.key(key), settle: false)
+                index += 1
             }
         }
     }

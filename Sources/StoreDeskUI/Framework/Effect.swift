@@ -29,6 +29,9 @@ public protocol CallbackSending: Sendable {
 /// Everything that can change the console's state: keys, time, size, and the results of effects.
 public enum Message: Sendable {
     case key(Key)
+    /// Keys that were waiting together in the input while the `/` filter is open, each an edit of its
+    /// text (a paste): applied to the text one after another, then the list is read once, not once a key.
+    case filterEdits([Key])
     case resize(Size)
     case tick(Instant)
     /// The store changed (this process or another): visible data is fetched again.
