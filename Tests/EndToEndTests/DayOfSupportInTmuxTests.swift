@@ -6,6 +6,23 @@ import Testing
 /// another. The audit then reads newest first across both sessions, every line by the login name, each
 /// reason exactly as typed, and the store's time line never went back.
 @Suite struct DayOfSupportInTmuxTests {
+    /// A ticket gives only the order id on the player's receipt. At 80x24, `:find` finds it, enter opens its
+    /// player's whole story (its transaction is finished, so not in the Queue), and the transaction's id is
+    /// there whole, not cut at the pane's edge.
+    @Test func aTicketWithOnlyAnOrderIdFindsThePlayersStory() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, width: 80, height: 24, arguments: ["--role", "support"])
+        try tmux.literal(":find 2611120001")
+        try tmux.keys("Enter")
+        var screen = try tmux.waitFor("enter opens 10000001's history on")
+        #expect(screen.contains("Find · “2611120001” · 1 of 1") && screen.contains("order_id"), "\(screen)")
+        try tmux.keys("Enter")
+        screen = try tmux.waitFor("History · 10000001")
+        #expect(screen.contains("tx 2000000100000088"), "\(screen)")
+        #expect(!screen.contains("tx 20…"), "\(screen)")
+        #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
+    }
+
     @Test func aDayOfSupportAcrossTwoSessions() throws {
         let home = TemporaryHome()
 

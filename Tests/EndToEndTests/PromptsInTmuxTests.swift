@@ -49,10 +49,15 @@ extension ConsoleInTmuxTests.Tmux {
     /// The console on the demo store of `home` (built first), in a 120x40 tmux window, shown once its
     /// first screen is up; `quit` presses q and returns what the shell wrote after it exited.
     static func console(home: TemporaryHome, _ arguments: String...) throws -> ConsoleInTmuxTests.Tmux {
+        try console(home: home, width: 120, height: 40, arguments: arguments)
+    }
+
+    /// The same at `width`x`height`.
+    static func console(home: TemporaryHome, width: Int, height: Int, arguments: [String]) throws -> ConsoleInTmuxTests.Tmux {
         #expect(try Binary.run(["check"], home: home).status == 0)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let command = "env \(env) \(Binary.path) \(arguments.joined(separator: " ")) --refresh 0.3; echo \"EXIT=$?\" > \(home.path("after.txt")); sleep 30"
-        let tmux = try ConsoleInTmuxTests.Tmux(width: 120, height: 40, command: command)
+        let tmux = try ConsoleInTmuxTests.Tmux(width: width, height: height, command: command)
         try tmux.waitFor("Profile")
         return tmux
     }
