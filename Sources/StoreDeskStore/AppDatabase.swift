@@ -28,22 +28,12 @@ public struct AppDatabase: Sendable {
     public let isReadOnly: Bool
 
     var reader: any DatabaseReader { writer }
-    /// For a read-only open that made `-wal` and `-shm` beside an idle WAL store: removes them again when
-    /// the last copy of this value goes away (or at `close()`), unless another connection has it open.
-    /// Declared after `writer`, which is released first.
-    private let walFiles: WALFileTidy?
 
-    init(writer: any DatabaseWriter, path: String, isReadOnly: Bool, walFiles: WALFileTidy? = nil) {
+    init(writer: any DatabaseWriter, path: String, isReadOnly: Bool) {
         self.writer = writer
         self.path = path
         self.isReadOnly = isReadOnly
-        self.walFiles = walFiles
     }
-
-    /// Closes a read-only store now, leaving its folder as it was found: the `-wal` and `-shm` files its
-    /// open made beside an idle WAL store are removed, unless another process has the store open. For a
-    /// command that ends with `exit` rather than letting the value go (`snapshot`); does nothing otherwise.
-    public func close() { walFiles?.close() }
 
     /// A fresh, migrated, empty in-memory store for tests.
     public static func inMemory() throws -> AppDatabase {
@@ -173,15 +163,11 @@ public struct AppDatabase: Sendable {
     /// (see `StorePath.readsImmutable`), SQLite's read-only flag elsewhere.
     private static func openReadOnly(_ file: StorePath) throws -> AppDatabase {
         do {
-            // An idle WAL store (no `-wal` or `-shm` beside it) gets both as soon as SQLite reads it, and a
-            // read-only connection cannot remove them when it closes: `WALFileTidy` does, after it.
-            let leavesWALFiles = file.leavesWALFilesWhenRead
             let queue = try DatabaseQueue(
                 path: file.readsImmutable ? file.immutableURI : file.sqlitePath, configuration: configuration(readOnly: true))
-            let tidy = leavesWALFiles ? WALFileTidy(queue: queue, path: file.sqlitePath) : nil
             let pending = try queue.read { try inspect($0, path: file.path) }
             guard pending.isEmpty else { throw StoreError.olderSchema(path: file.path, missing: pending) }
-            return AppDatabase(writer: queue, path: file.path, isReadOnly: true, walFiles: tidy)
+            return AppDatabase(writer: queue, path: file.path, isReadOnly: true)
         } catch let error as DatabaseError {
             if error.resultCode == .SQLITE_CANTOPEN || error.resultCode == .SQLITE_READONLY, file.isWAL,
                 access(file.directory, W_OK) != 0

@@ -76,13 +76,6 @@ struct StorePath {
         return mode & 0o222 == 0 || access(directory, W_OK) != 0
     }
 
-    /// Whether an ordinary read-only open would leave `-wal` and `-shm` beside the file: a WAL file with
-    /// neither beside it (idle: nobody has it open) in a place this process may write, so SQLite makes
-    /// them, and a read-only connection cannot remove them when it closes (`WALFileTidy` does).
-    var leavesWALFilesWhenRead: Bool {
-        isWAL && !readsImmutable && whyNotWritable == nil && access(path + "-wal", F_OK) != 0 && access(path + "-shm", F_OK) != 0
-    }
-
     /// The URI that opens the file for reading without locks or journal files: SQLite is told nothing
     /// can change it (`immutable=1`), which is true where no one may write.
     var immutableURI: String {

@@ -144,8 +144,6 @@ struct SnapshotRequest: Equatable {
         // The canvas is drawn text already: it shows controls escaped, and its newlines end its rows.
         Swift.print(canvas.plainText, terminator: "")
         trace.mark("print")
-        // A read-only store's connection is closed first, so an idle store's folder is left as it was.
-        database?.close()
         withExtendedLifetime(database) { exit(0) }
     }
 }

@@ -67,30 +67,6 @@ import Testing
         #expect(Fixtures.checksum(path) == before)
     }
 
-    /// Before: a read-only open of an idle WAL store in a writable folder left `-wal` and `-shm` beside it
-    /// (a read-only connection cannot remove them). Now they go when the store value does, or at `close()`;
-    /// a connection still referenced elsewhere is never closed under its user (the files stay then).
-    @Test func aReadOnlyOpenOfAnIdleWALStoreLeavesNoFilesBesideIt() throws {
-        let folder = TemporaryFolder()
-        let path = try walStore(folder)
-        let before = Fixtures.checksum(path)
-        do {
-            let store = try AppDatabase.open(path: path, access: .readOnly)
-            #expect(try store.user(id: "10000001")?.name == "张伟")
-            #expect(!sidecars(path).isEmpty, "SQLite made them to read")
-        }
-        #expect(sidecars(path).isEmpty)
-        let closed = try AppDatabase.open(path: path, access: .readOnly)
-        #expect(try closed.check().isEmpty)
-        closed.close()
-        #expect(sidecars(path).isEmpty)
-        // The connection kept past the value: still usable, its files left for it.
-        let reader = try AppDatabase.open(path: path, access: .readOnly).reader
-        #expect(try reader.read { try String.fetchOne($0, sql: "SELECT name FROM user WHERE id = '10000001'") } == "张伟")
-        #expect(!sidecars(path).isEmpty)
-        #expect(Fixtures.checksum(path) == before)
-    }
-
     /// A WAL store with its log in use is read through the log, not as immutable (which would miss the
     /// newest commits).
     @Test func aReadOnlyWALStoreWithALiveLogShowsItsNewestCommits() throws {
