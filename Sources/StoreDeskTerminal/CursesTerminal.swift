@@ -152,6 +152,21 @@ public final class CursesTerminal: ConsoleDevice {
         _ = sd_put_wide(screen, Int32(y), Int32(x), wide, attributes, pair)
     }
 
+    /// OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`): the terminal (or tmux with `set-clipboard on`) puts the text on
+    /// its clipboard. Written straight to the terminal after the frame (curses has flushed its own
+    /// output by then); it moves no cursor and draws nothing.
+    public func copy(_ text: String) {
+        let bytes = Array(Self.osc52(text).utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            written += n
+        }
+    }
+
+    static func osc52(_ text: String) -> String { "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}" }
+
     /// Colour pairs are made on demand for each foreground/background combination the theme uses.
     private func pairNumber(_ style: Style) -> Int32 {
         let key = PairKey(foreground: style.foreground.degraded(to: depth), background: style.background.degraded(to: depth))

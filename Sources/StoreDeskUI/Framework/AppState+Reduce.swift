@@ -117,6 +117,13 @@ extension AppState {
                 return show(screens[n - 1])
             default: return []
             }
+        case .copy:
+            guard let id = current.selectedId else {
+                status = StatusMessage("nothing selected to copy", .info)
+                return []
+            }
+            status = StatusMessage("copied \(id)", .success)
+            return [.copy(id)]
         case .refresh:
             status = StatusMessage("refreshed")
             return withCurrent { $0.refresh(&$1) }

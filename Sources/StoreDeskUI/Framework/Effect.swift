@@ -12,6 +12,8 @@ public enum Effect: Sendable {
     case loadTheme(String)
     /// Leave the console.
     case quit
+    /// Put this text on the terminal's clipboard (`ConsoleDevice.copy`: OSC 52).
+    case copy(String)
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
     /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message

@@ -15,12 +15,18 @@ extension AuditScreen {
         [Self.read { store in Event.page(try read(store)) }]
     }
 
+    /// How many entries the filter matches, read after the frame.
+    mutating func countEffect(forget: Bool) -> Effect {
+        let read = list.countRead(source: source, forget: forget)
+        return Self.readAfterFrame { store in .counted(try read(store)) }
+    }
+
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        show(list.reload(pageSize: context.pageSize, source: source))
+        show(list.reload(pageSize: context.pageSize, source: source)) + [countEffect(forget: true)]
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
-        show(list.refresh(pageSize: context.pageSize, source: source))
+        show(list.refresh(pageSize: context.pageSize, source: source)) + [countEffect(forget: false)]
     }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
@@ -33,6 +39,9 @@ extension AuditScreen {
         switch event {
         case .page(let page):
             if list.show(page) == true { detailScroll = 0 }
+            return []
+        case .counted(let counted):
+            list.show(counted)
             return []
         }
     }

@@ -25,6 +25,7 @@ public struct AuditScreen: ConsoleScreen {
     /// What this screen's effects bring back.
     public enum Event: Sendable {
         case page(ListWindow<AuditEntry>.Page)
+        case counted(ListWindow<AuditEntry>.Counted)
     }
 
     /// The filter as a query: `action:` and `actor:` words, the rest matched as text.

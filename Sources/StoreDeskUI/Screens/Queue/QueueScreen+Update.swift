@@ -137,7 +137,7 @@ extension QueueScreen: ConsoleScreen {
 
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         filter = id
-        return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock)
+        return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock) + countEffect(forget: true)
     }
 
     /// Why a fault typed at the prompt is refused (`PaymentFault.parse`'s reason), or nil.

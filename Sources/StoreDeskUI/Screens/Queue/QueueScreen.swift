@@ -68,6 +68,8 @@ public struct QueueScreen: Sendable {
     public enum Event: Sendable {
         case page(ListWindow<StoreTransaction>.Page)
         case counts([TransactionState: Int])
+        /// How many transactions a filter the state counts do not cover matches (`ListPager.count`).
+        case counted(ListWindow<StoreTransaction>.Counted)
         case tally(EventTally, at: Instant)
         case detail(QueueDetail?)
         /// The simulation may start: the store's catalogue, and the run started for it (nil when there
@@ -139,12 +141,27 @@ public struct QueueScreen: Sendable {
 
     /// The first page of the filtered queue.
     mutating func reload(pageSize: Int, now: Instant) -> [Effect] {
-        show(list.reload(pageSize: pageSize, source: source), now: now)
+        show(list.reload(pageSize: pageSize, source: source), now: now) + countEffect(forget: true)
     }
 
     /// The visible page again from its first row, the selection kept on the same transaction.
     mutating func refresh(pageSize: Int, now: Instant) -> [Effect] {
-        show(list.refresh(pageSize: pageSize, source: source), now: now)
+        show(list.refresh(pageSize: pageSize, source: source), now: now) + countEffect(forget: false)
+    }
+
+    /// The list's count: the state counts (read with every page) when the filter is at most a state,
+    /// else nil (the store's count, `countEffect`).
+    var stateCount: ListCount? {
+        let (query, _) = Self.query(filter)
+        guard query.userId == nil, query.product == nil, query.text == nil else { return nil }
+        return .exact(query.state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +))
+    }
+
+    /// The store's count for a filter the state counts do not cover, read after the frame.
+    mutating func countEffect(forget: Bool) -> [Effect] {
+        guard stateCount == nil else { return [] }
+        let read = list.countRead(source: source, forget: forget)
+        return [Self.readAfterFrame { store in .counted(try read(store)) }]
     }
 
     func detailEffect() -> [Effect] {
@@ -171,6 +188,9 @@ public struct QueueScreen: Sendable {
             return detailEffect()
         case .counts(let counts):
             self.counts = counts
+            return []
+        case .counted(let counted):
+            list.show(counted)
             return []
         case .tally(let tally, let at):
             if lastEventId != nil {

@@ -17,6 +17,16 @@ extension UsersScreen {
         case toggleHistory
         /// The next page of the history (older), or the one before (newer).
         case olderHistory, newerHistory
+        /// Sort the list so (`:sort`), by the next sortable column (`o`), or the other way (`O`).
+        case sort(ListSort), nextSort, reverseSort
+    }
+
+    /// The columns the store can seek on: the rowid (created), the id's unique index, `user_on_name`.
+    public static let sortable = UserOrder.allCases.map(\.rawValue)
+
+    /// Why a filtered list does not sort: its matches come in created order.
+    static func sortRefusal(_ screen: UsersScreen) -> String? {
+        screen.filter.isEmpty ? nil : "a filtered list is in created order; clear the filter (/ then esc) to sort"
     }
 
     public static let commands: [ScreenCommand<UsersScreen>] = [
@@ -33,12 +43,20 @@ extension UsersScreen {
         .key(
             .character("<"), action: .newerHistory, help: "newer", summary: "The history's page before (newer).",
             unavailable: { ($0.history?.starts.count ?? 0) > 1 ? nil : "no newer history" }),
+        .key(
+            .character("o"), action: .nextSort, help: "sort",
+            summary: "Sort the users by the next column the store can seek on: created, id, name (the login name).",
+            unavailable: sortRefusal,
+            verb: ScreenVerb("sort", argument: "created|id|name [asc|desc]", summary: "sort by a column the store can seek on, either way") {
+                ListSort.parse($0, sortable: sortable).map { .sort($0) }
+            }),
+        .key(.character("O"), action: .reverseSort, help: "reverse", summary: "Reverse the list's order.", unavailable: sortRefusal),
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
     ]
 
-    public static let footer: [Action] = [.revealPhone]
+    public static let footer: [Action] = [.revealPhone, .nextSort]
 
     public var filterText: String? { filter }
 
@@ -69,6 +87,12 @@ extension UsersScreen {
         switch action {
         case .jump(let id):
             return jump(to: id, pageSize: context.pageSize)
+        case .sort(let order):
+            return sorted(order, &context)
+        case .nextSort:
+            return sorted(sort.next(in: Self.sortable), &context)
+        case .reverseSort:
+            return sorted(sort.reversed, &context)
         case .toggleHistory:
             guard let id = selectedRow?.user.id else { return [] }
             if history?.userId == id {
@@ -96,6 +120,13 @@ extension UsersScreen {
                 return .revealed(userId: user.id)
             }]
         }
+    }
+
+    /// The list in this order from its first row (the count stays: the same users).
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        context.status = StatusMessage("users sorted by \(order.label)", .info)
+        return [show(list.reload(pageSize: context.pageSize, source: source))]
     }
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
