@@ -72,7 +72,7 @@ struct QueuePager: ListPager {
     func page(_ anchor: PageAnchor<QueueCursor>, limit: Int) throws -> [StoreTransaction] {
         let filter = query.whereClause
         return try database.reader.read { db in
-            try Keyset(time: "purchase_date", id: "id", descending: true).page(
+            try Keyset(time: "purchase_date", id: "id", descending: !query.oldestFirst).page(
                 db, select: "SELECT * FROM store_transaction", conditions: [filter], anchor: anchor, limit: limit
             ) { [$0.purchaseDate.millis, $0.id] }
         }
@@ -123,7 +123,8 @@ struct AuditPager: ListPager {
     func cursor(of row: AuditEntry) -> KeysetCursor { KeysetCursor(time: row.at, id: row.id ?? 0) }
 
     func page(_ anchor: KeysetAnchor, limit: Int) throws -> [AuditEntry] {
-        try database.auditEntries(action: query.action, actor: query.actor, text: query.text, anchor: anchor, limit: limit)
+        try database.auditEntries(
+            action: query.action, actor: query.actor, text: query.text, oldestFirst: query.oldestFirst, anchor: anchor, limit: limit)
     }
 
     func cursor(id: Int64?) throws -> KeysetCursor? {

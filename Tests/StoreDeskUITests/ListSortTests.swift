@@ -91,4 +91,28 @@ import Testing
             #expect(!plan.joined().contains("TEMP B-TREE"), "\(column): \(plan)")
         }
     }
+
+    @Test func theAuditLogAndTheQueueRunEitherWayEachKeepingItsOwn() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("sort name desc")
+        console.show("audit")
+        let newest = try ordered(console, "SELECT CAST(id AS TEXT) FROM audit_log ORDER BY id DESC")
+        #expect(console.state.screenState(AuditScreen.self).list.rows.compactMap(\.id).map(String.init) == Array(newest.prefix(console.state.screenState(AuditScreen.self).list.rows.count)))
+        console.press(.character("O"))
+        #expect(console.state.status?.text == "audit log sorted by when ↑")
+        #expect(console.state.screenState(AuditScreen.self).list.rows.compactMap(\.id).map(String.init) == Array(newest.reversed().prefix(console.state.screenState(AuditScreen.self).list.rows.count)))
+        #expect(console.text.contains("Audit · 1 of \(newest.count) · when ↑"))
+        console.show("queue")
+        console.show("sort when")
+        #expect(console.state.status?.text == "cannot sort by when: the store seeks only on purchased")
+        console.show("sort purchased asc")
+        let oldest = try ordered(console, "SELECT id FROM store_transaction WHERE finished = 0 ORDER BY purchase_date, id")
+        #expect(console.state.screenState(QueueScreen.self).rows.map(\.id) == Array(oldest.prefix(console.state.screenState(QueueScreen.self).rows.count)))
+        #expect(ConsoleCommandLine.completions(for: "sort p", state: console.state) == ["sort purchased", "sort purchased asc", "sort purchased desc"])
+        // Each screen keeps its own.
+        console.show("users")
+        #expect(console.state.users.sort == ListSort("name", descending: true))
+        console.show("audit")
+        #expect(console.state.screenState(AuditScreen.self).sort == ListSort("when"))
+    }
 }

@@ -43,3 +43,23 @@ public struct ListSort: Sendable, Hashable {
         sortable.flatMap { [$0, $0 + " asc", $0 + " desc"] }
     }
 }
+
+extension ScreenCommand {
+    /// "created, id or name".
+    static func words(_ columns: [String]) -> String {
+        columns.count < 2 ? columns.joined() : columns.dropLast().joined(separator: ", ") + " or " + (columns.last ?? "")
+    }
+
+    /// `O` (reverse the list's order) with the `:sort` verb, for a list sorted by `sortable` columns either way.
+    public static func reverseSort(
+        _ reverse: S.Action, sortable: [String], unavailable: (@Sendable (S) -> String?)? = nil,
+        sort: @escaping @Sendable (ListSort) -> S.Action
+    ) -> ScreenCommand {
+        .key(
+            .character("O"), action: reverse, help: "reverse",
+            summary: "Reverse the list's order; :sort COLUMN asc or desc sorts by \(Self.words(sortable)).", unavailable: unavailable,
+            verb: ScreenVerb("sort", argument: sortable.joined(separator: "|") + " [asc|desc]", summary: "sort by a column the store can seek on, either way") {
+                ListSort.parse($0, sortable: sortable).map(sort)
+            })
+    }
+}

@@ -7,8 +7,9 @@ extension AuditScreen {
     public var filterText: String? { filter }
 
     var source: ListWindow<AuditEntry>.Source {
-        let query = Self.query(filter)
-        return { $0.audit(query) }
+        var query = Self.query(filter)
+        query.oldestFirst = !sort.descending
+        return { [query] in $0.audit(query) }
     }
 
     func show(_ read: @escaping ListWindow<AuditEntry>.Read) -> [Effect] {
@@ -44,6 +45,17 @@ extension AuditScreen {
             list.show(counted)
             return []
         }
+    }
+
+    public var sortColumns: [String] { Self.sortable }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        sort = switch action {
+        case .sort(let order): order
+        case .reverseSort: sort.reversed
+        }
+        context.status = StatusMessage("audit log sorted by \(sort.label)", .info)
+        return show(list.reload(pageSize: context.pageSize, source: source))
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {

@@ -31,7 +31,12 @@ extension QueueScreen: ConsoleScreen {
         /// `:callback URL`: POST this console's simulation callbacks there; nil (`:callback clear`) goes
         /// back to each app's own URL, or the in-process game server.
         case callback(String?)
+        /// Sort the queue by purchase time, either way (`:sort`, `O`).
+        case sort(ListSort), reverseSort
     }
+
+    /// The queue seeks on `(purchase_date, id)`, either way.
+    public static let sortable = ["purchased"]
 
     /// What `:sim` asks for.
     public enum SimulationStep: String, Sendable, CaseIterable {
@@ -104,6 +109,7 @@ extension QueueScreen: ConsoleScreen {
             }
             return .success(.rate(value))
         },
+        .reverseSort(.reverseSort, sortable: sortable) { .sort($0) },
     ]
 
     public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
@@ -186,8 +192,21 @@ extension QueueScreen: ConsoleScreen {
         }
     }
 
+    public var sortColumns: [String] { Self.sortable }
+
+    /// The queue in this order from its first row.
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        context.status = StatusMessage("queue sorted by \(order.label)", .info)
+        return show(list.reload(pageSize: listRows(context), source: source), now: context.clock)
+    }
+
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
+        case .sort(let order):
+            return sorted(order, &context)
+        case .reverseSort:
+            return sorted(sort.reversed, &context)
         case .runOrStop:
             if simulation != nil {
                 simulation = nil

@@ -8,6 +8,8 @@ import StoreDeskStoreAPI
 public struct QueueScreen: Sendable {
     /// The filter as typed: `state:purchased user:10000001 product:gems`, other words match ids.
     public var filter = ""
+    /// Newest purchase first, or oldest first (`O`, `:sort purchased asc`), for the session.
+    public var sort = ListSort("purchased", descending: true)
     /// The visible page of the filtered queue, newest first, and its selection.
     public var list = ListWindow<StoreTransaction>()
     public var counts: [TransactionState: Int] = [:]
@@ -124,8 +126,9 @@ public struct QueueScreen: Sendable {
 
     /// The queue as the store pages it, for the current filter.
     var source: ListWindow<StoreTransaction>.Source {
-        let query = Self.query(filter).0
-        return { $0.queue(query) }
+        var query = Self.query(filter).0
+        query.oldestFirst = !sort.descending
+        return { [query] in $0.queue(query) }
     }
 
     /// Shows what `read` reads, with the counters and the throughput.

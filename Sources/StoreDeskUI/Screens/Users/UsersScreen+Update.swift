@@ -46,11 +46,8 @@ extension UsersScreen {
         .key(
             .character("o"), action: .nextSort, help: "sort",
             summary: "Sort the users by the next column the store can seek on: created, id, name (the login name).",
-            unavailable: sortRefusal,
-            verb: ScreenVerb("sort", argument: "created|id|name [asc|desc]", summary: "sort by a column the store can seek on, either way") {
-                ListSort.parse($0, sortable: sortable).map { .sort($0) }
-            }),
-        .key(.character("O"), action: .reverseSort, help: "reverse", summary: "Reverse the list's order.", unavailable: sortRefusal),
+            unavailable: sortRefusal),
+        .reverseSort(.reverseSort, sortable: sortable, unavailable: sortRefusal) { .sort($0) },
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
