@@ -37,6 +37,9 @@ extension AppState {
         case .failed(let message):
             status = StatusMessage(message, .error)
             return []
+        case .done(let message):
+            status = StatusMessage(message, .success)
+            return []
         case .open(let id, let item):
             let shown = show(id)
             return shown + with(id) { $0.select(id: item, &$1) }

@@ -42,6 +42,8 @@ public enum Message: Sendable {
     case screen(ScreenMessage)
     case themeApplied(name: String, warnings: [String])
     case failed(String)
+    /// Work an effect finished, said on the status line (`:export`'s rows and file).
+    case done(String)
     /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
     case open(ScreenID, id: String)
 }

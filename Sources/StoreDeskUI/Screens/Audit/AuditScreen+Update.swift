@@ -50,9 +50,10 @@ extension AuditScreen {
     public var sortColumns: [String] { Self.sortable }
 
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
-        sort = switch action {
-        case .sort(let order): order
-        case .reverseSort: sort.reversed
+        switch action {
+        case .sort(let order): sort = order
+        case .reverseSort: sort = sort.reversed
+        case .export(let request): return [request.effect(source, noun: "audit entries")]
         }
         context.status = StatusMessage("audit log sorted by \(sort.label)", .info)
         return show(list.reload(pageSize: context.pageSize, source: source))

@@ -27,12 +27,14 @@ public struct AuditScreen: ConsoleScreen {
     /// What this screen's effects bring back.
     public enum Action: Sendable, Equatable {
         case sort(ListSort), reverseSort
+        case export(ExportRequest)
     }
 
     /// The audit log runs on its sequence (`id`), either way.
     public static let sortable = ["when"]
 
-    public static let commands: [ScreenCommand<AuditScreen>] = [.reverseSort(.reverseSort, sortable: sortable) { .sort($0) }]
+    public static let commands: [ScreenCommand<AuditScreen>] =
+        [.reverseSort(.reverseSort, sortable: sortable) { .sort($0) }] + ScreenCommand.export(noun: "audit entries") { .export($0) }
 
     public enum Event: Sendable {
         case page(ListWindow<AuditEntry>.Page)

@@ -33,6 +33,8 @@ extension QueueScreen: ConsoleScreen {
         case callback(String?)
         /// Sort the queue by purchase time, either way (`:sort`, `O`).
         case sort(ListSort), reverseSort
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
 
     /// The queue seeks on `(purchase_date, id)`, either way.
@@ -110,7 +112,7 @@ extension QueueScreen: ConsoleScreen {
             return .success(.rate(value))
         },
         .reverseSort(.reverseSort, sortable: sortable) { .sort($0) },
-    ]
+    ] + ScreenCommand.export(noun: "transactions") { .export($0) }
 
     public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
 
@@ -207,6 +209,8 @@ extension QueueScreen: ConsoleScreen {
             return sorted(order, &context)
         case .reverseSort:
             return sorted(sort.reversed, &context)
+        case .export(let request):
+            return [request.effect(source, noun: "transactions")]
         case .runOrStop:
             if simulation != nil {
                 simulation = nil

@@ -19,6 +19,8 @@ extension UsersScreen {
         case olderHistory, newerHistory
         /// Sort the list so (`:sort`), by the next sortable column (`o`), or the other way (`O`).
         case sort(ListSort), nextSort, reverseSort
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
 
     /// The columns the store can seek on: the rowid (created), the id's unique index, `user_on_name`.
@@ -51,7 +53,7 @@ extension UsersScreen {
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
-    ]
+    ] + ScreenCommand.export(noun: "users") { .export($0) }
 
     public static let footer: [Action] = [.revealPhone, .nextSort]
 
@@ -90,6 +92,8 @@ extension UsersScreen {
             return sorted(sort.next(in: Self.sortable), &context)
         case .reverseSort:
             return sorted(sort.reversed, &context)
+        case .export(let request):
+            return [request.effect(source, noun: "users")]
         case .toggleHistory:
             guard let id = selectedRow?.user.id else { return [] }
             if history?.userId == id {
