@@ -98,3 +98,44 @@ extension ListsInTmuxTests {
         #expect(try String(contentsOfFile: cli, encoding: .utf8) == String(contentsOfFile: csv, encoding: .utf8))
     }
 }
+
+extension ListsInTmuxTests {
+    /// The terminal's own mouse reports (xterm SGR, as tmux passes them on) written to the pane: a click
+    /// selects the row drawn there, the wheel scrolls, a click on a tab switches; `--no-mouse` asks the
+    /// terminal for no reports at all.
+    @Test func theMouseSelectsScrollsAndSwitchesTabs() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
+        func flags() throws -> String {
+            try shell("tmux -L \(tmux.socket) display -p -t main '#{mouse_standard_flag}#{mouse_sgr_flag}'").output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try flags() == "11", "the console asked for button reports in SGR form")
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            try tmux.resize(width, height)
+            try tmux.keys("g")
+            try tmux.waitFor("Users · 1 of 40 ─")
+            // Row 5 of the list: line 9 of the terminal (header, tabs, frame, titles, then rows), 1-based.
+            try tmux.literal("\u{1B}[<0;5;9M")
+            try tmux.literal("\u{1B}[<0;5;9m")
+            try tmux.waitFor("Users · 5 of 40 ─")
+            try tmux.waitFor("id             10000005")
+            try tmux.literal("\u{1B}[<65;5;9M")
+            try tmux.waitFor("Users · 8 of 40 ─")
+            try tmux.literal("\u{1B}[<64;5;9M")
+            try tmux.waitFor("Users · 5 of 40 ─")
+            // The second tab, "2 Queue", starts in column 12 (or 10 once the tabs are squeezed).
+            let bar = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false)[1]
+            let column = bar.distance(from: bar.startIndex, to: try #require(bar.range(of: "2 Queue")).lowerBound) + 2
+            try tmux.literal("\u{1B}[<0;\(column);2M")
+            try tmux.waitFor("in queue:")
+            try tmux.keys("1")
+        }
+        _ = try tmux.quit(home: home)
+
+        let quiet = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support", "--no-mouse")
+        let flags2 = try shell("tmux -L \(quiet.socket) display -p -t main '#{mouse_standard_flag}#{mouse_sgr_flag}'").output
+        #expect(flags2.trimmingCharacters(in: .whitespacesAndNewlines) == "00", "--no-mouse leaves the mouse to the terminal")
+        _ = try quiet.quit(home: home)
+    }
+}

@@ -7,6 +7,8 @@ extension AppState {
         switch message {
         case .key(let key):
             return handle(key)
+        case .mouse(let event):
+            return handle(event)
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize

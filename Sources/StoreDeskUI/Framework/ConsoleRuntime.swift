@@ -21,6 +21,7 @@ extension ConsoleDevice {
 public enum DeviceEvent: Sendable, Equatable {
     case key(Key)
     case resize(Size)
+    case mouse(MouseEvent)
 }
 
 /// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
@@ -164,6 +165,7 @@ public final class ConsoleRuntime {
                 switch event {
                 case .key(let key): dispatch(.key(key), settle: false)
                 case .resize(let size): dispatch(.resize(size), settle: false)
+                case .mouse(let event): dispatch(.mouse(event), settle: false)
                 }
                 timeout = 0
                 if state.quitting { return }

@@ -32,6 +32,8 @@ public protocol CallbackSending: Sendable {
 public enum Message: Sendable {
     case key(Key)
     case resize(Size)
+    /// A click or the wheel (`--no-mouse` turns them off in the terminal).
+    case mouse(MouseEvent)
     case tick(Instant)
     /// The store changed (this process or another): visible data is fetched again.
     case storeChanged

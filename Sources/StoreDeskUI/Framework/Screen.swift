@@ -110,6 +110,8 @@ public protocol ConsoleScreen: Sendable {
     var sortColumns: [String] { get }
     /// The id of the selected row, as a ticket would give it (`y` copies it); nil when nothing is selected.
     var selectedId: String? { get }
+    /// A click on the list pane at `point` (canvas cells): select the row drawn there. Nothing by default.
+    mutating func click(at point: Point, in list: Rect, _ context: inout ScreenContext) -> [Effect]
     /// The app this screen is about when it chose one of its own (the Login screen's): the header follows it.
     var appInView: String? { get }
 
@@ -131,6 +133,7 @@ extension ConsoleScreen {
     public var completionIds: [String] { [] }
     public var sortColumns: [String] { [] }
     public var selectedId: String? { nil }
+    public mutating func click(at point: Point, in list: Rect, _ context: inout ScreenContext) -> [Effect] { [] }
     public var appInView: String? { nil }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
