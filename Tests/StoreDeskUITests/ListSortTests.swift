@@ -115,4 +115,15 @@ import Testing
         console.show("audit")
         #expect(console.state.screenState(AuditScreen.self).sort == ListSort("when"))
     }
+
+    @Test func aListVerbOnAScreenWithoutItSaysWhereItWorks() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("restores")
+        console.show("sort created")
+        #expect(console.state.screen == .restores)
+        #expect(console.state.status?.text == ":sort works on Users, Queue, Audit, not on Restores")
+        console.show("export csv /tmp/never.csv")
+        #expect(console.state.status?.text == ":export works on Users, Queue, Audit, not on Restores")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.csv"))
+    }
 }

@@ -205,6 +205,12 @@ extension AppState {
         default:
             // A screen's name alone goes there; with an argument it is the verb of the screen that has
             // one (`:login` shows the Login screen, `:login USER` logs a player in on Restores).
+            // A verb several lists have (`:sort`, `:export`) acts on the shown one, never on another.
+            let owners = ConsoleCommandLine.verbs.filter { $0.name == verb && $0.run != nil }.compactMap(\.screen)
+            if owners.count > 1, !owners.contains(screen) {
+                status = StatusMessage(":\(verb) works on \(owners.map(\.title).joined(separator: ", ")), not on \(screen.title)", .error)
+                return []
+            }
             let own = ConsoleCommandLine.screenVerb(verb, on: screen)
             if let id = ScreenID.named(verb), argument.isEmpty || own == nil { return show(id) }
             if let own, let owner = own.screen, let run = own.run {
