@@ -91,6 +91,17 @@ for store in 10k 1m; do
   printf "  %-3s snapshot %6.1f MB   filter session %6.1f MB\n" "$store" "$(awk "BEGIN{print $snap/1024}")" "$(awk "BEGIN{print $filt/1024}")"
 done
 
+echo "== user export (200,000 players, streamed a page at a time: rows, seconds, peak memory)"
+seed 200000 "$DIR/200k.sqlite"
+for format in csv json; do
+  out=$(mktemp -d)
+  mem=$(/usr/bin/time -f "%M" "$BIN" user export "$out/players.$format" --format "$format" --db "$DIR/200k.sqlite" --json 2>"$out/time" >"$out/report"; tail -1 "$out/time")
+  rows=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(r["rows"], r["seconds"])' "$out/report")
+  lines=$(wc -l <"$out/players.$format")
+  printf "  %-4s rows %s s %s   %s lines   peak memory %6.1f MB\n" "$format" ${rows% *} ${rows#* } "$lines" "$(awk "BEGIN{print $mem/1024}")"
+  rm -rf "$out"
+done
+
 echo "== payment queue (headless pipeline beside raw SQLite inserts of the same rows, same run)"
 for run in 1 2 3; do "$BIN" bench queue --transactions 20000 | sed 's/^/  /'; done
 

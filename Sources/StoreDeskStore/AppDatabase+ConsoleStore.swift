@@ -34,13 +34,32 @@ struct UserPager: ListPager {
     let database: AppDatabase
     let search: UserSearch
 
-    func cursor(of row: UserRow) -> Int64 { row.rowid }
-
-    func page(_ anchor: PageAnchor<Int64>, limit: Int) throws -> [UserRow] {
-        try database.reader.read { try search.page($0, from: anchor, limit: limit) }
+    func cursor(of row: UserRow) -> UserCursor {
+        switch search.effectiveOrder {
+        case .created: UserCursor(key: "", rowid: row.rowid)
+        case .id: UserCursor(key: row.user.id, rowid: row.rowid)
+        case .name: UserCursor(key: row.user.name, rowid: row.rowid)
+        }
     }
 
-    func cursor(id: String) throws -> Int64? { try database.userRowid(id: id) }
+    func page(_ anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
+        try database.reader.read { try search.orderedPage($0, from: anchor, limit: limit) }
+    }
+
+    func cursor(id: String) throws -> UserCursor? {
+        try database.reader.read { db in
+            try GRDB.Row.fetchOne(db, sql: "SELECT rowid AS sd_rowid, * FROM user WHERE id = ?", arguments: [id]).map { row in
+                cursor(of: UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)))
+            }
+        }
+    }
+
+    func count() throws -> ListCount? { try database.reader.read { try search.count($0) } }
+
+    func rowsBefore(_ row: UserRow) throws -> Int? {
+        guard search.effectiveOrder == .created else { return nil }
+        return try database.reader.read { try search.rowsBefore($0, rowid: row.rowid) }
+    }
 }
 
 /// The payment queue, newest first by purchase date, then id.
@@ -53,7 +72,7 @@ struct QueuePager: ListPager {
     func page(_ anchor: PageAnchor<QueueCursor>, limit: Int) throws -> [StoreTransaction] {
         let filter = query.whereClause
         return try database.reader.read { db in
-            try Keyset(time: "purchase_date", id: "id", descending: true).page(
+            try Keyset(time: "purchase_date", id: "id", descending: !query.oldestFirst).page(
                 db, select: "SELECT * FROM store_transaction", conditions: [filter], anchor: anchor, limit: limit
             ) { [$0.purchaseDate.millis, $0.id] }
         }
@@ -61,6 +80,11 @@ struct QueuePager: ListPager {
 
     func cursor(id: String) throws -> QueueCursor? {
         try database.reader.read { try StoreTransaction.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+    }
+
+    func count() throws -> ListCount? {
+        let (indexed, scanned) = query.countConditions
+        return try database.reader.read { try ListCounting.count($0, from: "store_transaction", indexed: indexed, scanned: scanned) }
     }
 }
 
@@ -80,6 +104,15 @@ struct RestorePager: ListPager {
         guard let id else { return nil }
         return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }.map { KeysetCursor(time: $0.createdAt, id: id) }
     }
+
+    func count() throws -> ListCount? {
+        let indexed: [(String, StatementArguments)] = status.map { [("r.status = ?", [$0.rawValue])] } ?? []
+        let scanned: [(String, StatementArguments)] =
+            text.isEmpty ? [] : [("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text])]
+        return try database.reader.read {
+            try ListCounting.count($0, from: "restore_request", alias: "r", indexed: indexed, scanned: scanned)
+        }
+    }
 }
 
 /// The audit log, newest first.
@@ -90,12 +123,22 @@ struct AuditPager: ListPager {
     func cursor(of row: AuditEntry) -> KeysetCursor { KeysetCursor(time: row.at, id: row.id ?? 0) }
 
     func page(_ anchor: KeysetAnchor, limit: Int) throws -> [AuditEntry] {
-        try database.auditEntries(action: query.action, actor: query.actor, text: query.text, anchor: anchor, limit: limit)
+        try database.auditEntries(
+            action: query.action, actor: query.actor, text: query.text, oldestFirst: query.oldestFirst, anchor: anchor, limit: limit)
     }
 
     func cursor(id: Int64?) throws -> KeysetCursor? {
         guard let id else { return nil }
         return try database.reader.read { try AuditEntry.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+    }
+
+    func count() throws -> ListCount? {
+        var indexed: [(String, StatementArguments)] = []
+        if let action = query.action { indexed.append(("action >= ? AND action < ?", [action, action + "/"])) }
+        if let actor = query.actor { indexed.append(("actor = ?", [actor])) }
+        let scanned: [(String, StatementArguments)] =
+            query.text.map { $0.isEmpty ? [] : [("instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0", [$0])] } ?? []
+        return try database.reader.read { try ListCounting.count($0, from: "audit_log", indexed: indexed, scanned: scanned) }
     }
 }
 

@@ -25,6 +25,21 @@ extension QueueQuery {
         return (terms.joined(separator: " AND "), arguments)
     }
 
+    /// The filter split for `ListCounting`: what the indexes answer (unfinished, state, player), and the
+    /// LIKE tests they do not.
+    var countConditions: (indexed: [(String, StatementArguments)], scanned: [(String, StatementArguments)]) {
+        var indexed: [(String, StatementArguments)] = [("finished = 0", [])]
+        var scanned: [(String, StatementArguments)] = []
+        if let state { indexed.append(("state = ?", [state.rawValue])) }
+        if let userId { indexed.append(("user_id = ?", [userId])) }
+        if let product { scanned.append(("product_id LIKE ? ESCAPE '\\'", ["%" + Self.escapedForLike(product) + "%"])) }
+        if let text {
+            let pattern = "%" + Self.escapedForLike(text) + "%"
+            scanned.append(("id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\' OR product_id LIKE ? ESCAPE '\\'", [pattern, pattern, pattern]))
+        }
+        return (indexed, scanned)
+    }
+
     static func escapedForLike(_ text: String) -> String {
         text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")

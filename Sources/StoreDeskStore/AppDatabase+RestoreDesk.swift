@@ -149,7 +149,8 @@ extension AppDatabase {
     /// `restore.confirm`); `actor` matches exactly; `text` anywhere in the actor, action, subject or
     /// detail, ignoring case.
     public func auditEntries(
-        action: String? = nil, actor: String? = nil, text: String? = nil, anchor: KeysetAnchor = .first, limit: Int
+        action: String? = nil, actor: String? = nil, text: String? = nil, oldestFirst: Bool = false, anchor: KeysetAnchor = .first,
+        limit: Int
     ) throws -> [AuditEntry] {
         try reader.read { db in
             var conditions: [(String, StatementArguments)] = []
@@ -160,7 +161,7 @@ extension AppDatabase {
             }
             // By `id` alone: the store-wide sequence of audit lines, which cannot tie or go back, whatever
             // instant each line was stamped at.
-            return try Keyset(time: nil, id: "id", descending: true).page(
+            return try Keyset(time: nil, id: "id", descending: !oldestFirst).page(
                 db, select: "SELECT * FROM audit_log", conditions: conditions, anchor: anchor, limit: limit)
         }
     }

@@ -120,3 +120,46 @@ extension AppDatabase {
         try reader.read { try Int64.fetchOne($0, sql: "SELECT MAX(rowid) FROM user") ?? 0 }
     }
 }
+
+extension UserSearch {
+    /// One page of the list in its order (`effectiveOrder`, `descending`), every page one seek: created order
+    /// through `page(_:from:limit:)` (backwards by swapping the anchors), `id` and `name` as a keyset on
+    /// (column, rowid) over their index.
+    func orderedPage(_ db: Database, from anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
+        switch effectiveOrder {
+        case .created:
+            guard effectiveDescending else {
+                let rowid: PageAnchor<Int64> =
+                    switch anchor {
+                    case .first: .first
+                    case .last: .last
+                    case .after(let c): .after(c.rowid)
+                    case .from(let c): .from(c.rowid)
+                    case .before(let c): .before(c.rowid)
+                    }
+                return try page(db, from: rowid, limit: limit)
+            }
+            // Newest first: the same pages read from the other end.
+            let reversed: PageAnchor<Int64> =
+                switch anchor {
+                case .first: .last
+                case .last: .first
+                case .after(let c): .before(c.rowid)
+                case .from(let c): .before(c.rowid + 1)
+                case .before(let c): .after(c.rowid)
+                }
+            return try page(db, from: reversed, limit: limit).reversed()
+        case .id, .name:
+            let column = effectiveOrder == .id ? "id" : "name"
+            let keyset = Keyset(time: column, id: "rowid", descending: effectiveDescending)
+            let (condition, arguments, order, reversed) = keyset.clause(anchor) { [$0.key, $0.rowid] }
+            var all = arguments
+            all += [max(0, limit)]
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT rowid AS sd_rowid, * FROM user" + (condition.map { " WHERE " + $0 } ?? "") + " ORDER BY \(order) LIMIT ?",
+                arguments: all
+            ).map { row in UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
+            return reversed ? rows.reversed() : rows
+        }
+    }
+}

@@ -4,10 +4,13 @@ public struct AuditQuery: Sendable, Hashable {
     public var action: String?
     public var actor: String?
     public var text: String?
+    /// Oldest first (the list runs newest first otherwise), on the same sequence.
+    public var oldestFirst: Bool
 
-    public init(action: String? = nil, actor: String? = nil, text: String? = nil) {
+    public init(action: String? = nil, actor: String? = nil, text: String? = nil, oldestFirst: Bool = false) {
         self.action = action
         self.actor = actor
         self.text = text
+        self.oldestFirst = oldestFirst
     }
 }

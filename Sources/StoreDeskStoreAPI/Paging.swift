@@ -34,9 +34,29 @@ public protocol ListPager<Row>: Sendable {
     func page(_ anchor: PageAnchor<Cursor>, limit: Int) throws -> [Row]
     /// Where the row with this id would sit, or nil when the store has no such row.
     func cursor(id: Row.ID) throws -> Cursor?
+    /// How many rows the list holds, when the store can tell cheaply: a count it keeps, a COUNT over an
+    /// index range, or a scan bounded in rows (then `.atLeast` when the bound was reached). nil when it
+    /// cannot tell without reading the whole table. Asked off the render path.
+    func count() throws -> ListCount?
+    /// How many rows come before this one in the list, when the store can tell cheaply (a jump lands
+    /// on a row whose place the window does not know); nil when it cannot.
+    func rowsBefore(_ row: Row) throws -> Int?
+}
+
+/// How many rows a list holds, as far as the store can tell cheaply.
+public enum ListCount: Sendable, Hashable {
+    case exact(Int)
+    /// At least this many: a bounded count reached its bound.
+    case atLeast(Int)
+
+    /// A count of at most `bound` rows: `count` when below it, else at least `bound`.
+    public static func bounded(_ count: Int, bound: Int) -> ListCount { count < bound ? .exact(count) : .atLeast(bound) }
 }
 
 extension ListPager {
+    public func count() throws -> ListCount? { nil }
+    public func rowsBefore(_ row: Row) throws -> Int? { nil }
+
     public func first(limit: Int) throws -> [Row] { try page(.first, limit: limit) }
     public func last(limit: Int) throws -> [Row] { try page(.last, limit: limit) }
     public func page(after row: Row, limit: Int) throws -> [Row] { try page(.after(cursor(of: row)), limit: limit) }

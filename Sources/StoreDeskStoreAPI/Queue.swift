@@ -8,12 +8,17 @@ public struct QueueQuery: Sendable, Hashable {
     public var product: String?
     /// Matched anywhere in the transaction id, user id or product id.
     public var text: String?
+    /// Oldest purchase first (the queue runs newest first otherwise).
+    public var oldestFirst: Bool
 
-    public init(state: TransactionState? = nil, userId: String? = nil, product: String? = nil, text: String? = nil) {
+    public init(
+        state: TransactionState? = nil, userId: String? = nil, product: String? = nil, text: String? = nil, oldestFirst: Bool = false
+    ) {
         self.state = state
         self.userId = userId
         self.product = product
         self.text = text
+        self.oldestFirst = oldestFirst
     }
 }
 

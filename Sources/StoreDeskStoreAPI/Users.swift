@@ -40,6 +40,23 @@ public struct UserRow: Hashable, Sendable, Identifiable {
     public var id: String { user.id }
 }
 
+/// The orders the user list can run in, each a seek on an index: `created` the rowid (creation order),
+/// `id` the unique index on the id, `name` `user_on_name` (the login name, then the rowid).
+public enum UserOrder: String, Sendable, Hashable, CaseIterable {
+    case created, id, name
+}
+
+/// Where a user stands in the list: the value of its order's column ("" for `created`) and its rowid.
+public struct UserCursor: Sendable, Hashable {
+    public var key: String
+    public var rowid: Int64
+
+    public init(key: String, rowid: Int64) {
+        self.key = key
+        self.rowid = rowid
+    }
+}
+
 /// A user filter as the console's `/` and `storedesk user search` apply it, with keyset pagination.
 ///
 /// Three characters or more go through the trigram full-text index, so a substring is found without
@@ -47,8 +64,21 @@ public struct UserRow: Hashable, Sendable, Identifiable {
 /// match exactly, so a masked number never leaks more than it shows.
 public struct UserSearch: Sendable, Hashable {
     public var text: String
+    /// The order of an unfiltered list (a filter lists its matches in created order, which its indexes give).
+    public var order: UserOrder
+    /// Whether the list runs from the end of `order` (newest, last id, last name first).
+    public var descending: Bool
 
-    public init(text: String) { self.text = text.trimmingCharacters(in: .whitespaces) }
+    public init(text: String, order: UserOrder = .created, descending: Bool = false) {
+        self.text = text.trimmingCharacters(in: .whitespaces)
+        self.order = order
+        self.descending = descending
+    }
+
+    /// The order the list really runs in: `order` unfiltered; under a filter, created order, oldest first
+    /// (the full-text index and the sliced scan give matches in rowid order).
+    public var effectiveOrder: UserOrder { text.isEmpty ? order : .created }
+    public var effectiveDescending: Bool { text.isEmpty && descending }
 
     /// Where a page starts: by rowid, the list's order.
     public typealias Anchor = PageAnchor<Int64>
@@ -64,6 +94,19 @@ public struct UserSearch: Sendable, Hashable {
 
     /// An FTS5 string literal: the whole text as one phrase.
     package var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The fields of `user` this filter matched, as the list shows them: "id", "name" (the login name),
+    /// "friendly name", "last four" (of the phone, never more of it). Case as the index folds it.
+    public func matchedFields(_ user: User) -> [String] {
+        guard !text.isEmpty else { return [] }
+        var fields: [String] = []
+        func has(_ value: String) -> Bool { value.range(of: text, options: [.caseInsensitive]) != nil }
+        if has(user.id) { fields.append("id") }
+        if has(user.name) { fields.append("name") }
+        if has(user.friendlyName) { fields.append("friendly name") }
+        if isPhoneSuffix, user.phone.hasSuffix(text) { fields.append("last four") }
+        return fields
+    }
 
     /// Whether this filter scans the table (short text) rather than using an index; such a scan is
     /// run in slices by the console so a keystroke never waits for the whole table.

@@ -15,14 +15,19 @@ public final class CursesTerminal: ConsoleDevice {
     public private(set) var depth: ColorDepth = .mono
     private var started = false
     private let forceMono: Bool
+    /// Whether the terminal reports clicks and the wheel (`--no-mouse`: no).
+    private let mouse: Bool
+    /// The key code curses returns for the start of an SGR mouse report (`ESC [ <`), defined at start.
+    static let mouseReport: Int32 = 0x7F00
 
     struct PairKey: Hashable {
         var foreground: Color
         var background: Color
     }
 
-    public init(noColor: Bool) {
+    public init(noColor: Bool, mouse: Bool = true) {
         self.forceMono = noColor
+        self.mouse = mouse
     }
 
     /// Takes over the terminal: locale first (or CJK turns to blanks), raw keys, no echo, colours; and
@@ -38,6 +43,12 @@ public final class CursesTerminal: ConsoleDevice {
         keypad(screen, true)
         set_escdelay(25)
         curs_set(0)
+        if mouse {
+            // xterm's button reports (1000) in SGR form (1006), which tmux passes on: `ESC [ < b ; x ; y M`.
+            // curses gives the prefix its own code and the rest is read here, whatever the terminfo says.
+            _ = define_key("\u{1B}[<", Self.mouseReport)
+            Self.send("\u{1B}[?1000h\u{1B}[?1006h")
+        }
         if !forceMono && has_colors() {
             start_color()
             use_default_colors()
@@ -57,6 +68,7 @@ public final class CursesTerminal: ConsoleDevice {
     public func stop() {
         guard started else { return }
         started = false
+        if mouse { Self.send("\u{1B}[?1006l\u{1B}[?1000l") }
         curs_set(1)
         endwin()
         sd_remove_fault_restore()
@@ -75,6 +87,7 @@ public final class CursesTerminal: ConsoleDevice {
                 previous = nil
                 return .resize(size)
             }
+            if code == Self.mouseReport { return readMouseReport().map(DeviceEvent.mouse) }
             return Self.functionKey(code).map(DeviceEvent.key)
         }
         return Self.characterKey(UInt32(ch)).map(DeviceEvent.key)
@@ -151,6 +164,43 @@ public final class CursesTerminal: ConsoleDevice {
         wide.append(0)
         _ = sd_put_wide(screen, Int32(y), Int32(x), wide, attributes, pair)
     }
+
+    /// The rest of an SGR mouse report after `ESC [ <`: `b ; x ; y` and `M` (press) or `m` (release).
+    private func readMouseReport() -> MouseEvent? {
+        var text = ""
+        wtimeout(screen, 50)
+        while text.count < 24 {
+            var ch: wint_t = 0
+            guard wget_wch(screen, &ch) != ERR, let scalar = Unicode.Scalar(UInt32(ch)) else { return nil }
+            if scalar == "M" || scalar == "m" { return Self.mouseEvent(text, pressed: scalar == "M") }
+            text.unicodeScalars.append(scalar)
+        }
+        return nil
+    }
+
+    static func mouseEvent(_ parameters: String, pressed: Bool) -> MouseEvent? {
+        let numbers = parameters.split(separator: ";").compactMap { Int($0) }
+        guard numbers.count == 3 else { return nil }
+        return MouseEvent.sgr(button: numbers[0], x: numbers[1], y: numbers[2], pressed: pressed)
+    }
+
+    /// Bytes for the terminal itself, past curses (mode switches, the clipboard).
+    static func send(_ text: String) {
+        let bytes = Array(text.utf8)
+        var written = 0
+        while written < bytes.count {
+            let n = bytes[written...].withUnsafeBufferPointer { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            written += n
+        }
+    }
+
+    /// OSC 52 (`ESC ] 52 ; c ; BASE64 BEL`): the terminal (or tmux with `set-clipboard on`) puts the text on
+    /// its clipboard. Written straight to the terminal after the frame (curses has flushed its own
+    /// output by then); it moves no cursor and draws nothing.
+    public func copy(_ text: String) { Self.send(Self.osc52(text)) }
+
+    static func osc52(_ text: String) -> String { "\u{1B}]52;c;" + Data(text.utf8).base64EncodedString() + "\u{07}" }
 
     /// Colour pairs are made on demand for each foreground/background combination the theme uses.
     private func pairNumber(_ style: Style) -> Int32 {

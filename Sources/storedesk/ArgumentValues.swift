@@ -60,3 +60,11 @@ enum SimulationRate: String, CaseIterable, ExpressibleByArgument {
         }
     }
 }
+
+extension ExportFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+extension UserOrder: ExpressibleByArgument {
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

@@ -15,6 +15,8 @@ struct ConsoleCommand: ParsableCommand {
     @OptionGroup var store: StoreOptions
     @OptionGroup var console: ConsoleOptions
     @Option(help: "Seconds between checks for changes made by other processes.") var refresh: Double = 1
+    @Flag(help: "Leave the mouse to the terminal (its own selection); otherwise a click selects a row or a tab, the wheel scrolls.")
+    var noMouse = false
 
     func validate() throws {
         guard refresh > 0, refresh <= 3600 else { throw fail("--refresh must be between 0 and 3600 seconds, got \(refresh)") }
@@ -52,7 +54,7 @@ struct ConsoleCommand: ParsableCommand {
         let callbacks = ConsoleCallbacks()
         defer { callbacks.shutdown() }
         let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog, callbacks: callbacks)
-        let terminal = CursesTerminal(noColor: console.monochrome)
+        let terminal = CursesTerminal(noColor: console.monochrome, mouse: !noMouse)
         // A parent may have left these blocked (a test runner's thread, a supervisor): the console
         // must still hear a resize and still give the terminal back on TERM, HUP and INT.
         var unblock = sigset_t()

@@ -5,7 +5,7 @@ import StoreDeskStore
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "user", abstract: "Look up players.", subcommands: [Show.self, Search.self, History.self])
+        commandName: "user", abstract: "Look up players.", subcommands: [Show.self, Search.self, History.self, Export.self])
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -36,6 +36,38 @@ struct UserCommand: ParsableCommand {
         func run() throws {
             let users = try reporting { try store.open(.readOnly).searchUsers(text, limit: limit) }
             try output.show(UserSearchReport(users: users, query: text))
+        }
+    }
+
+    /// The console's `:export` of the Users list, without a terminal: the same rows, filter and order.
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export",
+            abstract: "Write every player (or those a filter matches) to a CSV or JSON file, streamed a page at a time.")
+        @OptionGroup var store: StoreOptions
+        @Argument(help: "The file to write (refused when it exists, unless --force).") var path: String
+        @Option(help: "csv (a header, then a line a player) or json (an array).") var format: ExportFormat = .csv
+        @Option(help: "Only players this matches, as the Users filter (id, name, friendly name, last four of the phone).")
+        var filter: String = ""
+        @Option(help: "The order: created, id or name (without a filter).") var sort: UserOrder = .created
+        @Flag(help: "The order from its end (newest, last id, last name first).") var descending = false
+        @Flag(help: "Write over an existing file.") var force = false
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard !path.isEmpty else { throw fail("export needs a file to write") }
+            if !filter.trimmingCharacters(in: .whitespaces).isEmpty && (sort != .created || descending) {
+                throw fail("--sort and --descending sort the whole list; a filter lists its matches in created order")
+            }
+        }
+
+        func run() throws {
+            let search = UserSearch(text: filter, order: sort, descending: descending)
+            let started = Date()
+            let rows = try reporting {
+                try ListExport.write(store.open(.readOnly).users(matching: search), format: format, to: path, force: force)
+            }
+            try output.show(ExportReport(rows: rows, path: path, format: format, seconds: Date().timeIntervalSince(started)))
         }
     }
 

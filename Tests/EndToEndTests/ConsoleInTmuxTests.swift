@@ -74,7 +74,7 @@ import Testing
         #expect(!screen.contains("10000001  "))
         try tmux.keys("Enter")
         try tmux.keys("/", "Escape")
-        try tmux.waitFor("Users · 40 ─")
+        try tmux.waitFor("Users · 1 of 40 ─")
 
         // Help lists every action; esc closes it.
         try tmux.keys("?")

@@ -31,7 +31,7 @@ import Testing
         var screen = try tmux.waitFor("support · e2e")
         #expect(!screen.contains("unknown"), "\(screen)")
         try tmux.keys("3")
-        try tmux.waitFor("Restores · open 3")
+        try tmux.waitFor("of 3 ──")
 
         // Confirm the oldest prompt onto the paying account: account, Sid, Role_Id, then y on the key.
         try tmux.keys("g", "c")
@@ -44,7 +44,7 @@ import Testing
         try tmux.waitFor("y/n")
         try tmux.literal("y")
         try tmux.waitFor("restored 2000000100000093 onto 10000024")
-        try tmux.waitFor("Restores · open 2")
+        try tmux.waitFor("of 2 ──")
 
         // Decline the next one: Enter on the empty reason keeps the prompt; what is typed next is saved whole.
         try tmux.keys("g", "d")
@@ -64,7 +64,7 @@ import Testing
         tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
         screen = try tmux.waitFor("support · e2e")
         try tmux.keys("3")
-        try tmux.waitFor("Restores · open 1")
+        try tmux.waitFor("of 1 ──")
         try tmux.keys("g", "d")
         try tmux.waitFor("reason to decline 2000000100000096: ")
         try tmux.literal("duplicate of ticket 4471")

@@ -89,7 +89,7 @@ import Testing
         try tmux.keys("Enter")
         try tmux.waitFor("Find · “2000000100000093” · 1 of 2")
         try tmux.keys("Enter")
-        try tmux.waitFor("Queue · filter “2000000100000093”")
+        try tmux.waitFor("Queue · 1 of 1 · filter “2000000100000093”")
         #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
     }
 }

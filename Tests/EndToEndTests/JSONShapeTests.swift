@@ -51,6 +51,9 @@ import Testing
             "at", "kind", "id", "transaction_id", "original_transaction_id", "order_id", "app_order_id", "detail", "trust",
         ])
 
+        let exported = try Self.json(["user", "export", home.path("players.csv")], db: db, home: home) as? [String: Any]
+        #expect(Self.keys(exported) == ["rows", "path", "format", "seconds"])
+
         let check = try Self.json(["check"], db: db, home: home)
         #expect(Self.keys(check) == ["clean", "violations"])
 

@@ -7,7 +7,7 @@ import Testing
         let home = TemporaryHome()
         let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support", "--as", "li.support")
         try tmux.keys("3")
-        try tmux.waitFor("Restores · open 3")
+        try tmux.waitFor("of 3 ──")
 
         // Enter on the empty reason: the prompt stays open and says why.
         try tmux.keys("d")

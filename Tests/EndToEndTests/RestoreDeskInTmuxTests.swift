@@ -8,14 +8,14 @@ import Testing
         let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support", "--as", "li.support")
         let store = home.defaultStore
         try tmux.keys("3")
-        try tmux.waitFor("Restores · open 3")
+        try tmux.waitFor("of 3 ──")
 
         // Another process confirms one of the prompts: the console follows.
         let other = try RestoreCommandTests.run(
             ["restore", "confirm", "2000000100000095", "--account", "10000006", "--sid", "s4", "--role-id", "r10000006-1",
              "--role", "developer", "--as", "zhao.dev"], home: home)
         #expect(other.status == 0, "\(other.stderr)")
-        try tmux.waitFor("Restores · open 2")
+        try tmux.waitFor("of 2 ──")
 
         // Support confirms the first onto the paying account: account, Sid, Role_Id, then y.
         try tmux.keys("g", "c")

@@ -59,11 +59,11 @@ import Testing
         let console = try ConsoleHarness(size: Size(width: 120, height: 40))
         console.show("subscriptions")
         var lines = console.text.split(separator: "\n")
-        #expect(lines[2].contains("Subscriptions · 20 "))
+        #expect(lines[2].contains("Subscriptions · 1 of 20 "))
         for label in ["all 20", "active 9", "grace 2", "retry 1", "expired 5", "refunded 3"] { #expect(lines[3].contains(label), "\(lines[3])") }
         console.press(.character("s"), .character("s"))
         lines = console.text.split(separator: "\n")
-        #expect(lines[2].contains("Subscriptions · grace 2 "), "\(lines[2])")
+        #expect(lines[2].contains("Subscriptions · grace 1 of 2 "), "\(lines[2])")
         // Narrow: short names with their counts, never bullets alone.
         let narrow = try ConsoleHarness(size: Size(width: 80, height: 24))
         narrow.show("subscriptions")

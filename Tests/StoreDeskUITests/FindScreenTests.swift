@@ -28,7 +28,7 @@ import Testing
         console.show("find")
         console.press(.character("j"), .enter)
         #expect(console.state.screen == .restores)
-        #expect(console.text.contains("Restores · all · “2000000100000093”"))
+        #expect(console.text.contains("Restores · all 1 of 1 · “2000000100000093”"))
     }
 
     @Test func aNotificationOpensItsSubscription() throws {
@@ -37,7 +37,7 @@ import Testing
         #expect(console.state.screenState(FindScreen.self).results.first?.kind == .notification)
         console.press(.enter)
         #expect(console.state.screen == .subscriptions)
-        #expect(console.text.contains("Subscriptions · 1 · filter “2000000100000201”"))
+        #expect(console.text.contains("Subscriptions · 1 of 1 · filter “2000000100000201”"))
     }
 
     @Test func anAppleIdOpensItsPlayerOnUsers() throws {

@@ -200,7 +200,7 @@ import Testing
 
     @Test func everyFooterHintIsABinding() {
         let footer = Keymap.footer(for: .users)
-        #expect(footer.count == 8)
+        #expect(footer.count == 9)
         #expect(footer.first?.command == .down)
         #expect(footer.last?.command == .quit)
     }

@@ -9,6 +9,8 @@ extension AppState {
             return handle(key)
         case .filterEdits(let keys):
             return handleFilterEdits(keys)
+        case .mouse(let event):
+            return handle(event)
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
@@ -38,6 +40,9 @@ extension AppState {
             return []
         case .failed(let message):
             status = StatusMessage(message, .error)
+            return []
+        case .done(let message):
+            status = StatusMessage(message, .success)
             return []
         case .open(let id, let item):
             let shown = show(id)
@@ -119,6 +124,13 @@ extension AppState {
                 return show(screens[n - 1])
             default: return []
             }
+        case .copy:
+            guard let id = current.selectedId else {
+                status = StatusMessage("nothing selected to copy", .info)
+                return []
+            }
+            status = StatusMessage("copied \(id)", .success)
+            return [.copy(id)]
         case .refresh:
             status = StatusMessage("refreshed")
             return withCurrent { $0.refresh(&$1) }

@@ -213,6 +213,8 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
 
     public var isEmpty: Bool { width <= 0 || height <= 0 }
 
+    public func contains(_ point: Point) -> Bool { point.x >= x && point.x < x + width && point.y >= y && point.y < y + height }
+
     /// The rectangle inside a one-cell frame.
     public var inset: Rect { Rect(x: x + 1, y: y + 1, width: max(0, width - 2), height: max(0, height - 2)) }
 

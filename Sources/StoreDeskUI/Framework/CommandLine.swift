@@ -47,7 +47,10 @@ public enum ConsoleCommandLine {
         + ScreenRegistry.all.flatMap { $0.verbRows } + global
 
     /// A screen's own verb by its name, when one has it.
-    static func screenVerb(_ name: String) -> Verb? { verbs.first { $0.name == name && $0.run != nil } }
+    /// Several screens may have a verb of one name (`:sort`): the shown screen's comes first.
+    static func screenVerb(_ name: String, on screen: ScreenID? = nil) -> Verb? {
+        verbs.first { $0.name == name && $0.run != nil && $0.screen == screen } ?? verbs.first { $0.name == name && $0.run != nil }
+    }
 
     static let global: [Verb] = [
         Verb(name: "filter", argument: "TEXT", summary: "filter the list"),
@@ -85,6 +88,7 @@ public enum ConsoleCommandLine {
         case "env": return ["production", "sandbox"]
         case "fault": return PaymentFault.kinds + ["clear"]
         case "select", "user", "login": return state.current.completionIds
+        case "sort": return ListSort.completions(state.current.sortColumns)
         default:
             // `open|confirmed|declined|all`: the words; `ID`, `URL|clear`: only the lower-case words.
             guard let argument = verbs.first(where: { $0.name == verb })?.argument, !argument.contains(" ") else { return [] }
@@ -201,7 +205,13 @@ extension AppState {
         default:
             // A screen's name alone goes there; with an argument it is the verb of the screen that has
             // one (`:login` shows the Login screen, `:login USER` logs a player in on Restores).
-            let own = ConsoleCommandLine.screenVerb(verb)
+            // A verb several lists have (`:sort`, `:export`) acts on the shown one, never on another.
+            let owners = ConsoleCommandLine.verbs.filter { $0.name == verb && $0.run != nil }.compactMap(\.screen)
+            if owners.count > 1, !owners.contains(screen) {
+                status = StatusMessage(":\(verb) works on \(owners.map(\.title).joined(separator: ", ")), not on \(screen.title)", .error)
+                return []
+            }
+            let own = ConsoleCommandLine.screenVerb(verb, on: screen)
             if let id = ScreenID.named(verb), argument.isEmpty || own == nil { return show(id) }
             if let own, let owner = own.screen, let run = own.run {
                 let effects = screen == owner ? [] : show(owner)

@@ -10,11 +10,18 @@ public protocol ConsoleDevice: AnyObject {
     func present(_ canvas: Canvas, theme: Theme)
     /// The next key or resize, waiting at most this long.
     func nextEvent(timeoutMilliseconds: Int) -> DeviceEvent?
+    /// Puts text on the clipboard of the terminal the console runs in (OSC 52, through tmux too).
+    func copy(_ text: String)
+}
+
+extension ConsoleDevice {
+    public func copy(_ text: String) {}
 }
 
 public enum DeviceEvent: Sendable, Equatable {
     case key(Key)
     case resize(Size)
+    case mouse(MouseEvent)
 }
 
 /// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
@@ -28,6 +35,8 @@ public final class ConsoleRuntime {
     var dirty = true
     /// Effects put off until input is handled (`Effect.later`).
     var deferred: [Effect] = []
+    /// Texts to put on the terminal's clipboard (`Effect.copy`), handed to the device after the frame.
+    public private(set) var clipboard: [String] = []
     /// Posts callbacks for `Effect.post` (nil: this console cannot reach game servers over HTTP).
     let callbacks: (any CallbackSending)?
     /// Replies of posts in flight, as they arrive from the network's threads.
@@ -110,6 +119,9 @@ public final class ConsoleRuntime {
                 return .themeApplied(name: loaded.name, warnings: warnings)
             case .quit:
                 return nil
+            case .copy(let text):
+                clipboard.append(text)
+                return nil
             case .later(let effect):
                 deferred.append(effect)
                 return nil
@@ -178,6 +190,8 @@ public final class ConsoleRuntime {
                 lastFrame = clock
                 dirty = false
             }
+            for text in clipboard { device.copy(text) }
+            clipboard.removeAll()
         }
     }
 
@@ -200,6 +214,9 @@ public final class ConsoleRuntime {
                 dispatch(.filterEdits(run), settle: false)
             case .key(let key):
                 dispatch(.key(key), settle: false)
+                index += 1
+            case .mouse(let event):
+                dispatch(.mouse(event), settle: false)
                 index += 1
             }
         }

@@ -12,6 +12,8 @@ public enum Effect: Sendable {
     case loadTheme(String)
     /// Leave the console.
     case quit
+    /// Put this text on the terminal's clipboard (`ConsoleDevice.copy`: OSC 52).
+    case copy(String)
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
     /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message
@@ -33,6 +35,8 @@ public enum Message: Sendable {
     /// text (a paste): applied to the text one after another, then the list is read once, not once a key.
     case filterEdits([Key])
     case resize(Size)
+    /// A click or the wheel (`--no-mouse` turns them off in the terminal).
+    case mouse(MouseEvent)
     case tick(Instant)
     /// The store changed (this process or another): visible data is fetched again.
     case storeChanged
@@ -43,6 +47,8 @@ public enum Message: Sendable {
     case screen(ScreenMessage)
     case themeApplied(name: String, warnings: [String])
     case failed(String)
+    /// Work an effect finished, said on the status line (`:export`'s rows and file).
+    case done(String)
     /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
     case open(ScreenID, id: String)
 }

@@ -11,6 +11,7 @@ public enum Command: Hashable, Sendable {
     case up, down, top, bottom, pageUp, pageDown
     case open
     case refresh
+    case copy
 }
 
 /// One row of the keymap: the single table that drives dispatch, the footer, the `?` overlay and
@@ -96,6 +97,9 @@ public enum Keymap {
         Binding([.pageDown, .ctrl("f")], .pageDown, help: "page down", summary: "Down one page."),
         Binding([.enter], .open, help: "open", summary: "Open the selected row in the detail pane."),
         Binding([.ctrl("r")], .refresh, help: "refresh", summary: "Fetch the visible rows again now."),
+        Binding(
+            [.character("y")], .copy, help: "copy id",
+            summary: "Copy the selected row's id to the terminal's clipboard (OSC 52; in tmux: set -g set-clipboard on)."),
     ]
 
     /// The footer's hints on a screen, most used first: the moves, the screen's own, then the

@@ -106,6 +106,12 @@ public protocol ConsoleScreen: Sendable {
     var tickInterval: TimeInterval? { get }
     /// The ids of the rows it shows, for tab completion of `:select ID` and the like (cheap: what is on screen).
     var completionIds: [String] { get }
+    /// The columns its list can be sorted by (`:sort` completes them); empty for a list of one order.
+    var sortColumns: [String] { get }
+    /// The id of the selected row, as a ticket would give it (`y` copies it); nil when nothing is selected.
+    var selectedId: String? { get }
+    /// A click on the list pane at `point` (canvas cells): select the row drawn there. Nothing by default.
+    mutating func click(at point: Point, in list: Rect, _ context: inout ScreenContext) -> [Effect]
     /// The app this screen is about when it chose one of its own (the Login screen's): the header follows it.
     var appInView: String? { get }
 
@@ -125,6 +131,9 @@ extension ConsoleScreen {
     public var filterText: String? { nil }
     public var tickInterval: TimeInterval? { nil }
     public var completionIds: [String] { [] }
+    public var sortColumns: [String] { [] }
+    public var selectedId: String? { nil }
+    public mutating func click(at point: Point, in list: Rect, _ context: inout ScreenContext) -> [Effect] { [] }
     public var appInView: String? { nil }
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
@@ -149,6 +158,13 @@ extension ConsoleScreen {
     /// A read whose result comes back to this screen's `apply`.
     public static func read(_ body: @escaping @Sendable (any ConsoleStore) throws -> Event) -> Effect {
         .read { store in .screen(ScreenMessage(Self.self, event: try body(store))) }
+    }
+
+    /// A read performed after the next frame is drawn (a list's count): the console shows what it has and
+    /// this fills in after, never delaying a keystroke's frame. The loop performs one deferred effect a
+    /// turn before drawing: the outer `later` only queues the inner one, whose read runs the turn after.
+    public static func readAfterFrame(_ body: @escaping @Sendable (any ConsoleStore) throws -> Event) -> Effect {
+        .later(.later(read(body)))
     }
 
     /// A write whose result comes back to this screen's `apply` (never performed on a read-only store).

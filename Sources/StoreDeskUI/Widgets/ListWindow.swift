@@ -19,6 +19,12 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     public private(set) var selected = 0
     /// The number of the latest read; pages of older ones are dropped.
     public private(set) var generation = 0
+    /// Where the page stands in the whole list, when known: kept by every move without asking the store.
+    public private(set) var offset: Offset?
+    /// How many rows the list holds, as the store last told (`count`), or nil until it has.
+    public private(set) var count: ListCount?
+    /// The number of the latest count asked for; older answers are dropped.
+    public private(set) var countGeneration = 0
 
     public init() {}
 
@@ -33,17 +39,43 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
         case row(Row.ID)
     }
 
-    /// Rows read for this window, with where the selection lands and which read they answer.
+    /// Where a page stands in the whole list: how many rows come before its first row, or after its last.
+    public enum Offset: Sendable, Equatable {
+        case fromTop(Int)
+        case fromBottom(Int)
+
+        /// Moved by `top` rows counted from the top, or `bottom` rows counted from the bottom.
+        func shifted(top: Int, bottom: Int) -> Offset {
+            switch self {
+            case .fromTop(let n): return .fromTop(max(0, n + top))
+            case .fromBottom(let n): return .fromBottom(max(0, n + bottom))
+            }
+        }
+    }
+
+    /// Rows read for this window, with where the selection lands, which read they answer, and where
+    /// they stand in the list (nil: unknown).
     public struct Page: Sendable {
         public var rows: [Row]
         public var landing: Landing
         public var generation: Int
+        public var offset: Offset?
+        /// The page holds the whole list (a first page shorter than asked): its count is known.
+        public var complete: Bool
 
-        public init(rows: [Row], landing: Landing, generation: Int) {
+        public init(rows: [Row], landing: Landing, generation: Int, offset: Offset? = nil, complete: Bool = false) {
             self.rows = rows
             self.landing = landing
             self.generation = generation
+            self.offset = offset
+            self.complete = complete
         }
+    }
+
+    /// A count read for this window, and which count it answers.
+    public struct Counted: Sendable {
+        public var count: ListCount?
+        public var generation: Int
     }
 
     /// The list as the store pages it, for the current filter.
@@ -69,7 +101,7 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     /// A move key. At the edge of the page it reads one row beyond (`j`/`k`) or a page (`pgup`/`pgdn`);
     /// paging past either end of the list selects the first or the last row.
     public mutating func move(_ command: Command, pageSize: Int, source: @escaping Source) -> Move {
-        let current = rows, full = current.count >= pageSize
+        let current = rows, full = current.count >= pageSize, offset = offset
         switch command {
         case .up:
             if selected > 0 {
@@ -79,7 +111,8 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
             guard let first = current.first else { return .none }
             return read(.first) { store in
                 let previous = try source(store).page(before: first, limit: 1)
-                return previous.isEmpty ? current : previous + current.dropLast(full ? 1 : 0)
+                guard !previous.isEmpty else { return (current, .fromTop(0)) }
+                return (previous + current.dropLast(full ? 1 : 0), offset?.shifted(top: -1, bottom: full ? 1 : 0))
             }
         case .down:
             if selected < current.count - 1 {
@@ -90,7 +123,8 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
             guard let last = current.last, full else { return .none }
             return read(.last) { store in
                 let next = try source(store).page(after: last, limit: 1)
-                return next.isEmpty ? current : Array(current.dropFirst()) + next
+                guard !next.isEmpty else { return (current, .fromBottom(0)) }
+                return (Array(current.dropFirst()) + next, offset?.shifted(top: 1, bottom: -1))
             }
         case .pageDown:
             guard let last = current.last, full else {
@@ -101,9 +135,13 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
             return .read { store in
                 let pager = source(store)
                 let next = try pager.page(after: last, limit: pageSize)
-                guard let top = next.first else { return Page(rows: current, landing: .last, generation: generation) }
-                guard next.count < pageSize else { return Page(rows: next, landing: .samePlace, generation: generation) }
-                return Page(rows: try pager.page(before: top, limit: pageSize - next.count) + next, landing: .samePlace, generation: generation)
+                guard let top = next.first else { return Page(rows: current, landing: .last, generation: generation, offset: .fromBottom(0)) }
+                guard next.count < pageSize else {
+                    return Page(rows: next, landing: .samePlace, generation: generation, offset: offset?.shifted(top: current.count, bottom: -next.count))
+                }
+                return Page(
+                    rows: try pager.page(before: top, limit: pageSize - next.count) + next, landing: .samePlace, generation: generation,
+                    offset: .fromBottom(0))
             }
         case .pageUp:
             guard let first = current.first else { return .none }
@@ -111,14 +149,19 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
             return .read { store in
                 let pager = source(store)
                 let previous = try pager.page(before: first, limit: pageSize)
-                guard let end = previous.last else { return Page(rows: current, landing: .first, generation: generation) }
-                guard previous.count < pageSize else { return Page(rows: previous, landing: .samePlace, generation: generation) }
-                return Page(rows: previous + (try pager.page(after: end, limit: pageSize - previous.count)), landing: .samePlace, generation: generation)
+                guard let end = previous.last else { return Page(rows: current, landing: .first, generation: generation, offset: .fromTop(0)) }
+                guard previous.count < pageSize else {
+                    return Page(
+                        rows: previous, landing: .samePlace, generation: generation, offset: offset?.shifted(top: -previous.count, bottom: current.count))
+                }
+                return Page(
+                    rows: previous + (try pager.page(after: end, limit: pageSize - previous.count)), landing: .samePlace, generation: generation,
+                    offset: .fromTop(0))
             }
         case .top:
-            return read(.first) { try source($0).first(limit: pageSize) }
+            return read(.first) { (try source($0).first(limit: pageSize), .fromTop(0)) }
         case .bottom:
-            return read(.last) { try source($0).last(limit: pageSize) }
+            return read(.last) { (try source($0).last(limit: pageSize), .fromBottom(0)) }
         default:
             return .none
         }
@@ -127,7 +170,10 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     /// The first page, the selection on its first row (a new filter, a first show) or on `landing`.
     public mutating func reload(pageSize: Int, source: @escaping Source, landing: Landing = .first) -> Read {
         let generation = nextGeneration()
-        return { store in Page(rows: try source(store).first(limit: pageSize), landing: landing, generation: generation) }
+        return { store in
+            let rows = try source(store).first(limit: pageSize)
+            return Page(rows: rows, landing: landing, generation: generation, offset: .fromTop(0), complete: rows.count < pageSize)
+        }
     }
 
     /// The page again from its first row, the selection kept on the same row; rows gone near the end are
@@ -135,13 +181,16 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     public mutating func refresh(pageSize: Int, source: @escaping Source) -> Read {
         let generation = nextGeneration(), first = rows.first
         let landing: Landing = selectedRow.map { .row($0.id) } ?? .first
+        let kept = first == nil ? .fromTop(0) : offset
         return { store in
             let pager = source(store)
             var page = try first.map { try pager.page(from: $0, limit: pageSize) } ?? pager.first(limit: pageSize)
+            var offset = kept
             if page.count < pageSize, let top = page.first ?? first {
                 page = try pager.page(before: top, limit: pageSize - page.count) + page
+                offset = .fromBottom(0)
             }
-            return Page(rows: page, landing: landing, generation: generation)
+            return Page(rows: page, landing: landing, generation: generation, offset: offset)
         }
     }
 
@@ -151,14 +200,21 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     {
         let generation = nextGeneration()
         return { store in
-            guard let page = try source(store).around(id: id, limit: pageSize) else { throw missing() }
-            return Page(rows: page, landing: .row(id), generation: generation)
+            let pager = source(store)
+            guard let page = try pager.around(id: id, limit: pageSize) else { throw missing() }
+            // A page that reaches the end stands at the bottom; otherwise the store may know the first row's place.
+            let atEnd = try page.count < pageSize || page.last.map { try pager.page(after: $0, limit: 1).isEmpty } ?? true
+            let offset: Offset? = atEnd ? .fromBottom(0) : try page.first.flatMap { try pager.rowsBefore($0) }.map { .fromTop($0) }
+            return Page(rows: page, landing: .row(id), generation: generation, offset: offset)
         }
     }
 
-    private mutating func read(_ landing: Landing, _ rows: @escaping @Sendable (any ConsoleStore) throws -> [Row]) -> Move {
+    private mutating func read(_ landing: Landing, _ rows: @escaping @Sendable (any ConsoleStore) throws -> ([Row], Offset?)) -> Move {
         let generation = nextGeneration()
-        return .read { store in Page(rows: try rows(store), landing: landing, generation: generation) }
+        return .read { store in
+            let (page, offset) = try rows(store)
+            return Page(rows: page, landing: landing, generation: generation, offset: offset)
+        }
     }
 
     /// Shows a page read for this window. Returns nil when it answers an older read (dropped), else
@@ -166,13 +222,17 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     @discardableResult
     public mutating func show(_ page: Page) -> Bool? {
         guard page.generation == generation else { return nil }
+        offset = page.offset
+        whole = page.complete
+        if page.complete { count = .exact(page.rows.count) }
         return show(page.rows, landing: page.landing)
     }
 
     /// Shows rows the screen put together itself (a sliced scan, a row kept in view). Returns whether
     /// the selected row changed.
     @discardableResult
-    public mutating func show(_ page: [Row], landing: Landing) -> Bool {
+    public mutating func show(_ page: [Row], landing: Landing, offset: Offset?? = nil) -> Bool {
+        if let offset { self.offset = offset }
         let previous = selectedRow?.id
         rows = page
         switch landing {
@@ -182,6 +242,61 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
         case .row(let id): selected = rows.firstIndex { $0.id == id } ?? min(selected, max(0, rows.count - 1))
         }
         return selectedRow?.id != previous
+    }
+
+    /// Asks the store how many rows the list holds (`ListPager.count`), to perform off the render path
+    /// and hand to `show(_: Counted)`. `forget` drops the count shown until the answer comes (a new filter).
+    public mutating func countRead(source: @escaping Source, forget: Bool) -> @Sendable (any ConsoleStore) throws -> Counted {
+        countGeneration += 1
+        counting = true
+        if forget { count = nil }
+        let generation = countGeneration
+        return { store in Counted(count: try source(store).count(), generation: generation) }
+    }
+
+    /// Whether a count was asked for and has not come back.
+    public private(set) var counting = false
+    /// Whether the page shown holds the whole list (its count is exact, whatever a bounded count says).
+    private var whole = false
+
+    /// Shows a count read for this window, unless a newer one was asked for.
+    public mutating func show(_ counted: Counted) {
+        guard counted.generation == countGeneration else { return }
+        counting = false
+        if whole, case .exact = count { return }
+        count = counted.count
+    }
+
+    /// The selection's place in the list, 1 for the first row, when the window knows it.
+    public var position: Int? { position(in: count) }
+
+    /// The selection's place given the list's count (a screen's own, or the store's).
+    public func position(in count: ListCount?) -> Int? {
+        guard selectedRow != nil, let offset else { return nil }
+        switch offset {
+        case .fromTop(let n): return n + selected + 1
+        case .fromBottom(let n):
+            guard case .exact(let total) = count, total >= rows.count + n else { return nil }
+            return total - n - (rows.count - 1 - selected)
+        }
+    }
+
+    /// The title's "12 of 20,120": the selection's place (– when unknown) and the count; "≥" when the
+    /// store could only bound it (or has no cheap count and the window has seen that many), "…" while it
+    /// counts. `count` replaces the store's (a screen that keeps counts of its own); `placed: false` says
+    /// the page holds a row that is not in the list (a prompt just resolved, kept in view): no place then,
+    /// and the rows seen say nothing of the count.
+    public func positionText(count known: ListCount? = nil, placed: Bool = true) -> String {
+        let count = known ?? self.count
+        var seen = placed ? rows.count : 0
+        if placed, case .fromTop(let n) = offset { seen += n }
+        if rows.isEmpty, count == nil || count == .exact(0) { return counting && known == nil ? "…" : "0" }
+        let place = (placed ? position(in: count) : nil).map { $0.formattedWithSeparators } ?? "–"
+        switch count {
+        case .exact(let total): return "\(place) of \(max(total, seen).formattedWithSeparators)"
+        case .atLeast(let total): return "\(place) of ≥\(max(total, seen).formattedWithSeparators)"
+        case nil: return counting ? "\(place) of …" : "\(place) of ≥\(seen.formattedWithSeparators)"
+        }
     }
 
     /// Selects the row at `index` on the page (kept within the rows there are).

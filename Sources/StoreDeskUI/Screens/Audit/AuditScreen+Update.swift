@@ -7,20 +7,27 @@ extension AuditScreen {
     public var filterText: String? { filter }
 
     var source: ListWindow<AuditEntry>.Source {
-        let query = Self.query(filter)
-        return { $0.audit(query) }
+        var query = Self.query(filter)
+        query.oldestFirst = !sort.descending
+        return { [query] in $0.audit(query) }
     }
 
     func show(_ read: @escaping ListWindow<AuditEntry>.Read) -> [Effect] {
         [Self.read { store in Event.page(try read(store)) }]
     }
 
+    /// How many entries the filter matches, read after the frame.
+    mutating func countEffect(forget: Bool) -> Effect {
+        let read = list.countRead(source: source, forget: forget)
+        return Self.readAfterFrame { store in .counted(try read(store)) }
+    }
+
     public mutating func start(_ context: inout ScreenContext) -> [Effect] {
-        show(list.reload(pageSize: context.pageSize, source: source))
+        show(list.reload(pageSize: context.pageSize, source: source)) + [countEffect(forget: true)]
     }
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] {
-        show(list.refresh(pageSize: context.pageSize, source: source))
+        show(list.refresh(pageSize: context.pageSize, source: source)) + [countEffect(forget: false)]
     }
 
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
@@ -34,7 +41,22 @@ extension AuditScreen {
         case .page(let page):
             if list.show(page) == true { detailScroll = 0 }
             return []
+        case .counted(let counted):
+            list.show(counted)
+            return []
         }
+    }
+
+    public var sortColumns: [String] { Self.sortable }
+
+    public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
+        switch action {
+        case .sort(let order): sort = order
+        case .reverseSort: sort = sort.reversed
+        case .export(let request): return [request.effect(source, noun: "audit entries")]
+        }
+        context.status = StatusMessage("audit log sorted by \(sort.label)", .info)
+        return show(list.reload(pageSize: context.pageSize, source: source))
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {

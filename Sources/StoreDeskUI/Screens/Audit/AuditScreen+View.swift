@@ -5,7 +5,8 @@ import StoreDeskCore
 extension AuditScreen {
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         let rect = layout[.list], focused = context.focus == .list
-        canvas.frame(rect, title: "Audit" + (filter.isEmpty ? "" : " · “\(filter)”"), role: focused ? .borderFocused : .border)
+        let order = sort == ListSort("when", descending: true) ? "" : " · " + sort.label
+        canvas.frame(rect, title: "Audit · " + list.positionText() + order + (filter.isEmpty ? "" : " · “\(filter)”"), role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
         let columns = ColumnLayout(Self.columns(zone: context.timeZone), width: inner.width)

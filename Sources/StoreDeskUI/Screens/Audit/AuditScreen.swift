@@ -17,14 +17,28 @@ public struct AuditScreen: ConsoleScreen {
 
     /// `action:restore actor:li.support words`: an action or family, a name, the rest found anywhere.
     public var filter = ""
+    /// Newest first, or oldest first (`O`, `:sort when asc`), for the session.
+    public var sort = ListSort("when", descending: true)
     public var list = ListWindow<AuditEntry>()
     public var detailScroll = 0
 
     public init() {}
 
     /// What this screen's effects bring back.
+    public enum Action: Sendable, Equatable {
+        case sort(ListSort), reverseSort
+        case export(ExportRequest)
+    }
+
+    /// The audit log runs on its sequence (`id`), either way.
+    public static let sortable = ["when"]
+
+    public static let commands: [ScreenCommand<AuditScreen>] =
+        [.reverseSort(.reverseSort, sortable: sortable) { .sort($0) }] + ScreenCommand.export(noun: "audit entries") { .export($0) }
+
     public enum Event: Sendable {
         case page(ListWindow<AuditEntry>.Page)
+        case counted(ListWindow<AuditEntry>.Counted)
     }
 
     /// The filter as a query: `action:` and `actor:` words, the rest matched as text.

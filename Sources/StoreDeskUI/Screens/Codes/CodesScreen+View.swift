@@ -16,7 +16,7 @@ extension CodesScreen {
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {
         let list = layout[.list]
-        var title = "Codes · \(rows.count.formattedWithSeparators)"
+        var title = "Codes · " + (rows.isEmpty ? "0" : "\((selected + 1).formattedWithSeparators) of \(rows.count.formattedWithSeparators)")
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         canvas.frame(list, title: title, role: context.focus == .list ? .borderFocused : .border)
         let inner = list.inset

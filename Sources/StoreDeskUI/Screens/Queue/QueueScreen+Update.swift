@@ -31,7 +31,14 @@ extension QueueScreen: ConsoleScreen {
         /// `:callback URL`: POST this console's simulation callbacks there; nil (`:callback clear`) goes
         /// back to each app's own URL, or the in-process game server.
         case callback(String?)
+        /// Sort the queue by purchase time, either way (`:sort`, `O`).
+        case sort(ListSort), reverseSort
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
+
+    /// The queue seeks on `(purchase_date, id)`, either way.
+    public static let sortable = ["purchased"]
 
     /// What `:sim` asks for.
     public enum SimulationStep: String, Sendable, CaseIterable {
@@ -104,7 +111,8 @@ extension QueueScreen: ConsoleScreen {
             }
             return .success(.rate(value))
         },
-    ]
+        .reverseSort(.reverseSort, sortable: sortable) { .sort($0) },
+    ] + ScreenCommand.export(noun: "transactions") { .export($0) }
 
     public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
 
@@ -149,7 +157,7 @@ extension QueueScreen: ConsoleScreen {
 
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         filter = id
-        return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock)
+        return show(list.reload(pageSize: listRows(context), source: source, landing: .row(id)), now: context.clock) + countEffect(forget: true)
     }
 
     /// Why a fault typed at the prompt is refused (`PaymentFault.parse`'s reason), or nil.
@@ -198,8 +206,23 @@ extension QueueScreen: ConsoleScreen {
         }
     }
 
+    public var sortColumns: [String] { Self.sortable }
+
+    /// The queue in this order from its first row.
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        context.status = StatusMessage("queue sorted by \(order.label)", .info)
+        return show(list.reload(pageSize: listRows(context), source: source), now: context.clock)
+    }
+
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
+        case .sort(let order):
+            return sorted(order, &context)
+        case .reverseSort:
+            return sorted(sort.reversed, &context)
+        case .export(let request):
+            return [request.effect(source, noun: "transactions")]
         case .runOrStop:
             if simulation != nil {
                 simulation = nil

@@ -162,7 +162,8 @@ extension QueueScreen {
 
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         let focused = context.focus == .list
-        var title = "Queue"
+        var title = "Queue · " + list.positionText(count: stateCount)
+        if sort != ListSort("purchased", descending: true) { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset

@@ -8,6 +8,8 @@ import StoreDeskStoreAPI
 public struct QueueScreen: Sendable {
     /// The filter as typed: `state:purchased user:10000001 product:gems`, other words match ids.
     public var filter = ""
+    /// Newest purchase first, or oldest first (`O`, `:sort purchased asc`), for the session.
+    public var sort = ListSort("purchased", descending: true)
     /// The visible page of the filtered queue, newest first, and its selection.
     public var list = ListWindow<StoreTransaction>()
     public var counts: [TransactionState: Int] = [:]
@@ -80,6 +82,8 @@ public struct QueueScreen: Sendable {
     public enum Event: Sendable {
         case page(ListWindow<StoreTransaction>.Page)
         case counts([TransactionState: Int])
+        /// How many transactions a filter the state counts do not cover matches (`ListPager.count`).
+        case counted(ListWindow<StoreTransaction>.Counted)
         case tally(EventTally, at: Instant)
         /// The sparklines' buckets.
         case activity(QueueActivity)
@@ -136,8 +140,9 @@ public struct QueueScreen: Sendable {
 
     /// The queue as the store pages it, for the current filter.
     var source: ListWindow<StoreTransaction>.Source {
-        let query = Self.query(filter).0
-        return { $0.queue(query) }
+        var query = Self.query(filter).0
+        query.oldestFirst = !sort.descending
+        return { [query] in $0.queue(query) }
     }
 
     /// Shows what `read` reads, with the counters and the throughput.
@@ -153,12 +158,27 @@ public struct QueueScreen: Sendable {
 
     /// The first page of the filtered queue.
     mutating func reload(pageSize: Int, now: Instant) -> [Effect] {
-        show(list.reload(pageSize: pageSize, source: source), now: now)
+        show(list.reload(pageSize: pageSize, source: source), now: now) + countEffect(forget: true)
     }
 
     /// The visible page again from its first row, the selection kept on the same transaction.
     mutating func refresh(pageSize: Int, now: Instant) -> [Effect] {
-        show(list.refresh(pageSize: pageSize, source: source), now: now)
+        show(list.refresh(pageSize: pageSize, source: source), now: now) + countEffect(forget: false)
+    }
+
+    /// The list's count: the state counts (read with every page) when the filter is at most a state,
+    /// else nil (the store's count, `countEffect`).
+    var stateCount: ListCount? {
+        let (query, _) = Self.query(filter)
+        guard query.userId == nil, query.product == nil, query.text == nil else { return nil }
+        return .exact(query.state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +))
+    }
+
+    /// The store's count for a filter the state counts do not cover, read after the frame.
+    mutating func countEffect(forget: Bool) -> [Effect] {
+        guard stateCount == nil else { return [] }
+        let read = list.countRead(source: source, forget: forget)
+        return [Self.readAfterFrame { store in .counted(try read(store)) }]
     }
 
     /// Reads the sparklines' window ending at `now` when the last read is `activityInterval` old.
@@ -193,6 +213,9 @@ public struct QueueScreen: Sendable {
             return detailEffect()
         case .counts(let counts):
             self.counts = counts
+            return []
+        case .counted(let counted):
+            list.show(counted)
             return []
         case .tally(let tally, let at):
             if lastEventId != nil {

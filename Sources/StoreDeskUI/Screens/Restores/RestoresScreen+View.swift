@@ -19,8 +19,9 @@ extension RestoresScreen {
 
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         let focused = context.focus == .list
-        var title = "Restores · " + (status?.rawValue ?? "all")
-        if let status { title += " \((counts[status] ?? 0).formattedWithSeparators)" }
+        // A prompt just resolved stays in view though no longer in the list: no place while it does.
+        let placed = pinned.map { pinned in !list.rows.contains { $0.request.id == pinned.request.id } } ?? true
+        var title = "Restores · " + (status?.rawValue ?? "all") + " " + list.positionText(count: statusCount, placed: placed)
         if !filter.isEmpty { title += " · “\(filter)”" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset

@@ -40,6 +40,8 @@ public struct RestoresScreen: Sendable {
     public enum Event: Sendable {
         case page(ListWindow<RestoreRow>.Page)
         case counts([RestoreStatus: Int])
+        /// How many prompts a text filter matches (`ListPager.count`).
+        case counted(ListWindow<RestoreRow>.Counted)
         case detail(RestorePrompt?)
         case resolved(Result<RestorePrompt, RestoreRefusal>)
         case loggedIn(RestoreLogin)
@@ -60,7 +62,20 @@ public struct RestoresScreen: Sendable {
         ]
     }
 
-    mutating func reload(pageSize: Int) -> [Effect] { show(list.reload(pageSize: pageSize, source: source)) }
+    mutating func reload(pageSize: Int) -> [Effect] { show(list.reload(pageSize: pageSize, source: source)) + countEffect(forget: true) }
+
+    /// The list's count: the status counts (read with every page) when there is no text filter, else nil.
+    var statusCount: ListCount? {
+        guard filter.isEmpty else { return nil }
+        return .exact(status.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +))
+    }
+
+    /// The store's count for a text filter, read after the frame.
+    mutating func countEffect(forget: Bool) -> [Effect] {
+        guard statusCount == nil else { return [] }
+        let read = list.countRead(source: source, forget: forget)
+        return [Self.readAfterFrame { store in .counted(try read(store)) }]
+    }
 
     func detailEffect() -> [Effect] {
         guard let id = selectedRow?.request.transactionId else { return [] }
@@ -98,6 +113,9 @@ public struct RestoresScreen: Sendable {
         case .counts(let counts):
             self.counts = counts
             return []
+        case .counted(let counted):
+            list.show(counted)
+            return []
         case .detail(let prompt):
             if prompt?.request.transactionId == selectedRow?.request.transactionId { detail = prompt }
             return []
@@ -126,7 +144,7 @@ public struct RestoresScreen: Sendable {
         }
     }
 
-    mutating func refresh(pageSize: Int) -> [Effect] { show(list.refresh(pageSize: pageSize, source: source)) }
+    mutating func refresh(pageSize: Int) -> [Effect] { show(list.refresh(pageSize: pageSize, source: source)) + countEffect(forget: false) }
 
     static func listRows(_ context: ScreenContext) -> Int { context.pageSize }
 

@@ -68,7 +68,7 @@ extension SubscriptionsScreen {
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, now: Instant, zone: TimeZone) {
         // The count of what the list shows: the state chosen with `s`, or every state.
         let shownCount = state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
-        var title = "Subscriptions · " + (state.map { Self.shortName($0) + " " } ?? "") + shownCount.formattedWithSeparators
+        var title = "Subscriptions · " + (state.map { Self.shortName($0) + " " } ?? "") + list.positionText(count: .exact(shownCount))
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         if let demo { title += " · demo " + Self.rateText(demo.simulation.rate) + (demo.billingProblem ? ", billing fails" : "") }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)

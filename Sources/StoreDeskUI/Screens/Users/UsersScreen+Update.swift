@@ -19,12 +19,24 @@ extension UsersScreen {
         case olderHistory, newerHistory
         /// Show this player's history (whoever is selected: `openHistory` selects them first).
         case history(of: String)
+        /// Sort the list so (`:sort`), by the next sortable column (`o`), or the other way (`O`).
+        case sort(ListSort), nextSort, reverseSort
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
 
     /// What another screen's `h` returns to open a player's history here: Users shown with the player
     /// selected (`Message.open`), then their history's first page in the detail pane.
     public static func openHistory(userId: String) -> [Effect] {
         [.read { _ in .open(.users, id: userId) }, .read { _ in .screen(ScreenMessage(UsersScreen.self, action: .history(of: userId))) }]
+    }
+
+    /// The columns the store can seek on: the rowid (created), the id's unique index, `user_on_name`.
+    public static let sortable = UserOrder.allCases.map(\.rawValue)
+
+    /// Why a filtered list does not sort: its matches come in created order.
+    static func sortRefusal(_ screen: UsersScreen) -> String? {
+        screen.filter.isEmpty ? nil : "a filtered list is in created order; clear the filter (/ then esc) to sort"
     }
 
     public static let commands: [ScreenCommand<UsersScreen>] = [
@@ -41,12 +53,17 @@ extension UsersScreen {
         .key(
             .character("<"), action: .newerHistory, help: "newer", summary: "The history's page before (newer).",
             unavailable: { ($0.history?.starts.count ?? 0) > 1 ? nil : "no newer history" }),
+        .key(
+            .character("o"), action: .nextSort, help: "sort",
+            summary: "Sort the users by the next column the store can seek on: created, id, name (the login name).",
+            unavailable: sortRefusal),
+        .reverseSort(.reverseSort, sortable: sortable, unavailable: sortRefusal) { .sort($0) },
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
-    ]
+    ] + ScreenCommand.export(noun: "users") { .export($0) }
 
-    public static let footer: [Action] = [.revealPhone]
+    public static let footer: [Action] = [.revealPhone, .nextSort]
 
     public var filterText: String? { filter }
 
@@ -77,6 +94,14 @@ extension UsersScreen {
         switch action {
         case .jump(let id):
             return jump(to: id, pageSize: context.pageSize)
+        case .sort(let order):
+            return sorted(order, &context)
+        case .nextSort:
+            return sorted(sort.next(in: Self.sortable), &context)
+        case .reverseSort:
+            return sorted(sort.reversed, &context)
+        case .export(let request):
+            return [request.effect(source, noun: "users")]
         case .toggleHistory:
             guard let id = selectedRow?.user.id else { return [] }
             if history?.userId == id {
@@ -107,6 +132,13 @@ extension UsersScreen {
                 return .revealed(userId: user.id)
             }]
         }
+    }
+
+    /// The list in this order from its first row (the count stays: the same users).
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        context.status = StatusMessage("users sorted by \(order.label)", .info)
+        return [show(list.reload(pageSize: context.pageSize, source: source))]
     }
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {

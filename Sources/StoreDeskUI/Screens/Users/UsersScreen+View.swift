@@ -5,27 +5,33 @@ import StoreDeskStoreAPI
 extension UsersScreen {
     /// The list's columns, most important first: the id a ticket gives, the name, the account type;
     /// a wider terminal adds the login name, when the account was made and the age band.
-    static func columns(zone: TimeZone) -> [ListColumn<UserRow>] {
-        [
+    /// While a filter is on, MATCHED says which of the row's fields it matched.
+    static func columns(zone: TimeZone, filter: UserSearch? = nil) -> [ListColumn<UserRow>] {
+        let matched: [ListColumn<UserRow>] = filter.map { search in
+            [ListColumn("MATCHED", priority: 3, min: 7, ideal: 16) { search.matchedFields($0.user).joined(separator: ", ") }]
+        } ?? []
+        return [
             ListColumn("ID", priority: 1, min: 8, ideal: 9) { $0.user.id },
             ListColumn("NAME", priority: 2, min: 16, ideal: 24, grows: true) { $0.user.isGuest ? "(guest)" : $0.user.displayName },
-            ListColumn("TYPE", priority: 3, width: 8) { $0.user.site.name },
-            ListColumn("LOGIN NAME", priority: 4, min: 10, ideal: 20, grows: true) { $0.user.name },
+        ] + matched + [
+            ListColumn("TYPE", priority: 4, width: 8) { $0.user.site.name },
+            ListColumn("LOGIN NAME", priority: 5, min: 10, ideal: 20, grows: true) { $0.user.name },
             // A date costs a time-zone lookup a row: only where the terminal is wide.
-            ListColumn("CREATED", priority: 5, width: 16) { $0.user.createdAt.shortText(in: zone) },
-            ListColumn("AGE BAND", priority: 6, width: 12) { $0.user.adultType.name },
+            ListColumn("CREATED", priority: 6, width: 16) { $0.user.createdAt.shortText(in: zone) },
+            ListColumn("AGE BAND", priority: 7, width: 12) { $0.user.adultType.name },
         ]
     }
 
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool, zone: TimeZone) {
-        var title = "Users"
-        if let total { title += " · \(total.formattedWithSeparators)" }
+        var title = "Users · " + list.positionText()
+        if filter.isEmpty, sort != ListSort("created") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         if let scanProgress { title += " · searching \(Int(scanProgress * 100))%" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(zone: zone), width: inner.width)
+        let search = UserSearch(text: filter)
+        let columns = ColumnLayout(Self.columns(zone: zone, filter: search.text.isEmpty ? nil : search), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty && scanProgress != nil {
             canvas.write("searching…", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)

@@ -6,10 +6,10 @@ import StoreDeskStoreAPI
 /// a `/` filter, and the selected user's profile in the detail pane.
 public struct UsersScreen: ConsoleScreen {
     public var filter = ""
+    /// The list's order for this session (`o`, `O`, `:sort`); a filter lists in created order.
+    public var sort = ListSort("created")
     /// The visible page of users and its selection.
     public var list = ListWindow<UserRow>()
-    /// Users in the store (unfiltered), for the pane title.
-    public var total: Int?
     public var profile: UserProfile?
     public var detailScroll = 0
     /// Users whose phone number was revealed in this session (support only, audited).
@@ -28,7 +28,8 @@ public struct UsersScreen: ConsoleScreen {
     /// Results of this screen's effects.
     public enum Event: Sendable {
         case page(ListWindow<UserRow>.Page)
-        case count(Int)
+        /// How many users the filter matches (`ListPager.count`).
+        case counted(ListWindow<UserRow>.Counted)
         case profile(UserProfile)
         case revealed(userId: String)
         /// A page of a player's history, read after `page.before`.
@@ -41,7 +42,7 @@ public struct UsersScreen: ConsoleScreen {
 
     /// The users as the store pages them, for the current filter.
     var source: ListWindow<UserRow>.Source {
-        let search = UserSearch(text: filter)
+        let search = UserSearch(text: filter, order: UserOrder(rawValue: sort.column) ?? .created, descending: sort.descending)
         return { $0.users(matching: search) }
     }
 
@@ -76,12 +77,16 @@ public struct UsersScreen: ConsoleScreen {
             if Date().timeIntervalSince(started) > scanBudget { break }
         }
         if rows.count >= pageSize || cursor >= end {
-            return .page(.init(rows: rows, landing: .first, generation: generation))
+            return .page(.init(rows: rows, landing: .first, generation: generation, offset: .fromTop(0)))
         }
         return .scanning(rows: rows, next: cursor, end: end, generation: generation)
     }
 
-    var countEffect: Effect { Self.read { store in .count(try store.userCount()) } }
+    /// How many users the filter matches, read after the frame; `forget` shows "…" until it comes (a new filter).
+    mutating func countEffect(forget: Bool) -> Effect {
+        let read = list.countRead(source: source, forget: forget)
+        return Self.readAfterFrame { store in .counted(try read(store)) }
+    }
 
     /// Reload from the start with the current filter, plus the count.
     mutating func reload(pageSize: Int) -> [Effect] {
@@ -96,15 +101,15 @@ public struct UsersScreen: ConsoleScreen {
                         store, search, found: [], next: 1, end: try store.lastUserRowid() + 1, pageSize: pageSize,
                         generation: generation, slice: scanSlice, budget: scanBudget)
                 },
-                countEffect,
+                countEffect(forget: true),
             ]
         }
-        return [show(list.reload(pageSize: pageSize, source: source)), countEffect]
+        return [show(list.reload(pageSize: pageSize, source: source)), countEffect(forget: true)]
     }
 
     /// Fetch the visible window again from its first row, keeping the selection on the same user.
     mutating func refresh(pageSize: Int) -> [Effect] {
-        [show(list.refresh(pageSize: pageSize, source: source)), countEffect]
+        [show(list.refresh(pageSize: pageSize, source: source)), countEffect(forget: false)]
     }
 
     func profileEffect() -> [Effect] {
@@ -157,7 +162,7 @@ public struct UsersScreen: ConsoleScreen {
         case .scanning(let found, let next, let end, let gen):
             guard gen == list.generation else { return [] }
             let unchanged = !rows.isEmpty && rows == found
-            list.show(found, landing: .samePlace)
+            list.show(found, landing: .samePlace, offset: .fromTop(0))
             scanProgress = Double(next) / Double(max(end, 1))
             let search = UserSearch(text: filter)
             let continueScan = Effect.later(scan(search, found: found, next: next, end: end, pageSize: pageSize, generation: gen))
@@ -168,8 +173,8 @@ public struct UsersScreen: ConsoleScreen {
             if moved { detailScroll = 0 }
             if selectedRow == nil { profile = nil }
             return selectionEffects()
-        case .count(let n):
-            total = n
+        case .counted(let counted):
+            list.show(counted)
             return []
         case .profile(let p):
             if p.user.id == selectedRow?.user.id { profile = p }
@@ -189,13 +194,15 @@ public struct UsersScreen: ConsoleScreen {
         guard text != filter else { return [] }
         filter = text
         list.select(0)
-        return Array(reload(pageSize: pageSize).prefix(1))
+        return reload(pageSize: pageSize)
     }
 
     /// Look a user up by id and put it in the window, selected, with as many rows above it as the end of
     /// the list allows.
     mutating func jump(to id: String, pageSize: Int) -> [Effect] {
+        let counted = filter.isEmpty && list.count != nil
         filter = ""
         return [show(list.jump(to: id, pageSize: pageSize, source: source) { StoreError.unknownUser(id: id) })]
+            + (counted ? [] : [countEffect(forget: true)])
     }
 }

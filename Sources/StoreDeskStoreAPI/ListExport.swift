@@ -1,0 +1,141 @@
+import Foundation
+import StoreDeskCore
+
+/// How `:export` and `storedesk user export` write a list.
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// A header line, then one line a row (RFC 4180 quoting).
+    case csv
+    /// One JSON array, one object a row on a line of its own.
+    case json
+}
+
+/// A row as an export writes it: the same fields in the same order for every row, masked where the
+/// screen masks (a phone's last four only).
+public protocol ExportableRow {
+    static var exportFields: [String] { get }
+    /// This row's values, in `exportFields` order; `time` writes an instant (one formatter a whole export).
+    func exportValues(time: (Instant) -> String) -> [String]
+}
+
+/// Writes a whole list, its filter and order applied, through its `ListPager`: a page at a time (one keyset
+/// seek each), so memory holds one page whatever the list's length. The rows go to a new file beside
+/// `path` (refusing to write over anything unless `force`), which is renamed into place only once
+/// complete: a failed or interrupted export leaves no half file under the name asked for.
+public enum ListExport {
+    public static let pageSize = 1_000
+
+    public struct Failure: Error, Sendable, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// Writes every row; returns how many.
+    @discardableResult
+    public static func write<Row: ExportableRow>(
+        _ pager: any ListPager<Row>, format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize
+    ) throws -> Int {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { throw Failure("\(path) is a directory") }
+            if !force { throw Failure("\(path) exists (export! or --force writes over it)") }
+        }
+        let folder = url.deletingLastPathComponent().path
+        let temporary = folder + "/." + url.lastPathComponent + ".export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Failure("cannot write in \(folder): \(String(cString: strerror(errno)))") }
+        let file = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        var done = false
+        defer { if !done { unlink(temporary) } }
+
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        func time(_ instant: Instant) -> String { formatter.string(from: instant.date) }
+        let fields = Row.exportFields
+        func put(_ text: String) throws { try file.write(contentsOf: Data(text.utf8)) }
+
+        switch format {
+        case .csv: try put(fields.map(csvField).joined(separator: ",") + "\r\n")
+        case .json: try put("[")
+        }
+        var count = 0
+        var page = try pager.first(limit: pageSize)
+        while !page.isEmpty {
+            var chunk = ""
+            for row in page {
+                let values = row.exportValues(time: time)
+                switch format {
+                case .csv:
+                    chunk += values.map(csvField).joined(separator: ",") + "\r\n"
+                case .json:
+                    chunk += (count == 0 ? "\n" : ",\n") + "{"
+                        + zip(fields, values).map { jsonString($0) + ":" + jsonString($1) }.joined(separator: ",") + "}"
+                }
+                count += 1
+            }
+            try put(chunk)
+            guard page.count == pageSize, let last = page.last else { break }
+            page = try pager.page(after: last, limit: pageSize)
+        }
+        if format == .json { try put(count == 0 ? "]\n" : "\n]\n") }
+        try file.synchronize()
+        try file.close()
+        if force {
+            guard rename(temporary, path) == 0 else { throw Failure("cannot write \(path): \(String(cString: strerror(errno)))") }
+        } else {
+            // Never over a file that appeared meanwhile: link fails on an existing name.
+            guard link(temporary, path) == 0 else {
+                throw Failure(errno == EEXIST ? "\(path) exists (export! or --force writes over it)" : "cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            unlink(temporary)
+        }
+        done = true
+        return count
+    }
+
+    /// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
+    package static func csvField(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    package static func jsonString(_ value: String) -> String {
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}
+
+extension UserRow: ExportableRow {
+    public static let exportFields = ["id", "name", "friendly_name", "account_type", "age_band", "phone", "created_at"]
+
+    public func exportValues(time: (Instant) -> String) -> [String] {
+        [user.id, user.name, user.friendlyName, user.site.name, user.adultType.name, user.maskedPhone, time(user.createdAt)]
+    }
+}
+
+extension StoreTransaction: ExportableRow {
+    public static let exportFields = ["id", "user_id", "app_id", "product_id", "state", "purchase_date"]
+
+    public func exportValues(time: (Instant) -> String) -> [String] {
+        [id, userId, appId, productId, state.rawValue, time(purchaseDate)]
+    }
+}
+
+extension AuditEntry: ExportableRow {
+    public static let exportFields = ["id", "at", "actor", "role", "action", "subject", "detail"]
+
+    public func exportValues(time: (Instant) -> String) -> [String] {
+        [id.map(String.init) ?? "", time(at), actor, role, action, subject, detail]
+    }
+}

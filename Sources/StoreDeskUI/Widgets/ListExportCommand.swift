@@ -1,0 +1,45 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// What `:export csv|json PATH` asks for; `:export!` writes over an existing file.
+public struct ExportRequest: Sendable, Hashable {
+    public var format: ExportFormat
+    public var path: String
+    public var force: Bool
+
+    /// `csv PATH` or `json PATH` (a leading `~/` is the home folder).
+    public static func parse(_ argument: String, force: Bool) -> Result<ExportRequest, VerbProblem> {
+        let verb = force ? ":export!" : ":export"
+        let parts = argument.split(separator: " ", maxSplits: 1).map(String.init)
+        guard let word = parts.first, let format = ExportFormat(rawValue: word.lowercased()) else {
+            return .failure(VerbProblem("\(verb) needs a format and a file: \(verb) csv|json PATH"))
+        }
+        guard parts.count == 2, case let path = parts[1].trimmingCharacters(in: .whitespaces), !path.isEmpty else {
+            return .failure(VerbProblem("\(verb) \(format.rawValue) needs a file to write"))
+        }
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+        return .success(ExportRequest(format: format, path: path.hasPrefix("~/") ? home + path.dropFirst() : path, force: force))
+    }
+
+    /// The effect: the whole list through its pager, then "exported N rows to PATH" (or the refusal).
+    public func effect<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> Effect {
+        let request = self
+        return .read { store in
+            let rows = try ListExport.write(source(store), format: request.format, to: request.path, force: request.force)
+            return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
+        }
+    }
+}
+
+extension ScreenCommand {
+    /// `:export csv|json PATH` and `:export! …` (over an existing file) for a list screen.
+    public static func export(noun: String, _ action: @escaping @Sendable (ExportRequest) -> S.Action) -> [ScreenCommand] {
+        [
+            .verb("export", argument: "csv|json PATH", summary: "write every \(noun) of this list (filter and order applied) to a file") {
+                ExportRequest.parse($0, force: false).map(action)
+            },
+            .verb("export!", argument: "csv|json PATH", summary: "the same, over an existing file") { ExportRequest.parse($0, force: true).map(action) },
+        ]
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+/// The lists in a real terminal: position and count in every title at every size, `:sort`, and `y`
+/// putting the selected id on the clipboard with OSC 52 through tmux (`set-clipboard on`).
+@Suite(.serialized) struct ListsInTmuxTests {
+    @Test func titlesCountSortAndCopyAtEverySize() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
+        try shell("tmux -L \(tmux.socket) set-option -g set-clipboard on")
+        let piped = home.path("pane-output")
+        try shell("tmux -L \(tmux.socket) pipe-pane -t main -o \(ConsoleInTmuxTests.quote("cat >> " + piped))")
+
+        try tmux.waitFor("Users · 1 of 40 ─")
+        try tmux.keys("G")
+        try tmux.waitFor("Users · 40 of 40 ─")
+        try tmux.keys("k", "k")
+        try tmux.waitFor("Users · 38 of 40 ─")
+
+        // Sort: a column the store seeks on, either way; any other refused naming the sortable ones.
+        try tmux.keys(":")
+        try tmux.literal("sort name desc")
+        try tmux.keys("Enter")
+        try tmux.waitFor("Users · 1 of 40 · name ↓")
+        try tmux.keys(":")
+        try tmux.literal("sort type")
+        try tmux.keys("Enter")
+        try tmux.waitFor("cannot sort by type: the store seeks only on created, id, name")
+
+        // Every list's title at 80x24, 120x40 and 200x60.
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            try tmux.resize(width, height)
+            try tmux.keys("2")
+            try tmux.waitFor("Queue · 1 of 11 ─")
+            try tmux.keys("3")
+            try tmux.waitFor("Restores · open 1 of 3 ─")
+            try tmux.keys("4")
+            try tmux.waitFor("Audit · 1 of ")
+            try tmux.keys("5")
+            try tmux.waitFor("Subscriptions · 1 of 20 ─")
+            try tmux.keys("1")
+            try tmux.waitFor("Users · 1 of 40 · name ↓")
+        }
+
+        // y: the selected transaction's id on the status line, in tmux's buffer, and OSC 52 in the output.
+        try tmux.keys("2", "j")
+        try tmux.waitFor("Queue · 2 of 11 ─")
+        try tmux.keys("y")
+        let screen = try tmux.waitFor("copied ")
+        let id = try #require(screen.split(separator: "\n").compactMap { line -> String? in
+            guard let range = line.range(of: "copied ") else { return nil }
+            return String(line[range.upperBound...].prefix { $0.isNumber })
+        }.first)
+        #expect(id.count == 16, "\(id)")
+        #expect(screen.contains(id + " "), "the copied id is the selected row's")
+        let deadline = Date().addingTimeInterval(5)
+        var buffer = ""
+        while Date() < deadline {
+            buffer = (try? shell("tmux -L \(tmux.socket) show-buffer").output) ?? ""
+            if buffer.contains(id) { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        #expect(buffer.trimmingCharacters(in: .whitespacesAndNewlines) == id)
+        let output = (try? Data(contentsOf: URL(fileURLWithPath: piped))) ?? Data()
+        let sequence = Data(("\u{1B}]52;c;" + Data(id.utf8).base64EncodedString() + "\u{07}").utf8)
+        #expect(output.range(of: sequence) != nil, "the pane's output holds ESC ] 52 ; c ; BASE64 BEL")
+        _ = try tmux.quit(home: home)
+    }
+}
+
+extension ListsInTmuxTests {
+    /// `:export` in the console on a seeded store: one line a player plus the header, and the
+    /// command line's `user export` writes the same file.
+    @Test func exportOfASeededStoreWritesEveryPlayer() throws {
+        let home = TemporaryHome()
+        let db = home.path("seeded.sqlite")
+        #expect(try Binary.run(["seed", "--users", "3000", "--seed", "7", "--db", db], home: home).status == 0)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let tmux = try ConsoleInTmuxTests.Tmux(
+            width: 120, height: 40, command: "env \(env) \(Binary.path) --db \(db) --readonly; sleep 30")
+        try tmux.waitFor("Users · 1 of 3,000 ─", timeout: 20)
+        let csv = home.path("players.csv")
+        try tmux.keys(":")
+        try tmux.literal("export csv \(csv)")
+        try tmux.keys("Enter")
+        try tmux.waitFor("exported 3,000 users to")
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\r\n")
+        #expect(lines.count == 3_001)
+        #expect(lines.first == "id,name,friendly_name,account_type,age_band,phone,created_at")
+        try tmux.keys(":")
+        try tmux.literal("export csv \(csv)")
+        try tmux.keys("Enter")
+        try tmux.waitFor("exists (export! or --force writes over it)")
+
+        let cli = home.path("cli.csv")
+        let run = try Binary.run(["user", "export", cli, "--db", db], home: home)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try String(contentsOfFile: cli, encoding: .utf8) == String(contentsOfFile: csv, encoding: .utf8))
+    }
+}
+
+extension ListsInTmuxTests {
+    /// The terminal's own mouse reports (xterm SGR, as tmux passes them on) written to the pane: a click
+    /// selects the row drawn there, the wheel scrolls, a click on a tab switches; `--no-mouse` asks the
+    /// terminal for no reports at all.
+    @Test func theMouseSelectsScrollsAndSwitchesTabs() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
+        func flags() throws -> String {
+            try shell("tmux -L \(tmux.socket) display -p -t main '#{mouse_standard_flag}#{mouse_sgr_flag}'").output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try flags() == "11", "the console asked for button reports in SGR form")
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            try tmux.resize(width, height)
+            try tmux.keys("g")
+            try tmux.waitFor("Users · 1 of 40 ─")
+            // Row 5 of the list: line 9 of the terminal (header, tabs, frame, titles, then rows), 1-based.
+            try tmux.literal("\u{1B}[<0;5;9M")
+            try tmux.literal("\u{1B}[<0;5;9m")
+            try tmux.waitFor("Users · 5 of 40 ─")
+            try tmux.waitFor("id             10000005")
+            try tmux.literal("\u{1B}[<65;5;9M")
+            try tmux.waitFor("Users · 8 of 40 ─")
+            try tmux.literal("\u{1B}[<64;5;9M")
+            try tmux.waitFor("Users · 5 of 40 ─")
+            // The second tab, "2 Queue", starts in column 12 (or 10 once the tabs are squeezed).
+            let bar = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false)[1]
+            let column = bar.distance(from: bar.startIndex, to: try #require(bar.range(of: "2 Queue")).lowerBound) + 2
+            try tmux.literal("\u{1B}[<0;\(column);2M")
+            try tmux.waitFor("in queue:")
+            try tmux.keys("1")
+        }
+        _ = try tmux.quit(home: home)
+
+        let quiet = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support", "--no-mouse")
+        let flags2 = try shell("tmux -L \(quiet.socket) display -p -t main '#{mouse_standard_flag}#{mouse_sgr_flag}'").output
+        #expect(flags2.trimmingCharacters(in: .whitespacesAndNewlines) == "00", "--no-mouse leaves the mouse to the terminal")
+        _ = try quiet.quit(home: home)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import Testing
+@testable import StoreDeskStore
+@testable import StoreDeskUI
+
+/// `:sort COLUMN [asc|desc]`, `o` and `O`: a list sorted by a column the store seeks on, either way,
+/// paged by the same engine, kept per screen for the session; any other column refused by name.
+@Suite struct ListSortTests {
+    let size = Size(width: 120, height: 20)
+
+    /// Every user id as the console walks the list with `j` from the top.
+    func walk(_ console: ConsoleHarness) -> [String] {
+        console.press(.character("g"))
+        var ids: [String] = []
+        for _ in 0..<45 {
+            if let id = console.state.users.selectedRow?.user.id, ids.last != id { ids.append(id) }
+            console.press(.character("j"))
+        }
+        return ids
+    }
+
+    func ordered(_ console: ConsoleHarness, _ sql: String) throws -> [String] {
+        try console.database.reader.read { try String.fetchAll($0, sql: sql) }
+    }
+
+    @Test func eachSortableColumnEitherWayPagesLikeTheStoresOrder() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("sort name")
+        #expect(console.state.users.sort == ListSort("name"))
+        #expect(console.state.status?.text == "users sorted by name ↑")
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY name, rowid")))
+        #expect(console.state.users.list.positionText() == "40 of 40")
+        console.press(.character("O"))
+        #expect(console.state.users.sort == ListSort("name", descending: true))
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY name DESC, rowid DESC")))
+        console.show("sort created desc")
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY rowid DESC")))
+        console.press(.character("G"), .pageUp)
+        #expect(console.state.users.list.position.map { 41 - $0 } == console.state.users.selectedRow.map { Int($0.user.id)! - 10_000_000 })
+        console.press(.character("o"))
+        #expect(console.state.users.sort == ListSort("id"))
+        #expect(console.text.contains("id ↑"))
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY id")))
+        console.press(.character("o"))
+        #expect(console.state.users.sort == ListSort("name"))
+    }
+
+    @Test func otherColumnsAndFilteredListsAreRefusedWithTheReason() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("sort type")
+        #expect(console.state.status?.text == "cannot sort by type: the store seeks only on created, id, name")
+        console.show("sort name sideways")
+        #expect(console.state.status?.text == ":sort name sideways: the direction is asc or desc")
+        console.show("sort")
+        #expect(console.state.status?.text.hasPrefix(":sort needs a column") == true)
+        #expect(console.state.users.sort == ListSort("created"))
+        console.press(.character("/"))
+        console.type("张")
+        console.press(.enter)
+        console.press(.character("o"))
+        #expect(console.state.status?.text.contains("a filtered list is in created order") == true)
+        console.show("sort name")
+        #expect(console.state.status?.text.contains("a filtered list is in created order") == true)
+        #expect(console.state.users.sort == ListSort("created"))
+    }
+
+    @Test func theSortIsKeptPerScreenForTheSessionAndCompletes() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("sort id desc")
+        let first = console.state.users.selectedRow?.user.id
+        console.show("audit")
+        console.show("users")
+        #expect(console.state.users.sort == ListSort("id", descending: true))
+        #expect(console.state.users.selectedRow?.user.id == first)
+        #expect(ConsoleCommandLine.completions(for: "sort n", state: console.state) == ["sort name", "sort name asc", "sort name desc"])
+        #expect(ConsoleCommandLine.completions(for: "sort id d", state: console.state) == ["sort id desc"])
+    }
+
+    @Test func sortedPagesSeekOnAnIndex() throws {
+        let console = try ConsoleHarness(size: size)
+        for column in ["id", "name"] {
+            let plan = try console.database.reader.read { db in
+                try Row.fetchAll(
+                    db, sql: "EXPLAIN QUERY PLAN SELECT rowid, * FROM user WHERE (\(column), rowid) > (?, ?) ORDER BY \(column), rowid LIMIT 20",
+                    arguments: ["m", 5]
+                ).map { $0["detail"] as String? ?? "" }
+            }
+            #expect(!plan.joined().contains("SCAN user") || plan.joined().contains("USING INDEX"), "\(column): \(plan)")
+            #expect(!plan.joined().contains("TEMP B-TREE"), "\(column): \(plan)")
+        }
+    }
+
+    @Test func theAuditLogAndTheQueueRunEitherWayEachKeepingItsOwn() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("sort name desc")
+        console.show("audit")
+        let newest = try ordered(console, "SELECT CAST(id AS TEXT) FROM audit_log ORDER BY id DESC")
+        #expect(console.state.screenState(AuditScreen.self).list.rows.compactMap(\.id).map(String.init) == Array(newest.prefix(console.state.screenState(AuditScreen.self).list.rows.count)))
+        console.press(.character("O"))
+        #expect(console.state.status?.text == "audit log sorted by when ↑")
+        #expect(console.state.screenState(AuditScreen.self).list.rows.compactMap(\.id).map(String.init) == Array(newest.reversed().prefix(console.state.screenState(AuditScreen.self).list.rows.count)))
+        #expect(console.text.contains("Audit · 1 of \(newest.count) · when ↑"))
+        console.show("queue")
+        console.show("sort when")
+        #expect(console.state.status?.text == "cannot sort by when: the store seeks only on purchased")
+        console.show("sort purchased asc")
+        let oldest = try ordered(console, "SELECT id FROM store_transaction WHERE finished = 0 ORDER BY purchase_date, id")
+        #expect(console.state.screenState(QueueScreen.self).rows.map(\.id) == Array(oldest.prefix(console.state.screenState(QueueScreen.self).rows.count)))
+        #expect(ConsoleCommandLine.completions(for: "sort p", state: console.state) == ["sort purchased", "sort purchased asc", "sort purchased desc"])
+        // Each screen keeps its own.
+        console.show("users")
+        #expect(console.state.users.sort == ListSort("name", descending: true))
+        console.show("audit")
+        #expect(console.state.screenState(AuditScreen.self).sort == ListSort("when"))
+    }
+
+    @Test func aListVerbOnAScreenWithoutItSaysWhereItWorks() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("restores")
+        console.show("sort created")
+        #expect(console.state.screen == .restores)
+        #expect(console.state.status?.text == ":sort works on Users, Queue, Audit, not on Restores")
+        console.show("export csv /tmp/never.csv")
+        #expect(console.state.status?.text == ":export works on Users, Queue, Audit, not on Restores")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/never.csv"))
+    }
+}
