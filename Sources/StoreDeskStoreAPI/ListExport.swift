@@ -93,8 +93,12 @@ public enum ListExport {
         return count
     }
 
-    /// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled).
+    /// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled). A field a
+    /// spreadsheet would run as a formula (a player may name themselves `=HYPERLINK(…)`: it starts with
+    /// `=`, `+`, `-`, `@`, a tab or a carriage return) is written as text, after a `'`, as OWASP advises.
     package static func csvField(_ value: String) -> String {
+        var value = value
+        if let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) { value = "'" + value }
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

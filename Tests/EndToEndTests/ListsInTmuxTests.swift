@@ -128,7 +128,7 @@ extension ListsInTmuxTests {
             let bar = try tmux.capture().split(separator: "\n", omittingEmptySubsequences: false)[1]
             let column = bar.distance(from: bar.startIndex, to: try #require(bar.range(of: "2 Queue")).lowerBound) + 2
             try tmux.literal("\u{1B}[<0;\(column);2M")
-            try tmux.waitFor("in queue:")
+            try tmux.waitFor(" in queue ")
             try tmux.keys("1")
         }
         _ = try tmux.quit(home: home)

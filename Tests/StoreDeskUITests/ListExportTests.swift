@@ -68,10 +68,31 @@ import Testing
         #expect(console.state.status?.text == "exported \(entries) audit entries to \(audit)")
     }
 
+    /// The export runs on a thread of its own: the console says it is exporting and takes keys while the
+    /// rows are written, and says how many when it is done.
+    @Test func theConsoleStaysLiveWhileItExports() throws {
+        let console = try ConsoleHarness(size: size)
+        let csv = console.folder.appendingPathComponent("live.csv").path
+        console.press(.character(":"))
+        console.type("export csv \(csv)")
+        console.runtime.dispatch(.key(.enter), settle: false)
+        #expect(console.state.status?.text == "exporting users to \(csv)…")
+        // A key while it writes moves the selection (dispatch then waits for the export's reply).
+        console.press(.character("j"))
+        #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000002")
+        #expect(console.state.status?.text == "exported 40 users to \(csv)")
+        #expect(try lines(csv).count == 41)
+    }
+
     @Test func fieldsAreQuotedAsCSVAndEscapedAsJSON() {
         #expect(ListExport.csvField("plain") == "plain")
         #expect(ListExport.csvField("a,b") == "\"a,b\"")
         #expect(ListExport.csvField("say \"hi\"") == "\"say \"\"hi\"\"\"")
+        // What a spreadsheet would run as a formula is written as text.
+        #expect(ListExport.csvField("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"")
+        for formula in ["+1+1", "-2+3", "@SUM(A1)", "\tcmd", "=1"] { #expect(ListExport.csvField(formula).hasPrefix("'") || ListExport.csvField(formula).hasPrefix("\"'")) }
+        #expect(ListExport.csvField("O'Brien") == "O'Brien")
+        #expect(ListExport.csvField("a=b") == "a=b")
         #expect(ListExport.jsonString("a\"b\\c\n\u{1}") == "\"a\\\"b\\\\c\\n\\u0001\"")
     }
 }

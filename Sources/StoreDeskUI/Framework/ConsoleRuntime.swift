@@ -125,6 +125,16 @@ public final class ConsoleRuntime {
             case .later(let effect):
                 deferred.append(effect)
                 return nil
+            case .background(let body):
+                let inbox = replies
+                let store = database
+                inbox.started()
+                Thread.detachNewThread {
+                    let message: Message
+                    do { message = try body(store) } catch { message = .failed(Self.describe(error, store: store)) }
+                    inbox.deliver(message)
+                }
+                return nil
             case .post(let body, let url, let reply):
                 guard let callbacks else {
                     return reply(.failed(.other("this console has no HTTP client to reach game servers"), latencyMicros: 0))
@@ -140,11 +150,15 @@ public final class ConsoleRuntime {
         } catch let error as ThemeError {
             return .failed(error.description)
         } catch {
-            // A SQLite error or an unreadable value says what is wrong with which file, in one line, without
-            // the SQL or the row (which may hold a phone number).
-            let text = database.storeError(for: error)?.description ?? "\(error)"
-            return .failed(text.split(whereSeparator: \.isNewline).joined(separator: "; "))
+            return .failed(Self.describe(error, store: database))
         }
+    }
+
+    /// A failed effect's error in one line: a SQLite error or an unreadable value says what is wrong with
+    /// which file, without the SQL or the row (which may hold a phone number).
+    static func describe(_ error: any Error, store: any ConsoleStore) -> String {
+        let text = store.storeError(for: error)?.description ?? "\(error)"
+        return text.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 
     /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal).

@@ -16,6 +16,9 @@ public enum Effect: Sendable {
     case copy(String)
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
+    /// Long reading work (an export of a whole list) on a thread of its own, its reads taking turns with
+    /// the console's, so keys and frames go on meanwhile; its message comes back as a reply does.
+    case background(@Sendable (any ConsoleStore) throws -> Message)
     /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message
     /// whenever it arrives, the console live meanwhile.
     case post(body: String, url: String, reply: @Sendable (CallbackReply) -> Message)

@@ -22,13 +22,18 @@ public struct ExportRequest: Sendable, Hashable {
         return .success(ExportRequest(format: format, path: path.hasPrefix("~/") ? home + path.dropFirst() : path, force: force))
     }
 
-    /// The effect: the whole list through its pager, then "exported N rows to PATH" (or the refusal).
-    public func effect<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> Effect {
+    /// The effects: "exporting … to PATH" at once, then the whole list through its pager on a thread of its
+    /// own (the console live meanwhile: a million rows take seconds), then "exported N rows to PATH" (or the
+    /// refusal).
+    public func effects<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> [Effect] {
         let request = self
-        return .read { store in
-            let rows = try ListExport.write(source(store), format: request.format, to: request.path, force: request.force)
-            return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
-        }
+        return [
+            .read { _ in .done("exporting \(noun) to \(request.path)…") },
+            .background { store in
+                let rows = try ListExport.write(source(store), format: request.format, to: request.path, force: request.force)
+                return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
+            },
+        ]
     }
 }
 

@@ -53,7 +53,7 @@ extension AuditScreen {
         switch action {
         case .sort(let order): sort = order
         case .reverseSort: sort = sort.reversed
-        case .export(let request): return [request.effect(source, noun: "audit entries")]
+        case .export(let request): return request.effects(source, noun: "audit entries")
         }
         context.status = StatusMessage("audit log sorted by \(sort.label)", .info)
         return show(list.reload(pageSize: context.pageSize, source: source))

@@ -222,7 +222,7 @@ extension QueueScreen: ConsoleScreen {
         case .reverseSort:
             return sorted(sort.reversed, &context)
         case .export(let request):
-            return [request.effect(source, noun: "transactions")]
+            return request.effects(source, noun: "transactions")
         case .runOrStop:
             if simulation != nil {
                 simulation = nil

@@ -101,7 +101,7 @@ extension UsersScreen {
         case .reverseSort:
             return sorted(sort.reversed, &context)
         case .export(let request):
-            return [request.effect(source, noun: "users")]
+            return request.effects(source, noun: "users")
         case .toggleHistory:
             guard let id = selectedRow?.user.id else { return [] }
             if history?.userId == id {
