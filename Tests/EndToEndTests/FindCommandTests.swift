@@ -74,7 +74,7 @@ import Testing
     }
 
     /// A ticket with only an order id, in a real terminal: typed at Users' `/`, no player matches, Enter finds
-    /// the order, and Enter on it opens its player (the transaction is finished, so not in the Queue).
+    /// the order, and Enter on it opens its player's history (the transaction is finished, so not in the Queue).
     @Test func aTicketsOrderIdIsFoundFromUsersInTmux() throws {
         let home = TemporaryHome()
         let tmux = try ConsoleInTmuxTests.Tmux.console(home: home)
@@ -82,9 +82,9 @@ import Testing
         try tmux.waitFor("enter finds it as any id (:find)")
         try tmux.keys("Enter")
         let found = try tmux.waitFor("Find · “2501050001” · 1 of 1")
-        #expect(found.contains("order_id") && found.contains("enter opens 10000017 on Users"))
+        #expect(found.contains("order_id") && found.contains("enter opens 10000017's history on Users"), "\(found)")
         try tmux.keys("Enter")
-        try tmux.waitFor("id             10000017")
+        try tmux.waitFor("History · 10000017")
         try tmux.literal(":find 2000000100000093")
         try tmux.keys("Enter")
         try tmux.waitFor("Find · “2000000100000093” · 1 of 2")

@@ -46,7 +46,7 @@ import Testing
         #expect(Self.keys(Self.first(profile?["recent_transactions"])) == ["transaction_id", "product_id", "state", "purchase_date", "finished"])
 
         let history = try Self.json(["user", "history", "10000006"], db: db, home: home) as? [String: Any]
-        #expect(Self.keys(history) == ["user_id", "entries"])
+        #expect(Self.keys(history) == ["user_id", "entries", "next_before"])
         #expect(Self.keys(Self.first(history?["entries"])) == [
             "at", "kind", "id", "transaction_id", "original_transaction_id", "order_id", "app_order_id", "detail", "trust",
         ])
