@@ -22,3 +22,49 @@ struct FindCommand: ParsableCommand {
         try output.show(FindReport(results: results, query: text))
     }
 }
+
+/// `storedesk find` as a plain value: a ticket's id is looked up by hand and by scripts, and an exact id
+/// is an index seek, so the process's start is most of its time. A command line made only of `find`'s
+/// own options is read without ArgumentParser (see `PlainCommandLine`); anything else, a bad query
+/// included, goes through `FindCommand`, which says what is wrong.
+struct FindRequest {
+    var store = StoreLocation()
+    var query: FindQuery
+    /// The text as given (the note says it back).
+    var text: String
+    var json = false
+
+    init?(arguments: [String]) {
+        guard let line = PlainCommandLine(arguments, command: "find", flags: ["migrate", "json"], options: ["db", "limit"], positionals: 1),
+            let text = line.positionals.first
+        else { return nil }
+        var limit = 50
+        for (name, value) in line.options {
+            if name == "db" {
+                store.db = value
+            } else {
+                guard let number = Int(value) else { return nil }
+                limit = number
+            }
+        }
+        guard let query = try? FindQuery(text, limit: limit) else { return nil }
+        self.query = query
+        self.text = text
+        store.migrate = line.flags.contains("migrate")
+        json = line.flags.contains("json")
+    }
+
+    /// Prints what was found and ends the process, without tearing down the read-only store's connection
+    /// (as `SnapshotRequest.run` does).
+    func run() throws -> Never {
+        let trace = PhaseTrace()
+        trace.mark("arguments")
+        let database = try reporting { try store.open(.readOnly) }
+        trace.mark("open store")
+        let results = try reporting { try database.find(query) }
+        trace.mark("find")
+        try OutputOptions.show(FindReport(results: results, query: text), json: json)
+        trace.mark("print")
+        withExtendedLifetime(database) { exit(0) }
+    }
+}

@@ -53,54 +53,31 @@ struct SnapshotRequest: Equatable {
     }
 
     /// The request for `arguments` (after the executable's name) when they are `snapshot` followed only
-    /// by its own options, each `--name value`, `--name=value` or a flag, every value one the option
-    /// takes; nil for anything else (ArgumentParser then reads it, and refuses a bad value).
-    /// `STOREDESK_FULL_PARSE=1` always answers nil (tests compare both paths).
+    /// by its own options (see `PlainCommandLine`), every value one the option takes; nil for anything
+    /// else (ArgumentParser then reads it, and refuses a bad value).
     init?(arguments: [String]) {
-        guard arguments.first == "snapshot", environmentValue("STOREDESK_FULL_PARSE") != "1" else {
-            return nil
-        }
-        var rest = arguments.dropFirst()
-        while let argument = rest.popFirst() {
-            guard argument.hasPrefix("--") else { return nil }
-            var name = Substring(argument.dropFirst(2))
-            var inline: String?
-            if let equals = name.firstIndex(of: "=") {
-                inline = String(name[name.index(after: equals)...])
-                name = name[..<equals]
-            }
-            func value() -> String? {
-                if let inline { return inline }
-                guard let next = rest.popFirst(), !next.hasPrefix("-") else { return nil }
-                return next
-            }
+        guard let line = PlainCommandLine(
+            arguments, command: "snapshot", flags: ["migrate", "readonly", "no-color", "ascii"],
+            options: ["db", "role", "as", "theme", "screen", "size", "select", "filter"], positionals: 0)
+        else { return nil }
+        store.migrate = line.flags.contains("migrate")
+        staff.readonly = line.flags.contains("readonly")
+        look.ascii = line.flags.contains("ascii")
+        look.noColor = line.flags.contains("no-color")
+        for (name, value) in line.options {
             switch name {
-            case "migrate", "readonly", "no-color", "ascii":
-                guard inline == nil else { return nil }
-                switch name {
-                case "migrate": store.migrate = true
-                case "readonly": staff.readonly = true
-                case "ascii": look.ascii = true
-                default: look.noColor = true
-                }
-            case "db", "role", "as", "theme", "screen", "size", "select", "filter":
-                guard let value = value() else { return nil }
-                switch name {
-                case "db": store.db = value
-                case "role":
-                    guard let role = StaffRole(argument: value) else { return nil }
-                    staff.role = role
-                case "as": staff.actor = value
-                case "theme": look.theme = value
-                case "screen": screen = value
-                case "size":
-                    guard let parsed = Size(argument: value) else { return nil }
-                    size = parsed
-                case "select": select = value
-                default: filter = value
-                }
-            default:
-                return nil
+            case "db": store.db = value
+            case "role":
+                guard let role = StaffRole(argument: value) else { return nil }
+                staff.role = role
+            case "as": staff.actor = value
+            case "theme": look.theme = value
+            case "screen": screen = value
+            case "size":
+                guard let parsed = Size(argument: value) else { return nil }
+                size = parsed
+            case "select": select = value
+            default: filter = value
             }
         }
     }

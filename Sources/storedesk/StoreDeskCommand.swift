@@ -17,40 +17,38 @@ struct StoreDeskCommand: ParsableCommand {
         ],
         defaultSubcommand: ConsoleCommand.self)
 
-    /// `storedesk snapshot` with only its own options skips ArgumentParser (see `SnapshotRequest`);
-    /// everything else is parsed as usual.
+    /// `storedesk snapshot` and `storedesk find` with only their own options skip ArgumentParser (see
+    /// `PlainCommandLine`); everything else is parsed as usual.
     ///
     /// Every error that reaches the top is one line on stderr (`exitReporting`); a command line that is
     /// refused says first what it most likely got wrong (`CommandLineHints`): a mistyped subcommand, an
     /// unknown option.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
-        guard let snapshot = SnapshotRequest(arguments: arguments) else {
-            var command: ParsableCommand
-            heldWarnings = []
-            do {
-                command = try parseAsRoot(arguments)
-            } catch {
-                if exitCode(for: error) != .success, let hint = CommandLineHints(root: self).problem(in: arguments) {
-                    heldWarnings = nil
-                    warn(hint)
-                    Foundation.exit(ExitCode.validationFailure.rawValue)
-                }
-                releaseWarnings()
-                exitReporting(error, command: self)
+        if let snapshot = SnapshotRequest(arguments: arguments) {
+            do { try snapshot.run() } catch { exitReporting(error, command: SnapshotCommand.self) }
+        }
+        if let find = FindRequest(arguments: arguments) {
+            do { try find.run() } catch { exitReporting(error, command: FindCommand.self) }
+        }
+        var command: ParsableCommand
+        heldWarnings = []
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            if exitCode(for: error) != .success, let hint = CommandLineHints(root: self).problem(in: arguments) {
+                heldWarnings = nil
+                warn(hint)
+                Foundation.exit(ExitCode.validationFailure.rawValue)
             }
             releaseWarnings()
-            do {
-                try command.run()
-            } catch {
-                exitReporting(error, command: self)
-            }
-            return
+            exitReporting(error, command: self)
         }
+        releaseWarnings()
         do {
-            try snapshot.run()
+            try command.run()
         } catch {
-            exitReporting(error, command: SnapshotCommand.self)
+            exitReporting(error, command: self)
         }
     }
 }

@@ -187,6 +187,39 @@ import Testing
         }
     }
 
+    /// `find` with only its own options skips ArgumentParser too; every command line must print the same
+    /// results, error and exit code either way.
+    @Test func findFastPathMatchesTheFullParser() throws {
+        let home = TemporaryHome()
+        _ = try Binary.run(["check"], home: home)
+        let store = home.defaultStore
+        let commandLines: [[String]] = [
+            ["find", "10000003"],
+            ["find", "2611120001", "--db", store],
+            ["find", "--db=\(store)", "G2026", "--json", "--limit", "2"],
+            ["find", "剑客", "--db", store, "--limit=1", "--migrate"],
+            ["find", " 13800000000 ", "--db", store],
+            ["find", "nothing-like-this", "--db", store],
+            ["find", "   ", "--db", store],
+            ["find", "10000003", "--db", store, "--limit", "0"],
+            ["find", "10000003", "--db", store, "--limit", "many"],
+            ["find", "10000003", "--db", store, "--json=yes"],
+            ["find", "10000003", "20000000", "--db", store],
+            ["find", "--db", store],
+            ["find", "10000003", "--db"],
+            ["find", "10000003", "--bogus"],
+            ["find", "-h"],
+            ["find", "10000003", "--db", home.path("missing.sqlite")],
+        ]
+        for arguments in commandLines {
+            let fast = try Binary.run(arguments, home: home)
+            let full = try Binary.run(arguments, home: home, environment: ["STOREDESK_FULL_PARSE": "1"])
+            #expect(fast.status == full.status, "\(arguments)")
+            #expect(fast.stdout == full.stdout, "\(arguments)")
+            #expect(fast.stderr == full.stderr, "\(arguments)")
+        }
+    }
+
     @Test func themesListAndCheck() throws {
         let home = TemporaryHome()
         let list = try Binary.run(["themes", "list"], home: home)

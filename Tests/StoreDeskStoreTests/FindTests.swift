@@ -125,6 +125,29 @@ import Testing
         #expect(try find(store, String(id.prefix(12))).allSatisfy { $0.match == .prefix })
     }
 
+    /// An id found exactly is what the ticket gave: names holding it are not searched (the trigram index
+    /// reads long lists for digits). A name, or an id that matches nothing exactly, still finds names
+    /// holding it.
+    @Test("names holding the text are searched unless an id matched it exactly")
+    func containsOnlyWithoutAnExactId() throws {
+        let folder = TemporaryFolder()
+        let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
+        try store.writer.write { db in
+            try db.execute(sql: "UPDATE user SET friendly_name = 'fan of 10000003' WHERE id = '10000004'")
+            try db.execute(sql: "UPDATE user SET friendly_name = 'fan of 9999999' WHERE id = '10000005'")
+        }
+        let byId = try find(store, "10000003")
+        #expect(byId.first?.userId == "10000003" && byId.first?.field == .playerId)
+        #expect(!byId.contains { $0.match == .contains }, "\(byId)")
+        let noExact = try find(store, "9999999")
+        #expect(noExact.contains { $0.userId == "10000005" && $0.field == .friendlyName && $0.match == .contains }, "\(noExact)")
+        // A role's name found exactly is a name, not an id: players named with it are still found.
+        try store.writer.write { db in try db.execute(sql: "UPDATE user SET name = '老剑客阿伟' WHERE id = '10000006'") }
+        let byName = try find(store, "剑客阿伟")
+        #expect(byName.first?.field == .roleName && byName.first?.match == .exact)
+        #expect(byName.contains { $0.userId == "10000006" && $0.field == .name && $0.match == .contains }, "\(byName)")
+    }
+
     /// A store of `users` synthetic players (with their transactions, orders, game accounts) in `folder`.
     static func seeded(_ folder: TemporaryFolder, users: Int, seed: UInt64) throws -> AppDatabase {
         let path = folder.path("seeded.sqlite")
@@ -154,6 +177,26 @@ import Testing
             for (sql, details) in plans {
                 #expect(details.contains { $0.hasPrefix("SEARCH") }, "\(text): \(details) in \(sql)")
                 for detail in details { #expect(!detail.hasPrefix("SCAN"), "\(text): \(detail) in \(sql)") }
+            }
+        }
+    }
+
+    /// `run` first probes its lookups together, one `EXISTS` each in one statement (exact, then prefix):
+    /// every probe seeks an index, and none scans a table.
+    @Test("the probes find runs first seek an index each")
+    func probePlans() throws {
+        let folder = TemporaryFolder()
+        let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
+        for text in ["13800000000", "2000000100000093", "G20261111-0004", "1234", "剑客阿伟"] {
+            let plan = FindPlan(try FindQuery(text))
+            for arms in [plan.exactArms(), plan.prefixArms()] where !arms.isEmpty {
+                let (sql, arguments) = FindPlan.probe(arms)
+                let details = try store.reader.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                }
+                #expect(details.filter { $0.hasPrefix("SEARCH") }.count == arms.count, "\(text): \(details)")
+                // The one row of flags is SQLite's constant row; no table is scanned.
+                #expect(!details.contains { $0.hasPrefix("SCAN") && $0 != "SCAN CONSTANT ROW" }, "\(text): \(details)")
             }
         }
     }

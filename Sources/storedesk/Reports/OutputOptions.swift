@@ -10,7 +10,9 @@ struct OutputOptions: ParsableArguments {
     @Flag(help: "Print the result as JSON (sorted keys; the shapes are in the README; secrets masked).") var json = false
 
     /// Prints `report` as its JSON shape with `--json`, else as its text (and its note on stderr).
-    func show<R: CommandReport>(_ report: R) throws {
+    func show<R: CommandReport>(_ report: R) throws { try Self.show(report, json: json) }
+
+    static func show<R: CommandReport>(_ report: R, json: Bool) throws {
         if json { return try printJSON(report.json) }
         let text = report.text
         if !text.isEmpty { print(text, terminator: text.hasSuffix("\n") ? "" : "\n") }
