@@ -3,6 +3,9 @@
 
 SWIFT ?= swift
 PACKAGES := libncurses-dev libsqlite3-dev tmux php-cli curl
+# `make test` also needs Debian's PostgreSQL server (the tests start throwaway clusters of their own;
+# `make run` needs no server).
+TEST_PACKAGES := postgresql
 # `make bench` also needs wrk and nginx (load tool, and this machine's HTTP ceiling beside `serve`).
 BENCH_PACKAGES := wrk nginx sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -46,6 +49,7 @@ build: deps
 # The end-to-end tests on the release binary `make run` uses (its linker and metadata flags are not the
 # debug build's), then every test on the debug build.
 test: deps release
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
 	$(SWIFT) build --product storedesk
 	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --no-parallel --filter EndToEndTests
 	$(SWIFT) test --no-parallel
