@@ -16,9 +16,7 @@ extension AppDatabase: ConsoleStore {
 
     public func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction> { QueuePager(database: self, query: query) }
 
-    public func restores(status: RestoreStatus?, text: String) -> any ListPager<RestoreRow> {
-        RestorePager(database: self, status: status, text: text)
-    }
+    public func restores(_ query: RestoreQuery) -> any ListPager<RestoreRow> { RestorePager(database: self, query: query) }
 
     public func audit(_ query: AuditQuery) -> any ListPager<AuditEntry> { AuditPager(database: self, query: query) }
 
@@ -88,27 +86,26 @@ struct QueuePager: ListPager {
     }
 }
 
-/// The restore desk's prompts, oldest first.
+/// The restore desk's prompts in the query's order.
 struct RestorePager: ListPager {
     let database: AppDatabase
-    let status: RestoreStatus?
-    let text: String
+    let query: RestoreQuery
 
-    func cursor(of row: RestoreRow) -> KeysetCursor { row.cursor }
+    func cursor(of row: RestoreRow) -> RestoreCursor { row.cursor }
 
-    func page(_ anchor: KeysetAnchor, limit: Int) throws -> [RestoreRow] {
-        try database.restoreRows(status: status, text: text, anchor: anchor, limit: limit)
+    func page(_ anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
+        try database.restoreRows(query, anchor: anchor, limit: limit)
     }
 
-    func cursor(id: Int64?) throws -> KeysetCursor? {
+    func cursor(id: Int64?) throws -> RestoreCursor? {
         guard let id else { return nil }
-        return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }.map { KeysetCursor(time: $0.createdAt, id: id) }
+        return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }
+            .map { RestoreRow(request: $0, appId: "").cursor }
     }
 
     func count() throws -> ListCount? {
-        let indexed: [(String, StatementArguments)] = status.map { [("r.status = ?", [$0.rawValue])] } ?? []
-        let scanned: [(String, StatementArguments)] =
-            text.isEmpty ? [] : [("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text])]
+        let indexed: [(String, StatementArguments)] = query.status.map { [("r.status = ?", [$0.rawValue])] } ?? []
+        let scanned: [(String, StatementArguments)] = query.text.isEmpty ? [] : [RestoreDesk.textCondition(query.text)]
         return try database.reader.read {
             try ListCounting.count($0, from: "restore_request", alias: "r", indexed: indexed, scanned: scanned)
         }

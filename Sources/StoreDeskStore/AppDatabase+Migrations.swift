@@ -78,6 +78,11 @@ extension AppDatabase {
         migrator.registerMigration("v17-event-activity") { db in
             try db.execute(sql: "CREATE INDEX transaction_event_activity ON transaction_event(at, kind) WHERE \(activityKinds)")
         }
+        // The Restores list sorted by player or by transaction (`:sort player|transaction`) while it shows one
+        // status: a seek on (status, key, id) either way, as `restore_on_status` gives the prompted order.
+        migrator.registerMigration("v18-restore-sorts") { db in
+            try db.execute(sql: restoreSortIndexes)
+        }
         return migrator
     }()
 
@@ -382,6 +387,13 @@ extension AppDatabase {
         DROP INDEX audit_on_actor;
         CREATE INDEX audit_on_action_sequence ON audit_log(action, id);
         CREATE INDEX audit_on_actor_sequence ON audit_log(actor, id);
+        """
+
+    /// The Restores list's other orders under a status filter (unfiltered, `restore_on_user` and `restore_once`
+    /// give them).
+    static let restoreSortIndexes = """
+        CREATE INDEX restore_on_status_user ON restore_request(status, user_id);
+        CREATE INDEX restore_on_status_transaction ON restore_request(status, transaction_id);
         """
 
     /// The restore desk: one prompt per transaction, ever (a login never opens a second one, and a

@@ -16,19 +16,19 @@ extension AppDatabase {
     }
 
     /// Prompts oldest first, `status` nil for all, from after `cursor` (keyset: created_at, id).
-    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: KeysetCursor? = nil) throws
+    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor? = nil) throws
         -> [RestorePrompt]
     {
         try reader.read { db in
-            try RestoreDesk.rows(db, status: status, text: "", anchor: cursor.map { .after($0) } ?? .first, limit: limit)
+            try RestoreDesk.rows(db, RestoreQuery(status: status), anchor: cursor.map { .after($0) } ?? .first, limit: limit)
                 .map { try RestoreDesk.prompt(db, $0.request) }
         }
     }
 
-    /// One page of the desk's list, oldest first: `status` nil for all, `text` found in the
+    /// One page of the desk's list in the query's order: its status (nil for all), its text found in the
     /// transaction id, the player's id or the product id.
-    public func restoreRows(status: RestoreStatus?, text: String = "", anchor: KeysetAnchor, limit: Int) throws -> [RestoreRow] {
-        try reader.read { db in try RestoreDesk.rows(db, status: status, text: text, anchor: anchor, limit: limit) }
+    public func restoreRows(_ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
+        try reader.read { db in try RestoreDesk.rows(db, query, anchor: anchor, limit: limit) }
     }
 
     /// The prompt for one transaction, whatever its status.
@@ -200,17 +200,36 @@ enum RestoreDesk {
             db, sql: "SELECT * FROM restore_request WHERE transaction_id = ?", arguments: [transactionId])
     }
 
-    static func rows(_ db: Database, status: RestoreStatus?, text: String, anchor: KeysetAnchor, limit: Int) throws
-        -> [RestoreRow]
+    /// One page of the list: each order a keyset over its index (`(created_at, id)`, `(user_id, id)`, the
+    /// transaction id, each led by the status when the query has one), either way; never OFFSET.
+    static func rows(_ db: Database, _ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
+        let (sql, arguments, reversed) = statement(query, anchor: anchor, limit: limit)
+        let rows = try RestoreRow.fetchAll(db, sql: sql, arguments: arguments)
+        return reversed ? rows.reversed() : rows
+    }
+
+    /// The statement of one page (`rows`), and whether its rows come back reversed.
+    static func statement(_ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int)
+        -> (sql: String, arguments: StatementArguments, reversed: Bool)
     {
         var conditions: [(String, StatementArguments)] = []
-        if let status { conditions.append(("r.status = ?", [status.rawValue])) }
-        if !text.isEmpty {
-            conditions.append(("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text]))
+        if let status = query.status { conditions.append(("r.status = ?", [status.rawValue])) }
+        if !query.text.isEmpty { conditions.append(textCondition(query.text)) }
+        let keyset: Keyset
+        let values: (RestoreCursor) -> StatementArguments
+        switch query.order {
+        case .prompted: (keyset, values) = (Keyset(time: "r.created_at", id: "r.id", descending: query.descending), { [$0.createdAt.millis, $0.id] })
+        case .player: (keyset, values) = (Keyset(time: "r.user_id", id: "r.id", descending: query.descending), { [$0.userId, $0.id] })
+        case .transaction: (keyset, values) = (Keyset(time: nil, id: "r.transaction_id", descending: query.descending), { [$0.transactionId] })
         }
-        return try Keyset(time: "r.created_at", id: "r.id", descending: false).page(
-            db, select: "SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id",
-            conditions: conditions, anchor: anchor, limit: limit)
+        return keyset.statement(
+            select: "SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id",
+            conditions: conditions, anchor: anchor, limit: limit, values: values)
+    }
+
+    /// The text filter: found (as typed) in the transaction id, the player's id or the product id.
+    static func textCondition(_ text: String) -> (String, StatementArguments) {
+        ("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text])
     }
 
     static func products(_ db: Database, appId: String) throws -> [Product] {

@@ -1,8 +1,8 @@
 import GRDB
 import StoreDeskCore
 
-/// The SQL of keyset paging over `(time, id)` columns, or over `id` alone (a sequence: the audit log),
-/// ascending or descending.
+/// The SQL of keyset paging over `(time, id)` columns (`time` any column a list sorts by, `id` what breaks
+/// its ties), or over `id` alone (a sequence: the audit log; a unique key), ascending or descending.
 struct Keyset {
     /// Nil when the list runs by `id` alone; the cursor's values are then only its id.
     var time: String?
@@ -40,11 +40,12 @@ struct Keyset {
         }
     }
 
-    /// One page of `select` (everything up to WHERE) filtered by `conditions` and the anchor.
-    func page<Record: FetchableRecord, Cursor>(
-        _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: PageAnchor<Cursor>, limit: Int,
+    /// The statement of one page of `select` (everything up to WHERE) filtered by `conditions` and the
+    /// anchor, and whether its rows come back reversed.
+    func statement<Cursor>(
+        select: String, conditions: [(String, StatementArguments)], anchor: PageAnchor<Cursor>, limit: Int,
         values: (Cursor) -> StatementArguments
-    ) throws -> [Record] {
+    ) -> (sql: String, arguments: StatementArguments, reversed: Bool) {
         let (condition, keyArguments, order, reversed) = clause(anchor, values)
         var parts = conditions
         if let condition { parts.append((condition, keyArguments)) }
@@ -52,7 +53,16 @@ struct Keyset {
         for part in parts { arguments += part.1 }
         arguments += [limit]
         let filter = parts.isEmpty ? "" : " WHERE " + parts.map { "(" + $0.0 + ")" }.joined(separator: " AND ")
-        let rows = try Record.fetchAll(db, sql: select + filter + " ORDER BY \(order) LIMIT ?", arguments: arguments)
+        return (select + filter + " ORDER BY \(order) LIMIT ?", arguments, reversed)
+    }
+
+    /// One page of `select` (everything up to WHERE) filtered by `conditions` and the anchor.
+    func page<Record: FetchableRecord, Cursor>(
+        _ db: Database, select: String, conditions: [(String, StatementArguments)], anchor: PageAnchor<Cursor>, limit: Int,
+        values: (Cursor) -> StatementArguments
+    ) throws -> [Record] {
+        let (sql, arguments, reversed) = statement(select: select, conditions: conditions, anchor: anchor, limit: limit, values: values)
+        let rows = try Record.fetchAll(db, sql: sql, arguments: arguments)
         return reversed ? rows.reversed() : rows
     }
 }

@@ -76,12 +76,15 @@ extension SubscriptionSearch {
         var sql = "SELECT s.*, u.name AS sd_name, u.friendly_name AS sd_friendly FROM subscription s JOIN user u ON u.id = s.user_id WHERE "
             + condition(group) + filter.sql
         var arguments = filter.arguments
+        // Within a group the rows run by (expires, id), ascending or descending; a backward read takes them the
+        // other way and is reversed by the caller.
+        let ascending = backward == descending
         if let cursor {
-            let comparison = backward ? "<" : inclusive ? ">=" : ">"
+            let comparison = (ascending ? ">" : "<") + (inclusive ? "=" : "")
             sql += " AND (s.expires_date, s.original_transaction_id) \(comparison) (?, ?)"
             arguments += [cursor.expires, cursor.id]
         }
-        let order = backward ? "DESC" : "ASC"
+        let order = ascending ? "ASC" : "DESC"
         sql += " ORDER BY s.expires_date \(order), s.original_transaction_id \(order) LIMIT \(limit)"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             let friendly: String = try row.decode(forColumn: "sd_friendly")

@@ -92,8 +92,9 @@ public protocol QueueStore: Sendable {
 
 /// The restore desk's reads and writes.
 public protocol RestoreStore: Sendable {
-    /// The prompts with a status (nil: all) whose transaction, player or product contains `text`, oldest first.
-    func restores(status: RestoreStatus?, text: String) -> any ListPager<RestoreRow>
+    /// The prompts with a status (nil: all) whose transaction, player or product contains the text, in the
+    /// query's order.
+    func restores(_ query: RestoreQuery) -> any ListPager<RestoreRow>
     func restoreCounts() throws -> [RestoreStatus: Int]
     func restorePrompt(transactionId: String) throws -> RestorePrompt?
     /// Throws `RestoreRefusal` (nothing written) when the rules refuse.

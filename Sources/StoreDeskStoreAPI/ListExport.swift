@@ -34,6 +34,16 @@ public enum ListExport {
     public static func write<Row: ExportableRow>(
         _ pager: any ListPager<Row>, format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize
     ) throws -> Int {
+        try write(pager, fields: Row.exportFields, format: format, to: path, force: force, pageSize: pageSize) { $0.exportValues(time: $1) }
+    }
+
+    /// Writes every row as `values` gives it, under `fields` (a row whose values depend on more than the
+    /// row: a subscription's state at the list's instant); returns how many.
+    @discardableResult
+    public static func write<Row>(
+        _ pager: any ListPager<Row>, fields: [String], format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize,
+        values: (Row, (Instant) -> String) -> [String]
+    ) throws -> Int {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -51,7 +61,6 @@ public enum ListExport {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         func time(_ instant: Instant) -> String { formatter.string(from: instant.date) }
-        let fields = Row.exportFields
         func put(_ text: String) throws { try file.write(contentsOf: Data(text.utf8)) }
 
         switch format {
@@ -63,13 +72,13 @@ public enum ListExport {
         while !page.isEmpty {
             var chunk = ""
             for row in page {
-                let values = row.exportValues(time: time)
+                let written = values(row, time)
                 switch format {
                 case .csv:
-                    chunk += values.map(csvField).joined(separator: ",") + "\r\n"
+                    chunk += written.map(csvField).joined(separator: ",") + "\r\n"
                 case .json:
                     chunk += (count == 0 ? "\n" : ",\n") + "{"
-                        + zip(fields, values).map { jsonString($0) + ":" + jsonString($1) }.joined(separator: ",") + "}"
+                        + zip(fields, written).map { jsonString($0) + ":" + jsonString($1) }.joined(separator: ",") + "}"
                 }
                 count += 1
             }
@@ -141,5 +150,37 @@ extension AuditEntry: ExportableRow {
 
     public func exportValues(time: (Instant) -> String) -> [String] {
         [id.map(String.init) ?? "", time(at), actor, role, action, subject, detail]
+    }
+}
+
+extension RestoreRow: ExportableRow {
+    public static let exportFields = [
+        "transaction_id", "user_id", "product_id", "quantity", "app_id", "status", "prompted_at", "resolved_at", "resolved_by",
+        "resolved_role", "reason",
+    ]
+
+    public func exportValues(time: (Instant) -> String) -> [String] {
+        let r = request
+        return [
+            r.transactionId, r.userId, r.productId, String(r.quantity), appId, r.status.rawValue, time(r.createdAt),
+            r.resolvedAt.map(time) ?? "", r.resolvedBy ?? "", r.resolvedRole ?? "", r.reason ?? "",
+        ]
+    }
+}
+
+extension SubscriptionListRow {
+    public static let exportFields = [
+        "original_transaction_id", "user_id", "player", "product_id", "state", "expires_date", "auto_renew", "first_purchased",
+    ]
+
+    /// The row as the list shows it at `instant` (its state then, its row played forward); a row not yet
+    /// bought then keeps its stored state.
+    public func exportValues(at instant: Instant, time: (Instant) -> String) -> [String] {
+        let info = subscription.info(at: instant)
+        return [
+            subscription.id, subscription.userId, userName, info?.productId ?? subscription.productId,
+            (info?.state ?? subscription.state).rawValue, time(info?.expiresDate ?? subscription.expiresDate),
+            (info?.autoRenew ?? subscription.autoRenew) ? "on" : "off", time(subscription.originalPurchaseDate),
+        ]
     }
 }

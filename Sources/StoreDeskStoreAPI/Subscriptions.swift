@@ -32,17 +32,20 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// Only this state, or every state grouped in `SubscriptionSearch.order`.
     public var state: SubscriptionState?
     public var instant: Instant
+    /// Within each state, the latest end first (the groups keep their order).
+    public var descending: Bool
 
-    public init(text: String = "", state: SubscriptionState? = nil, instant: Instant) {
+    public init(text: String = "", state: SubscriptionState? = nil, instant: Instant, descending: Bool = false) {
         self.text = text.trimmingCharacters(in: .whitespaces)
         self.state = state
         self.instant = instant
+        self.descending = descending
     }
 
     /// The groups of the list, in the order an operator acts on them.
     public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
 
-    /// A place in the list: a state group, then expiry, then the original transaction id.
+    /// A place in the list: a state group, then expiry, then the original transaction id (both either way).
     public struct Cursor: Hashable, Sendable {
         public var state: SubscriptionState
         public var expires: Instant

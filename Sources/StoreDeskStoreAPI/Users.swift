@@ -63,7 +63,9 @@ public struct UserCursor: Sendable, Hashable {
 /// scanning the table; shorter text is matched with LIKE in list order. The last four phone digits
 /// match exactly, so a masked number never leaks more than it shows.
 public struct UserSearch: Sendable, Hashable {
-    public var text: String
+    public var text: String { didSet { folded = text.lowercased() } }
+    /// `text` lowercased, once a filter (MATCHED compares it with every visible row, every frame).
+    private var folded: String
     /// The order of an unfiltered list (a filter lists its matches in created order, which its indexes give).
     public var order: UserOrder
     /// Whether the list runs from the end of `order` (newest, last id, last name first).
@@ -71,6 +73,7 @@ public struct UserSearch: Sendable, Hashable {
 
     public init(text: String, order: UserOrder = .created, descending: Bool = false) {
         self.text = text.trimmingCharacters(in: .whitespaces)
+        folded = self.text.lowercased()
         self.order = order
         self.descending = descending
     }
@@ -102,7 +105,7 @@ public struct UserSearch: Sendable, Hashable {
         var fields: [String] = []
         // Lowercased and compared as Swift strings: Foundation's case-insensitive `range(of:options:)` cost
         // about 3 µs a field, 0.3 ms a frame of 38 rows (the filter keystroke's p50 went 0.98 -> 1.3 ms).
-        let folded = text.lowercased()
+        // The filter is lowercased once, in `init`; only the row's fields are, here.
         func has(_ value: String) -> Bool { !value.isEmpty && value.lowercased().contains(folded) }
         if has(user.id) { fields.append("id") }
         if has(user.name) { fields.append("name") }

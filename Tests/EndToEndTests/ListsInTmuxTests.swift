@@ -139,3 +139,81 @@ extension ListsInTmuxTests {
         _ = try quiet.quit(home: home)
     }
 }
+
+extension ListsInTmuxTests {
+    /// The Restores list in a real terminal: sorted by player, newest last and then reversed, its title
+    /// saying so at every size; filtered, with MATCHED; exported as CSV in that order and filter, refused
+    /// over the file, then over it with `:export!` as JSON; `y` copies the selected transaction.
+    @Test func restoresSortFilterAndExport() throws {
+        let home = TemporaryHome()
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, "--role", "support")
+        try tmux.waitFor("Users · 1 of 40 ─")
+        try tmux.keys("3")
+        try tmux.waitFor("Restores · open 1 of 3 ─")
+        func command(_ line: String) throws {
+            try tmux.keys(":")
+            try tmux.literal(line)
+            try tmux.keys("Enter")
+        }
+        try command("status all")
+        try tmux.waitFor("Restores · all 1 of 5 ─")
+        try command("sort player")
+        try tmux.waitFor("Restores · all 1 of 5 · player ↑")
+        try tmux.keys("O")
+        try tmux.waitFor("Restores · all 1 of 5 · player ↓")
+        try command("sort bogus")
+        try tmux.waitFor("cannot sort by bogus: the store seeks only on prompted, player, transaction")
+
+        // The title and the columns at every size, nothing cut but the cells that end in "…".
+        for (width, height) in [(80, 24), (120, 40), (200, 60)] {
+            try tmux.resize(width, height)
+            // The frame drawn at the new size: every pane row ends on its border in the last column.
+            func framed(_ screen: String) -> Bool {
+                let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+                let rows = lines.filter { $0.hasPrefix("│") }
+                return lines.count >= height && lines[2].hasPrefix("┌") && lines[2].hasSuffix("┐") && rows.count == height - 6
+                    && rows.allSatisfy { $0.hasSuffix("│") && $0.contains("││") && $0.count <= width }
+            }
+            var screen = try tmux.waitFor("Restores · all 1 of 5 · player ↓")
+            let deadline = Date().addingTimeInterval(10)
+            while !framed(screen), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.1)
+                screen = try tmux.capture()
+            }
+            #expect(framed(screen), "\(width)x\(height):\n\(screen)")
+            let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.contains { $0.contains("TRANSACTION") && $0.contains("PLAYER") }, "\(width)x\(height)")
+        }
+        try tmux.resize(120, 40)
+
+        // The player's ids in descending order, as the store keeps them.
+        let csv = home.path("prompts.csv")
+        try command("export csv \(csv)")
+        try tmux.waitFor("exported 5 restore prompts to")
+        let rows = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\r\n")
+        #expect(rows.count == 6)
+        #expect(rows.first == "transaction_id,user_id,product_id,quantity,app_id,status,prompted_at,resolved_at,resolved_by,resolved_role,reason")
+        let players = rows.dropFirst().map { String($0.split(separator: ",")[1]) }
+        #expect(players == players.sorted(by: >), "\(players)")
+        try command("export csv \(csv)")
+        try tmux.waitFor("exists (export! or --force writes over it)")
+
+        // A filter: MATCHED, the count, and an export of only what it matches.
+        try tmux.keys("/")
+        try tmux.literal("1000002")
+        try tmux.keys("Enter")
+        var screen = try tmux.waitFor("Restores · all 1 of 2 · player ↓ · “1000002”")
+        #expect(screen.contains("MATCHED"))
+        try command("export! json \(csv)")
+        try tmux.waitFor("exported 2 restore prompts to")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: csv))) as? [[String: String]]
+        #expect(json?.map { $0["user_id"] ?? "" } == ["10000029", "10000024"])
+
+        // y: the selected prompt's transaction id.
+        try tmux.keys("j", "y")
+        screen = try tmux.waitFor("copied ")
+        let transaction = try #require(json?.last?["transaction_id"])
+        #expect(screen.contains("copied \(transaction)"))
+        _ = try tmux.quit(home: home)
+    }
+}

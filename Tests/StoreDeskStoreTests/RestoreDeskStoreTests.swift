@@ -310,16 +310,16 @@ import Testing
 
     @Test func theDeskListPagesByKeysetInBothDirections() throws {
         let store = try PaymentQueueStoreTests.demoStore()
-        let all = try store.restoreRows(status: nil, anchor: .first, limit: 100)
+        let all = try store.restoreRows(RestoreQuery(), anchor: .first, limit: 100)
         #expect(all.map(\.request.transactionId) == [
             "2000000100000088", "2000000100000089", "2000000100000093", "2000000100000095", "2000000100000096",
         ])
         #expect(all.map(\.appId) == ["1001", "1002", "1002", "1001", "1003"])
-        #expect(try store.restoreRows(status: nil, anchor: .after(all[1].cursor), limit: 2) == Array(all[2...3]))
-        #expect(try store.restoreRows(status: nil, anchor: .before(all[3].cursor), limit: 2) == Array(all[1...2]))
-        #expect(try store.restoreRows(status: nil, anchor: .last, limit: 2) == Array(all.suffix(2)))
-        #expect(try store.restoreRows(status: .open, anchor: .first, limit: 10).count == 3)
-        #expect(try store.restoreRows(status: nil, text: "10000035", anchor: .first, limit: 10).map(\.request.transactionId) == ["2000000100000096"])
+        #expect(try store.restoreRows(RestoreQuery(), anchor: .after(all[1].cursor), limit: 2) == Array(all[2...3]))
+        #expect(try store.restoreRows(RestoreQuery(), anchor: .before(all[3].cursor), limit: 2) == Array(all[1...2]))
+        #expect(try store.restoreRows(RestoreQuery(), anchor: .last, limit: 2) == Array(all.suffix(2)))
+        #expect(try store.restoreRows(RestoreQuery(status: .open), anchor: .first, limit: 10).count == 3)
+        #expect(try store.restoreRows(RestoreQuery(text: "10000035"), anchor: .first, limit: 10).map(\.request.transactionId) == ["2000000100000096"])
     }
 
     @Test func everyRestoreLookupHasAnIndex() throws {

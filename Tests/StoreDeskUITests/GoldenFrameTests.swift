@@ -187,4 +187,41 @@ import Testing
         console.press(.enter, .character("j"), .character("j"))
         try Golden.check(console.frame, named: "codes-offer-100x30")
     }
+
+    /// Restores sorted by player, newest last, filtered: the order in the title, MATCHED beside the
+    /// ids where it fits (80 columns keep the transaction and the player first).
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40), Size(width: 200, height: 60)])
+    func restoresSortedAndFiltered(size: Size) throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        console.show("restores")
+        console.show("status all")
+        console.show("sort player desc")
+        console.press(.character("/"))
+        console.type("1000002")
+        console.press(.enter, .character("j"))
+        try Golden.check(console.frame, named: "restores-sorted-filtered-\(size)")
+    }
+
+    /// Subscriptions with the latest end first in each state, and a filter on product ids in another case.
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
+    func subscriptionsSortedAndFiltered(size: Size) throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("subscriptions")
+        console.press(.character("O"))
+        try Golden.check(console.frame, named: "subscriptions-ends-desc-\(size)")
+        console.press(.character("/"))
+        console.type("PLUS")
+        console.press(.enter)
+        try Golden.check(console.frame, named: "subscriptions-ends-desc-plus-\(size)")
+    }
+
+    /// The audit log filtered by a word: which field held it.
+    @Test func auditFilteredByAWord() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .support)
+        console.show("audit")
+        console.press(.character("/"))
+        console.type("restore")
+        console.press(.enter)
+        try Golden.check(console.frame, named: "audit-filter-restore-120x40")
+    }
 }

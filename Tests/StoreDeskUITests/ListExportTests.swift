@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import StoreDeskStore
 @testable import StoreDeskUI
@@ -82,6 +83,68 @@ import Testing
         #expect(console.state.screenState(UsersScreen.self).selectedRow?.user.id == "10000002")
         #expect(console.state.status?.text == "exported 40 users to \(csv)")
         #expect(try lines(csv).count == 41)
+    }
+
+    @Test func restoresGoOutInTheirStatusFilterAndOrder() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        console.show("restores")
+        console.show("status all")
+        console.show("sort player desc")
+        let csv = console.folder.appendingPathComponent("prompts.csv").path
+        console.show("export csv \(csv)")
+        #expect(console.state.status?.text == "exported 5 restore prompts to \(csv)")
+        let all = try lines(csv)
+        #expect(all.first == "transaction_id,user_id,product_id,quantity,app_id,status,prompted_at,resolved_at,resolved_by,resolved_role,reason")
+        let expected = try console.database.reader.read {
+            try String.fetchAll($0, sql: "SELECT transaction_id FROM restore_request ORDER BY user_id DESC, id DESC")
+        }
+        #expect(all.dropFirst().map { String($0.prefix { $0 != "," }) } == expected)
+        #expect(all.dropFirst().allSatisfy { $0.contains(",open,") || $0.contains(",confirmed,") || $0.contains(",declined,") })
+        console.show("export csv \(csv)")
+        #expect(console.state.status?.text == "\(csv) exists (export! or --force writes over it)")
+
+        // The open ones, as JSON, with the text filter: the same rows the list shows.
+        console.show("status open")
+        console.press(.character("/"))
+        console.type("20000001")
+        console.press(.enter)
+        let shown = console.state.screenState(RestoresScreen.self).list.rows.map(\.request.transactionId)
+        let json = console.folder.appendingPathComponent("prompts.json").path
+        console.show("export json \(json)")
+        #expect(console.state.status?.text == "exported \(shown.count) restore prompts to \(json)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: String]]
+        #expect(decoded?.map { $0["transaction_id"] ?? "" } == shown)
+        #expect(decoded?.allSatisfy { $0["status"] == "open" && $0["resolved_by"] == "" } == true)
+    }
+
+    @Test func subscriptionsGoOutWithTheirStateAtTheListsInstant() throws {
+        let console = try ConsoleHarness(size: size)
+        console.show("subscriptions")
+        console.press(.character("O"))
+        let csv = console.folder.appendingPathComponent("subs.csv").path
+        console.show("export csv \(csv)")
+        #expect(console.state.status?.text == "exported 20 subscriptions to \(csv)")
+        let all = try lines(csv)
+        #expect(all.first == "original_transaction_id,user_id,player,product_id,state,expires_date,auto_renew,first_purchased")
+        let clock = console.state.clock
+        let listed = try console.database.subscriptions(SubscriptionSearch(instant: clock, descending: true), from: .first, limit: 100)
+        #expect(all.dropFirst().map { String($0.prefix { $0 != "," }) } == listed.map(\.id))
+        // The state is each row's state at the console's clock, as the list groups it.
+        let whole = console.folder.appendingPathComponent("subs.json").path
+        console.show("export json \(whole)")
+        let rows = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: whole))) as? [[String: String]]
+        #expect(rows?.map { $0["state"] ?? "" } == listed.map { $0.cursor(at: clock).state.rawValue })
+        #expect(Set(listed.map { $0.cursor(at: clock).state }).count > 1)
+
+        // Only one state.
+        console.press(.character("s"))
+        let json = console.folder.appendingPathComponent("active.json").path
+        console.show("export json \(json)")
+        let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: String]]
+        let active = listed.filter { $0.cursor(at: clock).state == .active }
+        #expect(decoded?.map { $0["original_transaction_id"] ?? "" } == active.map(\.id))
+        #expect(decoded?.allSatisfy { $0["state"] == "active" } == true)
+        #expect(console.state.status?.text == "exported \(active.count) subscriptions to \(json)")
     }
 
     @Test func fieldsAreQuotedAsCSVAndEscapedAsJSON() {

@@ -98,6 +98,116 @@ import Testing
         if entries > 0 { #expect(console.state.screenState(AuditScreen.self).list.positionText() == "1 of \(entries)") }
     }
 
+    /// Every list with a text filter says which field each row matched, only while the filter is on, with
+    /// the list's count and place in the title.
+    @Test func everyFilteredListSaysWhichFieldMatched() throws {
+        let console = try ConsoleHarness(size: Size(width: 160, height: 30), role: .support)
+        func filter(_ text: String) {
+            console.press(.character("/"), .ctrl("u"))
+            console.type(text)
+            console.press(.enter)
+        }
+        /// The list pane's lines (the left half), after the frame's top.
+        func lines() -> [String] {
+            console.text.split(separator: "\n").map { String($0.prefix(console.state.layout[.list].width)) }
+        }
+        func line(holding id: String) -> String { lines().first { $0.contains(id) } ?? "" }
+
+        console.show("queue")
+        #expect(!console.text.contains("MATCHED"))
+        filter("PASS")
+        let queue = console.state.screenState(QueueScreen.self)
+        #expect(!queue.rows.isEmpty && queue.rows.allSatisfy { $0.productId.contains("pass") })
+        #expect(console.text.contains("MATCHED"))
+        for row in queue.rows { #expect(line(holding: row.id).contains(" product"), "\(row.id)") }
+        #expect(console.text.contains("Queue · 1 of \(queue.rows.count) · filter “PASS”"))
+        // A filter that names its field (`state:`) needs no column.
+        filter("state:purchased")
+        #expect(!console.text.contains("MATCHED"))
+        filter("")
+        #expect(!console.text.contains("MATCHED"))
+
+        console.show("restores")
+        console.show("status all")
+        let player = try #require(console.state.screenState(RestoresScreen.self).list.rows.first?.request.userId)
+        filter(player)
+        let restores = console.state.screenState(RestoresScreen.self)
+        #expect(restores.list.rows.allSatisfy { $0.request.userId == player || $0.request.transactionId.contains(player) })
+        for row in restores.list.rows {
+            let expected: [String] = (row.request.transactionId.contains(player) ? ["transaction"] : []) + (row.request.userId == player ? ["player"] : [])
+            #expect(RestoresScreen.columns(showing: nil, filter: player, now: console.state.clock, zone: .gmt).contains { $0.title == "MATCHED" })
+            #expect(line(holding: row.request.transactionId).contains(" " + expected.joined(separator: ", ") + " "), "\(row.request.transactionId)")
+        }
+        #expect(console.text.contains("Restores · all 1 of \(restores.list.rows.count) · “\(player)”"))
+        // As the store compares it: as typed, so another case matches nothing.
+        filter("STORE")
+        #expect(console.state.screenState(RestoresScreen.self).list.rows.isEmpty)
+        filter("store")
+        #expect(console.state.screenState(RestoresScreen.self).list.rows.allSatisfy { line(holding: $0.request.transactionId).contains(" product ") })
+        filter("")
+        #expect(!console.text.contains("MATCHED"))
+
+        console.show("audit")
+        filter("action:restore")
+        #expect(!console.text.contains("MATCHED"))
+        filter("RESTORE.CONFIRM")
+        let audit = console.state.screenState(AuditScreen.self)
+        #expect(!audit.list.rows.isEmpty)
+        #expect(console.text.contains("MATCHED"))
+        for entry in audit.list.rows where entry.action == "restore.confirm" {
+            #expect(line(holding: entry.at.shortText(in: .gmt)).contains("action"))
+        }
+        filter("")
+
+        console.show("subscriptions")
+        filter("POCKETGARDEN")
+        let subscriptions = console.state.screenState(SubscriptionsScreen.self)
+        #expect(!subscriptions.rows.isEmpty && subscriptions.rows.allSatisfy { $0.subscription.productId.contains("pocketgarden") })
+        #expect(console.text.contains("MATCHED"))
+        for row in subscriptions.rows { #expect(line(holding: row.subscription.userId).contains(" product "), "\(row.id)") }
+        #expect(console.text.contains("Subscriptions · 1 of \(subscriptions.rows.count) · filter “POCKETGARDEN”"))
+        console.press(.character("O"))
+        #expect(console.text.contains("Subscriptions · 1 of \(subscriptions.rows.count) · ends ↓ · filter “POCKETGARDEN”"))
+        filter("")
+
+        console.show("codes")
+        filter("13")
+        let codes = console.state.screenState(CodesScreen.self)
+        #expect(codes.rows.contains { $0.code == "13" })
+        #expect(CodesScreen.columns(filter: "13").contains { $0.title == "MATCHED" })
+        #expect(lines().contains { $0.contains("    13 ") && $0.contains(" code") })
+    }
+
+    /// MATCHED folds the filter once, not once a row: the same names for any case of it.
+    @Test func matchedFieldsCompareAsTheStoreDoes() {
+        var folded = MatchedFields<(id: String, user: String)>()
+        folded.contains("transaction", "AbC", ignoringCase: true) { $0.id }
+        folded.contains("user", "AbC", ignoringCase: true) { $0.user }
+        #expect(folded.names((id: "xabcx", user: "ABC")) == ["transaction", "user"])
+        #expect(folded.names((id: "xyz", user: "y")) == [])
+        var typed = MatchedFields<String>()
+        typed.contains("id", "Ab") { $0 }
+        typed.contains("id", "b") { $0 }
+        typed.equals("code", "7") { $0 }
+        #expect(typed.names("xAb") == ["id"])
+        #expect(typed.names("xab") == ["id"])
+        #expect(typed.names("7") == ["code"])
+        var none = MatchedFields<String>()
+        none.contains("id", "") { $0 }
+        none.contains("id", nil) { $0 }
+        #expect(none.isEmpty && none.column(priority: 3).isEmpty)
+        #expect(typed.column(priority: 3).map(\.title) == ["MATCHED"])
+        var search = UserSearch(text: "ZHANG")
+        let user = User(
+            id: "1", name: "zhang.wei", friendlyName: "", idCard: "", phone: "", site: .qq, adultType: .unverified, fcm: false,
+            authorizState: 0, safety: 0, clientId: "", createdAt: Instant(millis: 0))
+        #expect(search.matchedFields(user) == ["name"])
+        search.text = "WEI"
+        #expect(search.matchedFields(user) == ["name"])
+        search.text = "li"
+        #expect(search.matchedFields(user) == [])
+    }
+
     @Test func storeCountsAreBoundedAndSayAtLeastWhenTheyStop() throws {
         let console = try ConsoleHarness(size: size)
         let like: [(String, StatementArguments)] = [("id LIKE ?", ["1000000%"])]
@@ -121,7 +231,7 @@ import Testing
         #expect(try console.database.users(matching: UserSearch(text: "1000002")).count() == .exact(10))
         #expect(try console.database.audit(AuditQuery()).count() != nil)
         #expect(try console.database.queue(QueueQuery(text: "zzzz-none")).count() == .exact(0))
-        #expect(try console.database.restores(status: nil, text: "zzzz-none").count() == .exact(0))
+        #expect(try console.database.restores(RestoreQuery(text: "zzzz-none")).count() == .exact(0))
     }
 
     @Test func positionTextSaysWhatItKnows() {

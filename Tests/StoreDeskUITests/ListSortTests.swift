@@ -118,12 +118,89 @@ import Testing
 
     @Test func aListVerbOnAScreenWithoutItSaysWhereItWorks() throws {
         let console = try ConsoleHarness(size: size)
-        console.show("restores")
+        console.show("codes")
         console.show("sort created")
-        #expect(console.state.screen == .restores)
-        #expect(console.state.status?.text == ":sort works on Users, Queue, Audit, not on Restores")
+        #expect(console.state.screen == .codes)
+        #expect(console.state.status?.text == ":sort works on Users, Queue, Restores, Audit, Subscriptions, not on Codes")
         console.show("export csv /tmp/never.csv")
-        #expect(console.state.status?.text == ":export works on Users, Queue, Audit, not on Restores")
+        #expect(console.state.status?.text == ":export works on Users, Queue, Restores, Audit, Subscriptions, not on Codes")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/never.csv"))
+    }
+
+    /// The transaction ids of the Restores list as the console walks it with `j` from the top.
+    func walkRestores(_ console: ConsoleHarness) -> [String] {
+        console.press(.character("g"))
+        var ids: [String] = []
+        for _ in 0..<12 {
+            if let id = console.state.screenState(RestoresScreen.self).selectedRow?.request.transactionId, ids.last != id { ids.append(id) }
+            console.press(.character("j"))
+        }
+        return ids
+    }
+
+    @Test func restoresSortByPromptedPlayerOrTransactionEitherWay() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 15), role: .support)
+        console.show("restores")
+        console.show("status all")
+        #expect(walkRestores(console) == (try ordered(console, "SELECT transaction_id FROM restore_request ORDER BY created_at, id")))
+        console.show("sort player")
+        #expect(console.state.status?.text == "restore prompts sorted by player ↑")
+        #expect(console.text.contains("Restores · all 1 of 5 · player ↑"))
+        #expect(walkRestores(console) == (try ordered(console, "SELECT transaction_id FROM restore_request ORDER BY user_id, id")))
+        #expect(console.text.contains("Restores · all 5 of 5 · player ↑"))
+        console.press(.character("O"))
+        #expect(console.state.screenState(RestoresScreen.self).sort == ListSort("player", descending: true))
+        #expect(walkRestores(console) == (try ordered(console, "SELECT transaction_id FROM restore_request ORDER BY user_id DESC, id DESC")))
+        // `o` steps to the next column, from its first direction; the status filter keeps the order.
+        console.press(.character("o"))
+        #expect(console.state.screenState(RestoresScreen.self).sort == ListSort("transaction"))
+        console.show("status open")
+        #expect(console.text.contains("Restores · open 1 of 3 · transaction ↑"))
+        #expect(walkRestores(console) == (try ordered(console, "SELECT transaction_id FROM restore_request WHERE status = 'open' ORDER BY transaction_id")))
+        console.show("sort prompted desc")
+        #expect(walkRestores(console) == (try ordered(console, "SELECT transaction_id FROM restore_request WHERE status = 'open' ORDER BY created_at DESC, id DESC")))
+        // Bad input: one line naming the columns; the order stays.
+        console.show("sort age")
+        #expect(console.state.status?.text == "cannot sort by age: the store seeks only on prompted, player, transaction")
+        #expect(console.state.screenState(RestoresScreen.self).sort == ListSort("prompted", descending: true))
+        #expect(ConsoleCommandLine.completions(for: "sort pl", state: console.state) == ["sort player", "sort player asc", "sort player desc"])
+        // Kept for the session, beside the other screens' own.
+        console.show("users")
+        console.show("restores")
+        #expect(console.state.screenState(RestoresScreen.self).sort == ListSort("prompted", descending: true))
+        #expect(console.state.users.sort == ListSort("created"))
+    }
+
+    @Test func subscriptionsSortByTheirEndEitherWayWithinEachState() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 15))
+        console.show("subscriptions")
+        func walk() -> [String] {
+            console.press(.character("g"))
+            var ids: [String] = []
+            for _ in 0..<30 {
+                if let id = console.state.screenState(SubscriptionsScreen.self).selectedRow?.id, ids.last != id { ids.append(id) }
+                console.press(.character("j"))
+            }
+            return ids
+        }
+        let clock = console.state.clock
+        let ascending = walk()
+        #expect(ascending.count == 20)
+        console.press(.character("O"))
+        #expect(console.state.status?.text == "subscriptions sorted by ends ↓")
+        #expect(console.text.contains("Subscriptions · 1 of 20 · ends ↓"))
+        let descending = walk()
+        #expect(Set(descending) == Set(ascending))
+        // The states keep their order; inside each, the latest end first: each group reversed.
+        let rows = try console.database.subscriptions(SubscriptionSearch(instant: clock), from: .first, limit: 100)
+        let state = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.cursor(at: clock).state) })
+        for group in SubscriptionSearch.order {
+            #expect(descending.filter { state[$0] == group } == ascending.filter { state[$0] == group }.reversed(), "\(group)")
+        }
+        #expect(descending.map { SubscriptionSearch.order.firstIndex(of: state[$0]!)! } == ascending.map { SubscriptionSearch.order.firstIndex(of: state[$0]!)! })
+        console.show("sort player")
+        #expect(console.state.status?.text == "cannot sort by player: the store seeks only on ends")
+        console.show("sort ends asc")
+        #expect(walk() == ascending)
     }
 }

@@ -41,6 +41,37 @@ import Testing
         #expect(console.state.screen == .audit)
     }
 
+    /// Restores and Subscriptions take the mouse as the other lists do, and `y` copies the id a ticket
+    /// gives: the prompt's transaction, the subscription's original transaction.
+    @Test func restoresAndSubscriptionsTakeClicksTheWheelAndY() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 30), role: .support)
+        let list = console.state.layout[.list]
+        console.show("restores")
+        console.show("status all")
+        let prompts = console.state.screenState(RestoresScreen.self).list.rows
+        console.runtime.dispatch(.mouse(.click(Point(x: list.x + 3, y: list.y + 2 + 3))))
+        let restores = console.state.screenState(RestoresScreen.self)
+        #expect(restores.selectedRow?.request.transactionId == prompts[3].request.transactionId)
+        #expect(restores.detail?.request.transactionId == prompts[3].request.transactionId)
+        #expect(console.text.contains("Restores · all 4 of 5"))
+        console.press(.character("y"))
+        #expect(console.state.status?.text == "copied \(prompts[3].request.transactionId)")
+        console.runtime.dispatch(.mouse(.wheelUp(Point(x: list.x + 3, y: list.y + 4))))
+        #expect(console.state.screenState(RestoresScreen.self).selectedRow?.request.transactionId == prompts[0].request.transactionId)
+
+        console.show("subscriptions")
+        // The state bar and the column titles, then the rows.
+        console.runtime.dispatch(.mouse(.click(Point(x: list.x + 3, y: list.y + 3 + 2))))
+        let subscriptions = console.state.screenState(SubscriptionsScreen.self)
+        let third = try #require(subscriptions.selectedRow)
+        #expect(subscriptions.rows.firstIndex(of: third) == 2)
+        #expect(console.text.contains("Subscriptions · 3 of 20"))
+        console.press(.character("y"))
+        #expect(console.state.status?.text == "copied \(third.subscription.id)")
+        console.runtime.dispatch(.mouse(.wheelDown(Point(x: list.x + 3, y: list.y + 5))))
+        #expect(console.text.contains("Subscriptions · 6 of 20"))
+    }
+
     @Test func sgrReportsAreDecoded() {
         #expect(MouseEvent.sgr(button: 0, x: 1, y: 1, pressed: true) == .click(Point(x: 0, y: 0)))
         #expect(MouseEvent.sgr(button: 64, x: 3, y: 4, pressed: true) == .wheelUp(Point(x: 2, y: 3)))

@@ -26,11 +26,20 @@ public struct ExportRequest: Sendable, Hashable {
     /// own (the console live meanwhile: a million rows take seconds), then "exported N rows to PATH" (or the
     /// refusal).
     public func effects<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> [Effect] {
+        effects(source, noun: noun, fields: Row.exportFields) { $0.exportValues(time: $1) }
+    }
+
+    /// The same for rows written as `values` gives them, under `fields`.
+    public func effects<Row>(
+        _ source: @escaping ListWindow<Row>.Source, noun: String, fields: [String],
+        values: @escaping @Sendable (Row, (Instant) -> String) -> [String]
+    ) -> [Effect] {
         let request = self
         return [
             .read { _ in .done("exporting \(noun) to \(request.path)…") },
             .background { store in
-                let rows = try ListExport.write(source(store), format: request.format, to: request.path, force: request.force)
+                let rows = try ListExport.write(
+                    source(store), fields: fields, format: request.format, to: request.path, force: request.force, values: values)
                 return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
             },
         ]

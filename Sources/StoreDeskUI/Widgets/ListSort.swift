@@ -23,6 +23,21 @@ public struct ListSort: Sendable, Hashable {
 
     public var reversed: ListSort { ListSort(column, descending: !descending) }
 
+    /// What a list's sort keys ask for: this order (`:sort`), the next sortable column (`o`), the other
+    /// way (`O`).
+    public enum Change: Sendable, Hashable {
+        case to(ListSort), next, reverse
+    }
+
+    /// This order after `change`, among the list's `sortable` columns.
+    public func changed(by change: Change, sortable: [String]) -> ListSort {
+        switch change {
+        case .to(let order): order
+        case .next: next(in: sortable)
+        case .reverse: reversed
+        }
+    }
+
     /// `:sort`'s argument: a column, then `asc` or `desc` (ascending when left out).
     public static func parse(_ argument: String, sortable: [String]) -> Result<ListSort, VerbProblem> {
         let words = argument.lowercased().split(separator: " ").map(String.init)
@@ -48,6 +63,16 @@ extension ScreenCommand {
     /// "created, id or name".
     static func words(_ columns: [String]) -> String {
         columns.count < 2 ? columns.joined() : columns.dropLast().joined(separator: ", ") + " or " + (columns.last ?? "")
+    }
+
+    /// `o`: the list sorted by the next of its `sortable` columns (a list of more than one).
+    public static func nextSort(
+        _ next: S.Action, noun: String, sortable: [String], unavailable: (@Sendable (S) -> String?)? = nil
+    ) -> ScreenCommand {
+        .key(
+            .character("o"), action: next, help: "sort",
+            summary: "Sort the \(noun) by the next column the store can seek on: \(sortable.joined(separator: ", ")).",
+            unavailable: unavailable)
     }
 
     /// `O` (reverse the list's order) with the `:sort` verb, for a list sorted by `sortable` columns either way.

@@ -51,8 +51,7 @@ extension AuditScreen {
 
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
-        case .sort(let order): sort = order
-        case .reverseSort: sort = sort.reversed
+        case .sort(let change): sort = sort.changed(by: change, sortable: Self.sortable)
         case .export(let request): return request.effects(source, noun: "audit entries")
         }
         context.status = StatusMessage("audit log sorted by \(sort.label)", .info)

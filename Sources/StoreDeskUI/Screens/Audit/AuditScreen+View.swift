@@ -9,7 +9,7 @@ extension AuditScreen {
         canvas.frame(rect, title: "Audit · " + list.positionText() + order + (filter.isEmpty ? "" : " · “\(filter)”"), role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(zone: context.timeZone), width: inner.width)
+        let columns = ColumnLayout(Self.columns(zone: context.timeZone, filter: filter), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if list.rows.isEmpty {
             let message = filter.isEmpty ? "the audit log is empty" : "no audit entries match “\(filter)”"
@@ -35,14 +35,21 @@ extension AuditScreen {
     }
 
     /// The list's columns, most important first: what was done and when, by whom, on what; a wide
-    /// terminal adds the role it was done in.
-    static func columns(zone: TimeZone) -> [ListColumn<AuditEntry>] {
-        [
+    /// terminal adds the role it was done in. While the filter has words beside its `action:` and `actor:`
+    /// (which name their field), MATCHED says which fields they were found in, in any case.
+    static func columns(zone: TimeZone, filter: String = "") -> [ListColumn<AuditEntry>] {
+        let query = Self.query(filter)
+        var matched = MatchedFields<AuditEntry>()
+        for (name, value) in [("actor", \AuditEntry.actor), ("action", \.action), ("subject", \.subject), ("detail", \.detail)] {
+            matched.contains(name, query.text, ignoringCase: true) { $0[keyPath: value] }
+        }
+        return [
             ListColumn("WHEN", priority: 2, width: 16) { $0.at.shortText(in: zone) },
-            ListColumn("ACTOR", priority: 3, min: 12, ideal: 14) { $0.actor },
+            ListColumn("ACTOR", priority: 4, min: 12, ideal: 14) { $0.actor },
             ListColumn("ACTION", priority: 1, min: 8, ideal: 22, grows: true) { $0.action },
-            ListColumn("SUBJECT", priority: 4, min: 10, ideal: 24, grows: true) { $0.subject },
-            ListColumn("ROLE", priority: 5, width: 9) { $0.role },
+        ] + matched.column(priority: 3) + [
+            ListColumn("SUBJECT", priority: 5, min: 10, ideal: 24, grows: true) { $0.subject },
+            ListColumn("ROLE", priority: 6, width: 9) { $0.role },
         ]
     }
 

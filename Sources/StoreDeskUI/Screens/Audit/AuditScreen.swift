@@ -26,7 +26,7 @@ public struct AuditScreen: ConsoleScreen {
 
     /// What this screen's effects bring back.
     public enum Action: Sendable, Equatable {
-        case sort(ListSort), reverseSort
+        case sort(ListSort.Change)
         case export(ExportRequest)
     }
 
@@ -34,7 +34,7 @@ public struct AuditScreen: ConsoleScreen {
     public static let sortable = ["when"]
 
     public static let commands: [ScreenCommand<AuditScreen>] =
-        [.reverseSort(.reverseSort, sortable: sortable) { .sort($0) }] + ScreenCommand.export(noun: "audit entries") { .export($0) }
+        [.reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) }] + ScreenCommand.export(noun: "audit entries") { .export($0) }
 
     public enum Event: Sendable {
         case page(ListWindow<AuditEntry>.Page)

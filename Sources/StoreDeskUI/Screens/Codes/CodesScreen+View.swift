@@ -4,13 +4,21 @@ import StoreDeskCore
 /// The Codes screen's view: the codes on the left, the selected one's meaning on the right.
 extension CodesScreen {
     /// The list's columns, most important first: the code and its name, then its family; a wide
-    /// terminal adds where it comes from.
-    static var columns: [ListColumn<CodeRow>] {
-        [
-            ListColumn("FAMILY", priority: 3, width: 10) { $0.tag },
+    /// terminal adds where it comes from. While a filter is on, MATCHED says what it matched: the code
+    /// exactly, or a piece of where it comes from, its family, name or meaning.
+    static func columns(filter: String = "") -> [ListColumn<CodeRow>] {
+        let text = filter.trimmingCharacters(in: .whitespaces)
+        var matched = MatchedFields<CodeRow>()
+        matched.equals("code", text.lowercased()) { $0.code }
+        for (name, value) in [("from", \CodeRow.source), ("family", \.family), ("name", \.name), ("meaning", \.meaning)] {
+            matched.contains(name, text, ignoringCase: true) { $0[keyPath: value] }
+        }
+        return [
+            ListColumn("FAMILY", priority: 4, width: 10) { $0.tag },
             ListColumn("CODE", priority: 1, width: 7, alignment: .right) { $0.code },
             ListColumn("NAME", priority: 2, min: 10, ideal: 32, grows: true) { $0.name },
-            ListColumn("FROM", priority: 4, min: 12, ideal: 28) { $0.source },
+        ] + matched.column(priority: 3) + [
+            ListColumn("FROM", priority: 5, min: 12, ideal: 28) { $0.source },
         ]
     }
 
@@ -20,7 +28,7 @@ extension CodesScreen {
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         canvas.frame(list, title: title, role: context.focus == .list ? .borderFocused : .border)
         let inner = list.inset
-        let columns = ColumnLayout(Self.columns, width: inner.width)
+        let columns = ColumnLayout(Self.columns(filter: filter), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             canvas.write("no code matches “\(filter)”", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)

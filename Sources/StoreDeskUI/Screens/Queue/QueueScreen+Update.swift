@@ -32,7 +32,7 @@ extension QueueScreen: ConsoleScreen {
         /// back to each app's own URL, or the in-process game server.
         case callback(String?)
         /// Sort the queue by purchase time, either way (`:sort`, `O`).
-        case sort(ListSort), reverseSort
+        case sort(ListSort.Change)
         /// Write the whole list to a file (`:export`).
         case export(ExportRequest)
     }
@@ -111,7 +111,7 @@ extension QueueScreen: ConsoleScreen {
             }
             return .success(.rate(value))
         },
-        .reverseSort(.reverseSort, sortable: sortable) { .sort($0) },
+        .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
     ] + ScreenCommand.export(noun: "transactions") { .export($0) }
 
     public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
@@ -217,10 +217,8 @@ extension QueueScreen: ConsoleScreen {
 
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
-        case .sort(let order):
-            return sorted(order, &context)
-        case .reverseSort:
-            return sorted(sort.reversed, &context)
+        case .sort(let change):
+            return sorted(sort.changed(by: change, sortable: Self.sortable), &context)
         case .export(let request):
             return request.effects(source, noun: "transactions")
         case .runOrStop:

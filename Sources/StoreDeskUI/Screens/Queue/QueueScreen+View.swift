@@ -147,17 +147,29 @@ extension QueueScreen {
     /// The list's columns, most important first: the transaction id and the player a ticket gives,
     /// the state, the age, the product; a wide terminal adds the server and role, the purchase time
     /// and the app.
-    static func columns(now: Instant, zone: TimeZone) -> [ListColumn<StoreTransaction>] {
+    static func columns(now: Instant, zone: TimeZone, filter: String = "") -> [ListColumn<StoreTransaction>] {
         [
             ListColumn("TRANSACTION", priority: 1, width: 16) { $0.id },
             ListColumn("USER", priority: 2, min: 8, ideal: 9) { $0.userId },
-            ListColumn("STATE", priority: 3, width: 10) { $0.state.rawValue },
-            ListColumn("AGE", priority: 4, width: 7) { Instant.Duration(millis: max(0, now.millis - $0.purchaseDate.millis)).shortText },
-            ListColumn("PRODUCT", priority: 5, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.productId) + " ×\($0.quantity)" },
-            ListColumn("PURCHASED", priority: 6, width: 16) { $0.purchaseDate.shortText(in: zone) },
-            ListColumn("ACCOUNT", priority: 7, min: 8, ideal: 16) { "\($0.sid)/\($0.roleId)" },
-            ListColumn("APP", priority: 8, width: 4) { $0.appId },
+        ] + matched(filter).column(priority: 3) + [
+            ListColumn("STATE", priority: 4, width: 10) { $0.state.rawValue },
+            ListColumn("AGE", priority: 5, width: 7) { Instant.Duration(millis: max(0, now.millis - $0.purchaseDate.millis)).shortText },
+            ListColumn("PRODUCT", priority: 6, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.productId) + " ×\($0.quantity)" },
+            ListColumn("PURCHASED", priority: 7, width: 16) { $0.purchaseDate.shortText(in: zone) },
+            ListColumn("ACCOUNT", priority: 8, min: 8, ideal: 16) { "\($0.sid)/\($0.roleId)" },
+            ListColumn("APP", priority: 9, width: 4) { $0.appId },
         ]
+    }
+
+    /// Which ids the filter's words (beside its `state:`, `user:` and `product:`, which name their field)
+    /// were found in, as the store compares them: LIKE, in any case.
+    static func matched(_ filter: String) -> MatchedFields<StoreTransaction> {
+        let text = Self.query(filter).0.text
+        var matched = MatchedFields<StoreTransaction>()
+        matched.contains("transaction", text, ignoringCase: true) { $0.id }
+        matched.contains("user", text, ignoringCase: true) { $0.userId }
+        matched.contains("product", text, ignoringCase: true) { $0.productId }
+        return matched
     }
 
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
@@ -170,7 +182,7 @@ extension QueueScreen {
         guard inner.height > 1 else { return }
         // Ages run from the later of the console's clock and the simulation's (which runs ahead when fast).
         let now = max(context.clock, simulation?.now ?? context.clock)
-        let columns = ColumnLayout(Self.columns(now: now, zone: context.timeZone), width: inner.width)
+        let columns = ColumnLayout(Self.columns(now: now, zone: context.timeZone, filter: filter), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             let message = filter.isEmpty

@@ -29,7 +29,15 @@ extension RestoresScreen: ConsoleScreen {
         case declineGo(reason: String, answer: String)
         /// The selected prompt's player's history, on Users.
         case history
+        /// Sort the list so (`:sort`), by the next sortable column (`o`), or the other way (`O`).
+        case sort(ListSort.Change)
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
+
+    /// The columns the store can seek on, each with the status first: `(created_at, id)`, `(user_id, id)`,
+    /// the transaction id.
+    public static let sortable = RestoreOrder.allCases.map(\.rawValue)
 
     /// Operators look; support and developers act (the store checks again when it writes).
     public static let commands: [ScreenCommand<RestoresScreen>] = [
@@ -57,7 +65,9 @@ extension RestoresScreen: ConsoleScreen {
             "login", argument: "USER", summary: "log a player in: their Apple ID's dropped orders become prompts",
             permission: .resolveRestores, writes: true
         ) { user in user.isEmpty ? .failure(VerbProblem(":login needs a user id")) : .success(.logIn(userId: user)) },
-    ]
+        .nextSort(.sort(.next), noun: "restore prompts", sortable: sortable),
+        .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
+    ] + ScreenCommand.export(noun: "restore prompts") { .export($0) }
 
     public static let footer: [Action] = [.confirm, .decline, .nextStatus]
 
@@ -80,6 +90,16 @@ extension RestoresScreen: ConsoleScreen {
         filter = id
         pinned = nil
         return reload(pageSize: Self.listRows(context))
+    }
+
+    public var sortColumns: [String] { Self.sortable }
+
+    /// The list in this order from its first row (the count stays: the same prompts).
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        pinned = nil
+        context.status = StatusMessage("restore prompts sorted by \(order.label)", .info)
+        return show(list.reload(pageSize: Self.listRows(context), source: source))
     }
 
     public mutating func intercept(_ key: Key, _ context: inout ScreenContext) -> [Effect]? {
@@ -135,6 +155,10 @@ extension RestoresScreen: ConsoleScreen {
         case .history:
             guard let userId = selectedRow?.request.userId else { return [] }
             return UsersScreen.openHistory(userId: userId)
+        case .sort(let change):
+            return sorted(sort.changed(by: change, sortable: Self.sortable), &context)
+        case .export(let request):
+            return request.effects(source, noun: "restore prompts")
         case .confirmSid, .confirmRole, .confirmGo, .declineReason, .declineGo:
             return answer(action, &context)
         }

@@ -22,11 +22,12 @@ extension RestoresScreen {
         // A prompt just resolved stays in view though no longer in the list: no place while it does.
         let placed = pinned.map { pinned in !list.rows.contains { $0.request.id == pinned.request.id } } ?? true
         var title = "Restores · " + (status?.rawValue ?? "all") + " " + list.positionText(count: statusCount, placed: placed)
+        if sort != ListSort("prompted") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · “\(filter)”" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(showing: status, now: context.clock, zone: context.timeZone), width: inner.width)
+        let columns = ColumnLayout(Self.columns(showing: status, filter: filter, now: context.clock, zone: context.timeZone), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         guard !list.rows.isEmpty else {
             let what = status.map { "no \($0.rawValue) restore prompts" } ?? "no restore prompts"
@@ -42,10 +43,15 @@ extension RestoresScreen {
 
     /// The list's columns, most important first: the transaction a ticket gives, the player, how long
     /// the prompt has waited (the open list) or its status (every other list), the product; a wide
-    /// terminal adds the app, when the prompt was made and who resolved it.
-    static func columns(showing status: RestoreStatus?, now: Instant, zone: TimeZone) -> [ListColumn<RestoreRow>] {
-        [
-            ListColumn(status == .open ? "AGE" : "STATUS", priority: 3, width: 9) { row in
+    /// terminal adds the app, when the prompt was made and who resolved it. While a filter is on,
+    /// MATCHED says which of the fields it looks in (as typed) held it.
+    static func columns(showing status: RestoreStatus?, filter: String = "", now: Instant, zone: TimeZone) -> [ListColumn<RestoreRow>] {
+        var matched = MatchedFields<RestoreRow>()
+        matched.contains("transaction", filter) { $0.request.transactionId }
+        matched.contains("player", filter) { $0.request.userId }
+        matched.contains("product", filter) { $0.request.productId }
+        return [
+            ListColumn(status == .open ? "AGE" : "STATUS", priority: 4, width: 9) { row in
                 let r = row.request
                 // A prompt just resolved here stays on the open list, marked, until the selection moves on.
                 guard status == .open else { return r.status.rawValue }
@@ -54,10 +60,11 @@ extension RestoresScreen {
             },
             ListColumn("TRANSACTION", priority: 1, width: 16) { $0.request.transactionId },
             ListColumn("PLAYER", priority: 2, min: 8, ideal: 9) { $0.request.userId },
-            ListColumn("PRODUCT", priority: 4, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.request.productId) + " ×\($0.request.quantity)" },
-            ListColumn("APP", priority: 5, width: 4) { $0.appId },
-            ListColumn("PROMPTED", priority: 6, width: 16) { $0.request.createdAt.shortText(in: zone) },
-            ListColumn("RESOLVED BY", priority: 7, min: 8, ideal: 14) { $0.request.resolvedBy ?? "-" },
+        ] + matched.column(priority: 3) + [
+            ListColumn("PRODUCT", priority: 5, min: 8, ideal: 20, grows: true) { DetailText.shortProduct($0.request.productId) + " ×\($0.request.quantity)" },
+            ListColumn("APP", priority: 6, width: 4) { $0.appId },
+            ListColumn("PROMPTED", priority: 7, width: 16) { $0.request.createdAt.shortText(in: zone) },
+            ListColumn("RESOLVED BY", priority: 8, min: 8, ideal: 14) { $0.request.resolvedBy ?? "-" },
         ]
     }
 

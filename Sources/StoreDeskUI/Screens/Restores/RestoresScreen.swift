@@ -11,6 +11,8 @@ public struct RestoresScreen: Sendable {
     public var status: RestoreStatus? = .open
     /// Text found in the transaction id, the player's id or the product id.
     public var filter = ""
+    /// The list's order for this session (`o`, `O`, `:sort`): oldest prompt first unless changed.
+    public var sort = ListSort("prompted")
     public var list = ListWindow<RestoreRow>()
     public var counts: [RestoreStatus: Int] = [:]
     public var detail: RestorePrompt?
@@ -49,9 +51,14 @@ public struct RestoresScreen: Sendable {
 
     // MARK: - Effects
 
+    /// The list as the store pages it: the status, the filter and the order.
+    var query: RestoreQuery {
+        RestoreQuery(status: status, text: filter, order: RestoreOrder(rawValue: sort.column) ?? .prompted, descending: sort.descending)
+    }
+
     var source: ListWindow<RestoreRow>.Source {
-        let status = status, text = filter
-        return { $0.restores(status: status, text: text) }
+        let query = query
+        return { $0.restores(query) }
     }
 
     /// Shows what `read` reads, with the counts.
@@ -103,7 +110,8 @@ public struct RestoresScreen: Sendable {
             guard page.generation == list.generation else { return [] }
             if let pinned, !page.rows.contains(where: { $0.request.id == pinned.request.id }) {
                 // Keep the prompt just resolved in view, in its place, until the selection moves on.
-                let index = page.rows.firstIndex { ($0.cursor.time, $0.cursor.id) > (pinned.cursor.time, pinned.cursor.id) } ?? page.rows.count
+                let query = query
+                let index = page.rows.firstIndex { query.precedes(pinned.cursor, $0.cursor) } ?? page.rows.count
                 page.rows.insert(pinned, at: index)
                 if page.rows.count > Self.listRows(context) { page.rows.removeLast() }
             }

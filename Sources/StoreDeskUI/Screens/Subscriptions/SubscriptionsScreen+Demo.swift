@@ -132,7 +132,7 @@ extension SubscriptionsScreen {
             self.demo = nil
             context.status = StatusMessage("demo \(demo.originalTransactionId) stopped; its notifications stay in the store", .info)
             return []
-        case .nextState:
+        case .nextState, .sort, .export:
             return []
         }
     }

@@ -29,13 +29,22 @@ extension SubscriptionsScreen: ConsoleScreen {
         /// Change the demo's plan to this product.
         case changeTo(String)
         case stopDemo
+        /// Sort each state by when it ends, either way (`:sort`, `O`).
+        case sort(ListSort.Change)
+        /// Write the whole list to a file (`:export`).
+        case export(ExportRequest)
     }
+
+    /// Each state's rows run on `(expires_date, original_transaction_id)` (`subscription_on_expiry`,
+    /// `subscription_on_state`), either way.
+    public static let sortable = ["ends"]
 
     public static let commands: [ScreenCommand<SubscriptionsScreen>] = [
         .key(
             .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, active, grace period, billing retry, expired, refunded."),
-    ] + demoCommands
+        .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
+    ] + ScreenCommand.export(noun: "subscriptions") { .export($0) } + demoCommands
 
     public static let footer: [Action] = [.nextState, .demo]
 
@@ -92,11 +101,32 @@ extension SubscriptionsScreen: ConsoleScreen {
         }
     }
 
+    public var sortColumns: [String] { Self.sortable }
+
     public mutating func perform(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
-        guard action == .nextState else { return performDemo(action, &context) }
-        nextState()
-        context.status = StatusMessage("showing " + (state.map { $0.name } ?? "every state"), .info)
-        return reload(pageSize: Self.listRows(context), now: context.clock)
+        switch action {
+        case .nextState:
+            nextState()
+            context.status = StatusMessage("showing " + (state.map { $0.name } ?? "every state"), .info)
+            return reload(pageSize: Self.listRows(context), now: context.clock)
+        case .sort(let change):
+            return sorted(sort.changed(by: change, sortable: Self.sortable), &context)
+        case .export(let request):
+            // Each row as the list shows it: its state at the instant the list is read at.
+            let now = context.clock
+            return request.effects(source(at: now), noun: "subscriptions", fields: SubscriptionListRow.exportFields) {
+                $0.exportValues(at: now, time: $1)
+            }
+        default:
+            return performDemo(action, &context)
+        }
+    }
+
+    /// The list in this order from its first row (the counts stay: the same subscriptions).
+    mutating func sorted(_ order: ListSort, _ context: inout ScreenContext) -> [Effect] {
+        sort = order
+        context.status = StatusMessage("subscriptions sorted by \(order.label)", .info)
+        return [show(list.reload(pageSize: Self.listRows(context), source: source(at: context.clock)))]
     }
 
     public func render(into canvas: inout Canvas, layout: Layout, context: ScreenContext) {

@@ -52,16 +52,23 @@ extension SubscriptionsScreen {
     }
 
     /// The list's columns, most important first: the state and the date it ends on, the player, the
-    /// product; a wide terminal adds the player's id, the original transaction and auto-renew.
-    static func columns(zone: TimeZone) -> [ListColumn<(row: SubscriptionListRow, info: SubscriptionInfo)>] {
-        [
+    /// product; a wide terminal adds the player's id, the original transaction and auto-renew. While a
+    /// filter is on, MATCHED says which of the ids it looks in (in any case, as LIKE) held it.
+    static func columns(zone: TimeZone, filter: String = "") -> [ListColumn<(row: SubscriptionListRow, info: SubscriptionInfo)>] {
+        let text = filter.trimmingCharacters(in: .whitespaces)
+        var matched = MatchedFields<(row: SubscriptionListRow, info: SubscriptionInfo)>()
+        matched.contains("transaction", text, ignoringCase: true) { $0.row.subscription.id }
+        matched.contains("user", text, ignoringCase: true) { $0.row.subscription.userId }
+        matched.contains("product", text, ignoringCase: true) { $0.row.subscription.productId }
+        return [
             ListColumn("STATE", priority: 1, width: 10) { "● " + shortName($0.info.state) },
             ListColumn("ENDS", priority: 2, width: 10) { endDate($0.info).dayText(in: zone) },
-            ListColumn("PRODUCT", priority: 4, min: 12, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
-            ListColumn("PLAYER", priority: 3, min: 8, ideal: 16, grows: true) { $0.row.userName },
-            ListColumn("USER", priority: 5, min: 8, ideal: 9) { $0.row.subscription.userId },
-            ListColumn("ORIGINAL TRANSACTION", priority: 6, width: 20) { $0.info.originalTransactionId },
-            ListColumn("RENEWS", priority: 7, width: 6) { $0.info.autoRenew ? "on" : "off" },
+        ] + matched.column(priority: 3) + [
+            ListColumn("PRODUCT", priority: 5, min: 12, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
+            ListColumn("PLAYER", priority: 4, min: 8, ideal: 16, grows: true) { $0.row.userName },
+            ListColumn("USER", priority: 6, min: 8, ideal: 9) { $0.row.subscription.userId },
+            ListColumn("ORIGINAL TRANSACTION", priority: 7, width: 20) { $0.info.originalTransactionId },
+            ListColumn("RENEWS", priority: 8, width: 6) { $0.info.autoRenew ? "on" : "off" },
         ]
     }
 
@@ -69,6 +76,7 @@ extension SubscriptionsScreen {
         // The count of what the list shows: the state chosen with `s`, or every state.
         let shownCount = state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
         var title = "Subscriptions · " + (state.map { Self.shortName($0) + " " } ?? "") + list.positionText(count: .exact(shownCount))
+        if sort != ListSort("ends") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         if let demo { title += " · demo " + Self.rateText(demo.simulation.rate) + (demo.billingProblem ? ", billing fails" : "") }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
@@ -81,7 +89,7 @@ extension SubscriptionsScreen {
             let role: Role = group == state && label != "…" ? .tabActive : group.map { Role.of($0) } ?? .muted
             x += canvas.write(label, at: Point(x: x, y: inner.y), role: role, maxWidth: end - x) + 1
         }
-        let columns = ColumnLayout(Self.columns(zone: zone), width: inner.width)
+        let columns = ColumnLayout(Self.columns(zone: zone, filter: filter), width: inner.width)
         canvas.writeLine(columns.header, in: inner, row: 1, role: .listHeader)
         guard !rows.isEmpty else {
             let message = filter.isEmpty ? "no subscription " + (state.map { "in \($0.name)" } ?? "in this store") : "no subscription matches “\(filter)”"

@@ -11,6 +11,8 @@ public struct SubscriptionsScreen: Sendable {
     public var filter = ""
     /// Only this state, or every state grouped.
     public var state: SubscriptionState?
+    /// Within each state, the earliest end first, or the latest (`O`, `:sort ends desc`), for the session.
+    public var sort = ListSort("ends")
     /// The visible page of the list and its selection.
     public var list = ListWindow<SubscriptionListRow>()
     /// How many match the filter in each state, at the clock of the last fetch.
@@ -50,7 +52,9 @@ public struct SubscriptionsScreen: Sendable {
         case demoWritten(Set<String>, rejected: String?)
     }
 
-    func search(at instant: Instant) -> SubscriptionSearch { SubscriptionSearch(text: filter, state: state, instant: instant) }
+    func search(at instant: Instant) -> SubscriptionSearch {
+        SubscriptionSearch(text: filter, state: state, instant: instant, descending: sort.descending)
+    }
 
     // MARK: - Effects
 

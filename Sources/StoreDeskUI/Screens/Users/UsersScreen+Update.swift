@@ -20,7 +20,7 @@ extension UsersScreen {
         /// Show this player's history (whoever is selected: `openHistory` selects them first).
         case history(of: String)
         /// Sort the list so (`:sort`), by the next sortable column (`o`), or the other way (`O`).
-        case sort(ListSort), nextSort, reverseSort
+        case sort(ListSort.Change)
         /// Write the whole list to a file (`:export`).
         case export(ExportRequest)
     }
@@ -53,17 +53,14 @@ extension UsersScreen {
         .key(
             .character("<"), action: .newerHistory, help: "newer", summary: "The history's page before (newer).",
             unavailable: { ($0.history?.starts.count ?? 0) > 1 ? nil : "no newer history" }),
-        .key(
-            .character("o"), action: .nextSort, help: "sort",
-            summary: "Sort the users by the next column the store can seek on: created, id, name (the login name).",
-            unavailable: sortRefusal),
-        .reverseSort(.reverseSort, sortable: sortable, unavailable: sortRefusal) { .sort($0) },
+        .nextSort(.sort(.next), noun: "users", sortable: sortable, unavailable: sortRefusal),
+        .reverseSort(.sort(.reverse), sortable: sortable, unavailable: sortRefusal) { .sort(.to($0)) },
         .verb("user", argument: "ID", summary: "select the user with this id") { id in
             id.isEmpty ? .failure(VerbProblem(":user needs a user id")) : .success(.jump(to: id))
         },
     ] + ScreenCommand.export(noun: "users") { .export($0) }
 
-    public static let footer: [Action] = [.revealPhone, .nextSort]
+    public static let footer: [Action] = [.revealPhone, .sort(.next)]
 
     public var filterText: String? { filter }
 
@@ -94,12 +91,8 @@ extension UsersScreen {
         switch action {
         case .jump(let id):
             return jump(to: id, pageSize: context.pageSize)
-        case .sort(let order):
-            return sorted(order, &context)
-        case .nextSort:
-            return sorted(sort.next(in: Self.sortable), &context)
-        case .reverseSort:
-            return sorted(sort.reversed, &context)
+        case .sort(let change):
+            return sorted(sort.changed(by: change, sortable: Self.sortable), &context)
         case .export(let request):
             return request.effects(source, noun: "users")
         case .toggleHistory:
