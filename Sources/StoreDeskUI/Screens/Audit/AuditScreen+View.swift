@@ -45,9 +45,10 @@ extension AuditScreen {
         }
         return [
             ListColumn("WHEN", priority: 2, width: 16) { $0.at.shortText(in: zone) },
-            ListColumn("ACTOR", priority: 4, min: 12, ideal: 14) { $0.actor },
+            // Who did it comes before which field a filter matched.
+            ListColumn("ACTOR", priority: 3, min: 12, ideal: 14) { $0.actor },
             ListColumn("ACTION", priority: 1, min: 8, ideal: 22, grows: true) { $0.action },
-        ] + matched.column(priority: 3) + [
+        ] + matched.column(priority: 4) + [
             ListColumn("SUBJECT", priority: 5, min: 10, ideal: 24, grows: true) { $0.subject },
             ListColumn("ROLE", priority: 6, width: 9) { $0.role },
         ]

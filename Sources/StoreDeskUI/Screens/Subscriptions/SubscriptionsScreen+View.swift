@@ -63,9 +63,11 @@ extension SubscriptionsScreen {
         return [
             ListColumn("STATE", priority: 1, width: 10) { "● " + shortName($0.info.state) },
             ListColumn("ENDS", priority: 2, width: 10) { endDate($0.info).dayText(in: zone) },
-        ] + matched.column(priority: 3) + [
+        ] + matched.column(priority: 4) + [
             ListColumn("PRODUCT", priority: 5, min: 12, ideal: 20, grows: true) { DetailText.shortProduct($0.info.productId) },
-            ListColumn("PLAYER", priority: 4, min: 8, ideal: 16, grows: true) { $0.row.userName },
+            // Whose it is comes before which field a filter matched (a list of "product" says little);
+            // it takes a short name's width first, and grows with what the other columns leave.
+            ListColumn("PLAYER", priority: 3, min: 8, ideal: 10, grows: true) { $0.row.userName },
             ListColumn("USER", priority: 6, min: 8, ideal: 9) { $0.row.subscription.userId },
             ListColumn("ORIGINAL TRANSACTION", priority: 7, width: 20) { $0.info.originalTransactionId },
             ListColumn("RENEWS", priority: 8, width: 6) { $0.info.autoRenew ? "on" : "off" },
