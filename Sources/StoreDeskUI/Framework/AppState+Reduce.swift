@@ -44,6 +44,10 @@ extension AppState {
         case .done(let message):
             status = StatusMessage(message, .success)
             return []
+        case .progress(let message):
+            // Over no message or an earlier report only: never over what a later action said.
+            if status == nil || status?.progress == true { status = StatusMessage(message, .info, progress: true) }
+            return []
         case .open(let id, let item):
             let shown = show(id)
             return shown + with(id) { $0.select(id: item, &$1) }

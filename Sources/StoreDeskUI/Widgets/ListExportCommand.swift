@@ -23,14 +23,19 @@ public struct ExportRequest: Sendable, Hashable {
     }
 
     /// The effects: "exporting … to PATH" at once, then the whole list through its pager on a thread of its
-    /// own (the console live meanwhile: a million rows take seconds), then "exported N rows to PATH" (or the
-    /// refusal).
+    /// own (the console live meanwhile: a million rows take seconds), the rows written so far on the status
+    /// line as it goes ("exporting users… 120,000 rows to PATH", a few times a second), then "exported N
+    /// rows to PATH" (or the refusal). A console that closes meanwhile stops it: its file is removed.
     public func effects<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> [Effect] {
         let request = self
         return [
-            .read { _ in .done("exporting \(noun) to \(request.path)…") },
-            .background { store in
-                let rows = try ListExport.write(source(store), format: request.format, to: request.path, force: request.force)
+            .read { _ in .progress("exporting \(noun) to \(request.path)…") },
+            .background { store, work in
+                let rows = try ListExport.write(
+                    source(store), format: request.format, to: request.path, force: request.force, cancelled: { work.isCancelled }
+                ) { written in
+                    work.report(.progress("exporting \(noun)… \(written.formattedWithSeparators) rows to \(request.path)"))
+                }
                 return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
             },
         ]
