@@ -14,8 +14,10 @@ extension AppState {
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
-            if layout.listRows != oldRows && !layout.isTooSmall { return withCurrent { $0.refresh(&$1) } }
-            return []
+            guard !layout.isTooSmall else { return [] }
+            let resized = withCurrent { $0.resized(&$1) }
+            if layout.listRows != oldRows { return resized + withCurrent { $0.refresh(&$1) } }
+            return resized
         case .tick(let now):
             clock = now
             return withCurrent { $0.tick(&$1) }
