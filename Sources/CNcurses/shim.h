@@ -48,11 +48,13 @@ static inline int sd_init_color_rgb(int color, int r, int g, int b) {
     return init_extended_color(color, r * 1000 / 255, g * 1000 / 255, b * 1000 / 255);
 }
 
-// Giving the terminal back when the process dies of a fault (a trap, a crash, an abort): ncurses
-// restores it on SIGINT and the console does on TERM and HUP, but a trap would otherwise leave the
-// user's shell in raw mode with the cursor hidden. The handler only calls async-signal-safe functions
-// (tcsetattr, write, sigaction, raise), then puts back the handler that was there before (the Swift
-// runtime's backtracer, or the default) and raises the signal again, which ends the process as before.
+// Giving the terminal back when the process dies of a fault (a Swift trap, a crash, an abort): ncurses
+// restores it on SIGINT and the console does on TERM and HUP, but a fault would otherwise leave the
+// user's shell in raw mode with the cursor hidden, mouse reporting on (every click types escape
+// sequences into the shell), the keypad in application mode and the console's screen up. The handler
+// only calls async-signal-safe functions (tcsetattr, write, sigaction, raise) on bytes made before it
+// runs, then sets the signal's default disposition and raises it again: the process ends by that signal
+// (its status and any core as the system makes them), never in a handler that might wait on the tty.
 struct sd_fault_restore_state {
     struct termios saved;
     int saved_valid;
@@ -81,10 +83,17 @@ static inline int sd_fault_signal(int index) {
 static inline void sd_restore_terminal_on_fault(int sig) {
     struct sd_fault_restore_state *state = sd_fault_restore_state();
     if (state->saved_valid) tcsetattr(STDIN_FILENO, TCSANOW, &state->saved);
-    static const char reset[] = "\033[0m\033[?25h\033[?1049l\r\n";
+    // Mouse reporting off (SGR 1006, buttons 1000, and the motion modes 1002/1003 should anything have
+    // asked for them), plain attributes, the cursor shown, the keypad's normal mode (rmkx), the main screen.
+    static const char reset[] =
+        "\033[?1006l\033[?1003l\033[?1002l\033[?1000l\033[0m\033[?25h\033[?1l\033>\033[?1049l\r\n";
     ssize_t written = write(STDOUT_FILENO, reset, sizeof reset - 1);
     (void)written;
-    sigaction(sig, &state->previous[sig], NULL);
+    struct sigaction fallback;
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    fallback.sa_flags = 0;
+    sigaction(sig, &fallback, NULL);
     // Blocked until this handler returns, then handled as before: a signal sent with kill(1) ends the
     // process too, not only a fault that would happen again.
     raise(sig);

@@ -13,8 +13,13 @@ import StoreDeskStore
 /// - 400 for a body that is not `{"signedPayload": "<JWS>"}`, 413/415/408 as for callbacks;
 /// - 422 `rejected: …` for a notification the store refuses (a signature that does not verify, no
 ///   trusted root, an unknown product): nothing of it is stored, and Apple will try again.
+///
+/// A notification is stamped (`imported_at`) on the store's time line as the ledger runs it, like the
+/// callbacks beside it; "signed in the future" is judged against the real time.
 struct NotificationHandler: Sendable {
     let database: AppDatabase
+    /// The store's time line as this server runs it (`GameServerLedger.now`).
+    let ledger: GameServerLedger
     let body: BodyReader
 
     func notification(_ request: Request, _ context: ServeContext) async throws -> Response {
@@ -37,7 +42,7 @@ struct NotificationHandler: Sendable {
         let database = self.database, peer = context.peer
         let line: NotificationImport.Line?
         do {
-            line = try await Self.importLine(jws, into: database, peer: peer)
+            line = try await Self.importLine(jws, into: database, at: ledger.now, peer: peer)
         } catch StoreError.dataFile(_, let message) {
             return reply(.badRequest, "not a notification: \(message)", context, "not a notification: \(message)")
         } catch {
@@ -47,15 +52,18 @@ struct NotificationHandler: Sendable {
         return answer(line, context)
     }
 
-    /// Verifies and imports one notification off the event loops (ES256 and the chain, then the write).
-    static func importLine(_ jws: String, into database: AppDatabase, peer: String) async throws -> NotificationImport.Line? {
+    /// Verifies and imports one notification off the event loops (ES256 and the chain, then the write),
+    /// stamped at `stamp` on the store's time line (or later, when the store's clock has passed it).
+    static func importLine(
+        _ jws: String, into database: AppDatabase, at stamp: Instant, peer: String
+    ) async throws -> NotificationImport.Line? {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NotificationImport.Line?, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
                     var outcome: NotificationImport.Line?
                     _ = try database.importNotifications(
                         from: NotificationFile(data: Data(("{\"signedPayload\":\"" + jws + "\"}\n").utf8), name: "serve POST /notifications"),
-                        source: "serve POST /notifications from \(peer)", importedAt: Instant(Date())
+                        source: "serve POST /notifications from \(peer)", wallClock: Instant(Date()), stampAt: stamp
                     ) { outcome = $0 }
                     return outcome
                 })

@@ -63,7 +63,7 @@ public struct GameServer: Sendable {
         let router = Router(context: ServeContext.self)
         router.middlewares.add(RequestLogMiddleware(log: log))
         let notifications = NotificationHandler(
-            database: database, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
+            database: database, ledger: ledger, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
         router.post("/notifications") { request, context in try await notifications.notification(request, context) }
         router.get("/healthz") { _, context in
             context.note.set("store ok")

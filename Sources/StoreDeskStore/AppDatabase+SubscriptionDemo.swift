@@ -69,7 +69,7 @@ extension AppDatabase {
         _ events: [SubscriptionEvent], at now: Instant, rate: TimeRate
     ) throws -> NotificationImport.Report {
         try writer.write { db in
-            try NotificationImporter(db: db, source: "simulation", importedAt: now, timeRate: rate, clockAtLeast: now)
+            try NotificationImporter(db: db, source: "simulation", wallClock: now, stampAt: now, timeRate: rate, clockAtLeast: now)
                 .run(SubscriptionEventLines(events: events))
         }
     }

@@ -24,11 +24,16 @@ extension AppDatabase {
     /// all a signed line is rejected ("no trusted root: ...") unless `allowUnverified`, which takes it
     /// marked unverified. Decoded (unsigned) lines are taken, marked decoded.
     ///
+    /// `wallClock` is the real time, which "signed in the future" is judged against (with the store's
+    /// clock); the notifications are stamped (`imported_at`) on the store's time line: at `stampAt` (a
+    /// long-running caller's clock on that line), else at the store's instant, never before a stamp
+    /// already written (`StoreMeta.stamp`).
+    ///
     /// - Throws: `StoreError.dataFile` when the file cannot be read, is empty or blank, or no line is a
     ///   notification (the store is then untouched).
     public func importNotifications(
         from file: NotificationFile, extraRoots: [TrustedRoot] = [], allowUnverified: Bool = false, source: String,
-        importedAt: Instant, each: (NotificationImport.Line) -> Void = { _ in }
+        wallClock: Instant, stampAt: Instant? = nil, each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
         try writer.writeWithoutTransaction { db in
             // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
@@ -36,8 +41,8 @@ extension AppDatabase {
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             var report = NotificationImport.Report()
             try db.inTransaction {
-                let importer = try NotificationImporter(db: db, source: source, importedAt: importedAt)
-                let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: importedAt)
+                let importer = try NotificationImporter(db: db, source: source, wallClock: wallClock, stampAt: stampAt)
+                let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: wallClock)
                 report = try importer.run(file, trust: trust, keepLines: false, each: each)
                 // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not
                 // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.
@@ -64,10 +69,10 @@ extension AppDatabase {
     /// Imports notifications already decoded (tests; a simulation uses `recordSimulatedNotifications`),
     /// each line kept in the report.
     func importNotifications(
-        _ lines: SubscriptionEventLines, source: String, importedAt: Instant
+        _ lines: SubscriptionEventLines, source: String, wallClock: Instant
     ) throws -> NotificationImport.Report {
         try writer.write { db in
-            try NotificationImporter(db: db, source: source, importedAt: importedAt).run(lines)
+            try NotificationImporter(db: db, source: source, wallClock: wallClock).run(lines)
         }
     }
 

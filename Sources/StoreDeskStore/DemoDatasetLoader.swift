@@ -185,7 +185,7 @@ public enum DemoDatasetLoader {
                 arguments: [root.sha256, root.subject, Data(root.der), root.notValidBefore, root.notValidAfter, c.meta.clock])
         }
         let trust = try AppDatabase.notificationTrust(db, extraRoots: [], allowUnverified: false, now: c.meta.clock)
-        let report = try NotificationImporter(db: db, source: notificationsFile, importedAt: c.meta.clock)
+        let report = try NotificationImporter(db: db, source: notificationsFile, wallClock: c.meta.clock)
             .run(NotificationFile(data: c.notificationsFile, name: notificationsFile), trust: trust, keepLines: false)
         if let refused = report.firstRejection {
             throw StoreError.dataFile(

@@ -25,8 +25,13 @@ struct NotificationImporter {
     let db: Database
     /// Where the lines came from, kept with each notification (`notifications.jsonl`).
     let source: String
-    /// When the import ran (the wall clock); also the store's now when it keeps no clock.
+    /// The stamp its notifications' `imported_at` take: an instant on the store's time line
+    /// (`StoreMeta.stampInstant`), never before anything already written and never after the store's
+    /// clock, which reaches it when the import took something in.
     let importedAt: Instant
+    /// The real time the import ran at: a notification signed after both it and the store's clock is
+    /// "signed in the future". Never a stamp.
+    let wallClock: Instant
     /// The rate a demo drives its chains at, kept on the rows it makes; nil for real notifications
     /// (and a chain keeps the rate it already has).
     var timeRate: TimeRate?
@@ -38,10 +43,20 @@ struct NotificationImporter {
     /// The apps and products, read once.
     let catalogue: NotificationImport.Catalogue
 
-    init(db: Database, source: String, importedAt: Instant, timeRate: TimeRate? = nil, clockAtLeast: Instant? = nil) throws {
+    /// An importer whose notifications are stamped on the store's time line: at `proposed` (the caller's
+    /// clock on that line, e.g. `serve`'s ledger), else at the store's instant at `wallClock`, but never
+    /// before the store's clock or latest stamp (`StoreMeta.stampInstant`). The time line reaches the
+    /// stamp when the run has imported something (`run`); `wallClock` stays the real time, for judging.
+    ///
+    ///     try NotificationImporter(db: db, source: "notifications.jsonl", wallClock: Instant(Date())).run(lines)
+    init(
+        db: Database, source: String, wallClock: Instant, stampAt proposed: Instant? = nil, timeRate: TimeRate? = nil,
+        clockAtLeast: Instant? = nil
+    ) throws {
         self.db = db
         self.source = source
-        self.importedAt = importedAt
+        importedAt = try StoreMeta.stampInstant(proposed ?? StoreMeta.now(in: db, wall: wallClock).instant, in: db)
+        self.wallClock = wallClock
         self.timeRate = timeRate
         self.clockAtLeast = clockAtLeast
         clock = try StoreMeta.clock(in: db)
@@ -51,7 +66,8 @@ struct NotificationImporter {
     /// Why an operator's file with no line at all (empty, or blank lines only) is refused.
     static let noLineMessage = "no line is an App Store notification (the file is empty or holds only blank lines)"
 
-    /// What a notification signed after is judged against, with the wall clock.
+    /// What a notification signed after is judged against, with the wall clock: the store's clock, or in
+    /// a store without one its instant (the wall clock, never before its latest stamp).
     var judgingClock: Instant { clock ?? importedAt }
 
     /// Events already decoded and trusted (a simulation's), judged here against the catalogue and clocks.
@@ -62,7 +78,7 @@ struct NotificationImporter {
         for entry in decoded.entries {
             judged.append(
                 NotificationImport.judge(
-                    line: entry.line, event: entry.event, catalogue: catalogue, clock: judgingClock, wallClock: importedAt))
+                    line: entry.line, event: entry.event, catalogue: catalogue, clock: judgingClock, wallClock: wallClock))
         }
         judged.sort { $0.line < $1.line }
         return try run(judged, keepLines: true)
@@ -74,7 +90,7 @@ struct NotificationImporter {
         _ file: NotificationFile, trust: NotificationTrust, keepLines: Bool,
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
-        let catalogue = self.catalogue, clock = judgingClock, wallClock = importedAt
+        let catalogue = self.catalogue, clock = judgingClock, wallClock = self.wallClock
         let judgement = ParallelJudgement(reader: file.reader) { line, text in
             NotificationImport.judge(
                 line: line, text: text[...], trust: trust, catalogue: catalogue, clock: clock, wallClock: wallClock)
@@ -128,9 +144,14 @@ struct NotificationImporter {
                 path: source, message: "no line is an App Store notification (line \(firstUnreadable.line): \(firstUnreadable.reason))")
         }
         try writer.owners.search.restore()
-        if let clock, writer.now > clock {
-            try StoreMeta.set(.clock, String(writer.now.millis), in: db)
-            try settleRows(at: writer.now)
+        // The time line reaches what the run wrote: its stamp, once a notification carries it, and in a
+        // store with a clock of its own the latest signedDate taken in, where the rows are settled.
+        let reached = report.imported > 0 ? max(writer.now, importedAt) : writer.now
+        if let clock, reached > clock {
+            try StoreMeta.set(.clock, String(reached.millis), in: db)
+            try settleRows(at: reached)
+        } else if clock == nil, report.imported > 0 {
+            try StoreMeta.advance(to: importedAt, in: db)
         }
         return report
     }

@@ -225,12 +225,13 @@ public enum StoreCheck {
     ]
 
     /// The columns a write stamps with the store's clock, which `StoreMeta.stamp` keeps at or before it.
-    /// (Notification dates are Apple's, and run leases are wall-clock time: neither is the store's.)
+    /// (A notification's own dates are Apple's, and run leases are wall-clock time: neither is the store's;
+    /// when a notification was imported is.)
     static let stampedColumns: [(table: String, column: String)] = [
         ("audit_log", "at"), ("restore_request", "created_at"), ("restore_request", "resolved_at"),
         ("store_transaction", "purchase_date"), ("transaction_event", "at"), ("payment_order", "created_at"),
         ("server_callback", "received_at"), ("item_grant", "granted_at"), ("login_entry_history", "at"),
-        ("login_entry_configuration", "updated_at"),
+        ("login_entry_configuration", "updated_at"), ("subscription_event", "imported_at"),
     ]
 
     /// A row stamped after the store's clock (or, in a store without one, after the latest stamp it

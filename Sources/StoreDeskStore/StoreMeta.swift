@@ -70,6 +70,13 @@ public enum StoreMeta {
         return stamp
     }
 
+    /// The instant `stamp` would stamp at, moving nothing: for a write that learns only at its end whether
+    /// it stamped any row (an import whose lines may all be repeats), and then moves the time line up to
+    /// it (`advance`), so a store that took nothing stays as it was.
+    static func stampInstant(_ proposed: Instant, in db: Database) throws -> Instant {
+        max(proposed, try now(in: db, wall: proposed).instant)
+    }
+
     /// Moves the store's clock up to `instant` (a write stamped rows there); never back.
     static func advance(to instant: Instant, in db: Database) throws {
         try advance(to: instant, source: try clock(in: db) == nil ? .wall : .store, in: db)
@@ -87,7 +94,7 @@ public enum StoreMeta {
         // Subscription rows are kept as they stand at the store's clock: the ones whose period, grace
         // period or billing retry ended between the old clock and the new are written again there.
         if let old, instant > old, try subscriptionEnded(between: old, and: instant, in: db) {
-            try NotificationImporter(db: db, source: "the store's clock", importedAt: instant).settleRows(at: instant)
+            try NotificationImporter(db: db, source: "the store's clock", wallClock: instant).settleRows(at: instant)
         }
     }
 

@@ -27,14 +27,23 @@ public enum ListExport {
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public var description: String
         public init(_ description: String) { self.description = description }
+
+        /// The export was stopped (the console closed) before `path` was written.
+        public static func cancelled(_ path: String) -> Failure { Failure("\(path) not written: the export was stopped") }
     }
 
-    /// Writes every row; returns how many.
+    /// Writes every row; returns how many. `cancelled` is asked before each page and before the file
+    /// takes its name: once it says yes, the unfinished file is removed and `Failure.cancelled` thrown, the
+    /// target untouched. `progress` hears the rows written so far after each page.
     @discardableResult
     public static func write<Row: ExportableRow>(
-        _ pager: any ListPager<Row>, format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize
+        _ pager: any ListPager<Row>, format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize,
+        cancelled: () -> Bool = { false }, progress: (Int) -> Void = { _ in }
     ) throws -> Int {
-        try write(pager, fields: Row.exportFields, format: format, to: path, force: force, pageSize: pageSize) { $0.exportValues(time: $1) }
+        try write(
+            pager, fields: Row.exportFields, format: format, to: path, force: force, pageSize: pageSize, cancelled: cancelled,
+            progress: progress
+        ) { $0.exportValues(time: $1) }
     }
 
     /// Writes every row as `values` gives it, under `fields` (a row whose values depend on more than the
@@ -42,7 +51,7 @@ public enum ListExport {
     @discardableResult
     public static func write<Row>(
         _ pager: any ListPager<Row>, fields: [String], format: ExportFormat, to path: String, force: Bool, pageSize: Int = pageSize,
-        values: (Row, (Instant) -> String) -> [String]
+        cancelled: () -> Bool = { false }, progress: (Int) -> Void = { _ in }, values: (Row, (Instant) -> String) -> [String]
     ) throws -> Int {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
@@ -68,6 +77,7 @@ public enum ListExport {
         case .json: try put("[")
         }
         var count = 0
+        if cancelled() { throw Failure.cancelled(path) }
         var page = try pager.first(limit: pageSize)
         while !page.isEmpty {
             var chunk = ""
@@ -83,12 +93,15 @@ public enum ListExport {
                 count += 1
             }
             try put(chunk)
+            progress(count)
             guard page.count == pageSize, let last = page.last else { break }
+            if cancelled() { throw Failure.cancelled(path) }
             page = try pager.page(after: last, limit: pageSize)
         }
         if format == .json { try put(count == 0 ? "]\n" : "\n]\n") }
         try file.synchronize()
         try file.close()
+        if cancelled() { throw Failure.cancelled(path) }
         if force {
             guard rename(temporary, path) == 0 else { throw Failure("cannot write \(path): \(String(cString: strerror(errno)))") }
         } else {

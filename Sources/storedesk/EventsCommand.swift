@@ -46,7 +46,7 @@ struct EventsCommand: ParsableCommand {
                 printer.store = database.path
                 let report = try database.importNotifications(
                     from: notifications, extraRoots: roots, allowUnverified: allowUnverified, source: notifications.name,
-                    importedAt: Instant(Date())
+                    wallClock: Instant(Date())
                 ) { line in printer.line(line) }
                 return report
             }

@@ -99,7 +99,7 @@ import Testing
                 if rng.chance(0.05) { text += "\n" }
             }
             let lines = SubscriptionEvent.decodeJSONLines(text)
-            let report = try store.importNotifications(lines, source: "fuzz.jsonl", importedAt: Instant(millis: clock))
+            let report = try store.importNotifications(lines, source: "fuzz.jsonl", wallClock: Instant(millis: clock))
             #expect(report.lines.count == lines.entries.count + lines.failures.count)
             for line in report.lines {
                 outcomes[line.outcome.name, default: 0] += 1

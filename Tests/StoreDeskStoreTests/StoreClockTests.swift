@@ -135,4 +135,110 @@ import Testing
         #expect(try store.clock() == stamped)
         #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
     }
+
+    /// A decoded notification of the demo catalogue (app 1001), a new monthly subscription signed at `signed`.
+    static func notification(uuid: String, original: String, signed: Instant) throws -> String {
+        let event = SubscriptionEvent(
+            notificationType: .subscribed, subtype: .initialBuy, notificationUUID: uuid, signedDate: signed,
+            appAppleId: 6_741_000_101, bundleId: "com.storedesk.starvoyage", environment: "Production",
+            transaction: TransactionInfo(
+                transactionId: original, originalTransactionId: original, productId: "com.storedesk.starvoyage.vip.monthly",
+                purchaseDate: signed, originalPurchaseDate: signed, expiresDate: signed.adding(.days(30))))
+        return try event.jsonLine()
+    }
+
+    static func importedAt(_ store: AppDatabase, _ uuid: String) throws -> Instant? {
+        try store.reader.read {
+            try Int64.fetchOne($0, sql: "SELECT imported_at FROM subscription_event WHERE notification_uuid = ?", arguments: [uuid])
+        }.map { Instant(millis: $0) }
+    }
+
+    static func importing(_ line: String, into store: AppDatabase, wall: Instant, at stamp: Instant? = nil) throws
+        -> NotificationImport.Report
+    {
+        try store.importNotifications(
+            from: NotificationFile(data: Data((line + "\n").utf8), name: "t.jsonl"), allowUnverified: true, source: "t.jsonl",
+            wallClock: wall, stampAt: stamp)
+    }
+
+    @Test func anImportStampsAtTheStoresClockNotTheWallClock() throws {
+        // Given a demo store whose clock is a year behind the wall clock
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        let wall = Self.demoClock.adding(.days(365))
+        // When a notification signed a day before the store's clock, and one signed a day after it (in the
+        // wall clock's past, so not "from the future"), are imported
+        let before = try Self.importing(
+            Self.notification(uuid: "clock-1", original: "4000000000000001", signed: Self.demoClock.adding(.days(-1))),
+            into: store, wall: wall)
+        let after = try Self.importing(
+            Self.notification(uuid: "clock-2", original: "4000000000000002", signed: Self.demoClock.adding(.days(1))),
+            into: store, wall: wall)
+        // Then both are taken in, each stamped at the store's clock as it stood, never at the wall clock
+        #expect(before.imported == 1 && after.imported == 1)
+        #expect(try Self.importedAt(store, "clock-1") == Self.demoClock)
+        #expect(try Self.importedAt(store, "clock-2") == Self.demoClock)
+        // And the clock moved up to the later signedDate only, and nothing is stamped after it
+        #expect(try store.clock() == Self.demoClock.adding(.days(1)))
+        #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+    }
+
+    @Test func anImportNeverStampsBeforeTheLatestStampInAStoreWithoutAClock() throws {
+        // Given a demo store that keeps no clock, whose latest stamp is at 10:00, and a wall clock gone
+        // back an hour
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        try store.writer.write { try $0.execute(sql: "DELETE FROM store_meta WHERE key = 'clock'") }
+        let ten = Self.demoClock.adding(.days(3))
+        try store.recordPhoneReveal(userId: "10000001", by: Self.support, at: ten, surface: "a test")
+        // When a notification is imported
+        let report = try Self.importing(
+            Self.notification(uuid: "plain-1", original: "4000000000000003", signed: Self.demoClock), into: store,
+            wall: ten.adding(.hours(-1)))
+        // Then it is stamped at 10:00, not an hour before the reveal
+        #expect(report.imported == 1)
+        #expect(try Self.importedAt(store, "plain-1") == ten)
+        #expect(try store.now(wall: ten.adding(.hours(-1))) == StoreNow(instant: ten, source: .wall))
+        #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+    }
+
+    @Test func anImportAtALongRunningClockMovesTheStoresClockToItsStamp() throws {
+        // Given a demo store, and a server whose time line ran five minutes on from the store's clock
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        let serverNow = Self.demoClock.adding(.minutes(5))
+        // When it imports a notification at that instant, and then a repeat of it a minute later
+        let first = try Self.importing(
+            Self.notification(uuid: "serve-1", original: "4000000000000004", signed: Self.demoClock.adding(.days(-2))),
+            into: store, wall: Instant(Date()), at: serverNow)
+        let repeated = try Self.importing(
+            Self.notification(uuid: "serve-1", original: "4000000000000004", signed: Self.demoClock.adding(.days(-2))),
+            into: store, wall: Instant(Date()), at: serverNow.adding(.minutes(1)))
+        // Then the notification is stamped there and the store's clock followed it; the repeat moved nothing
+        #expect(first.imported == 1 && repeated.skipped == 1)
+        #expect(try Self.importedAt(store, "serve-1") == serverNow)
+        #expect(try store.clock() == serverNow)
+        #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
+    }
+
+    @Test func checkReportsANotificationImportedAfterTheStoresClock() throws {
+        // Given a demo store with a notification stamped with a wall clock a year past the store's (as
+        // `events import` stamped it before imports took the store's time line)
+        let folder = TemporaryFolder()
+        let store = try Self.open(Self.demoFile(folder))
+        _ = try Self.importing(
+            Self.notification(uuid: "old-1", original: "4000000000000005", signed: Self.demoClock.adding(.days(-1))),
+            into: store, wall: Instant(Date()))
+        try store.writer.write {
+            try $0.execute(
+                sql: "UPDATE subscription_event SET imported_at = ? WHERE notification_uuid = 'old-1'",
+                arguments: [Self.demoClock.adding(.days(365)).millis])
+        }
+        // When the store is checked, then the notification is reported
+        let found = try store.check().filter { $0.kind == "stamp_after_clock" }
+        #expect(found.map(\.subject) == ["subscription_event.imported_at"])
+        #expect(
+            found.first?.message
+                == "subscription_event.imported_at: 1 row is stamped after the store's clock 2026-11-20T08:00:00Z, the latest 2027-11-20T08:00:00Z")
+    }
 }

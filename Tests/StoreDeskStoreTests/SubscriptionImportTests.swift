@@ -111,7 +111,7 @@ let importStories: [ImportStory] = [
     static func lines(_ text: String) -> SubscriptionEventLines { SubscriptionEvent.decodeJSONLines(text) }
 
     static func importing(_ text: String, into store: AppDatabase) throws -> NotificationImport.Report {
-        try store.importNotifications(lines(text), source: "test.jsonl", importedAt: at("2026-11-22T10:00:00Z"))
+        try store.importNotifications(lines(text), source: "test.jsonl", wallClock: at("2026-11-22T10:00:00Z"))
     }
 
     static func row(_ store: AppDatabase, _ id: String) throws -> Subscription? {
@@ -465,7 +465,7 @@ let importStories: [ImportStory] = [
         let store = try Fixtures.demoStore(at: path)
         let demoLines = try Fixtures.demo().notifications
         let before = Fixtures.checksum(path)
-        let report = try store.importNotifications(demoLines, source: "notifications.jsonl", importedAt: at("11-22"))
+        let report = try store.importNotifications(demoLines, source: "notifications.jsonl", wallClock: at("11-22"))
         #expect(report.imported == 0)
         #expect(report.skipped == demoLines.entries.count)
         #expect(report.lines.allSatisfy { $0.outcome.reason?.contains("already in the store") == true })
@@ -488,10 +488,10 @@ let importStories: [ImportStory] = [
         }
         let before = Fixtures.checksum(path)
         #expect(throws: StoreError.dataFile(path: binary, message: "no line is an App Store notification (line 1: the line is not UTF-8 text)")) {
-            try store.importNotifications(from: NotificationFile(path: binary), source: "photo.png", importedAt: at("11-22"))
+            try store.importNotifications(from: NotificationFile(path: binary), source: "photo.png", wallClock: at("11-22"))
         }
         do {
-            _ = try store.importNotifications(from: NotificationFile(path: csv), source: "export.csv", importedAt: at("11-22"))
+            _ = try store.importNotifications(from: NotificationFile(path: csv), source: "export.csv", wallClock: at("11-22"))
             Issue.record("a CSV file was read as notifications")
         } catch let error as StoreError {
             #expect(error.description.hasPrefix("\(csv): no line is an App Store notification (line 1: not a JSON object"))
@@ -511,7 +511,7 @@ let importStories: [ImportStory] = [
         let before = Fixtures.checksum(path)
         for file in [blank, empty] {
             #expect(throws: StoreError.dataFile(path: file, message: NotificationImporter.noLineMessage)) {
-                try store.importNotifications(from: NotificationFile(path: file), source: "blank.jsonl", importedAt: at("11-22"))
+                try store.importNotifications(from: NotificationFile(path: file), source: "blank.jsonl", wallClock: at("11-22"))
             }
         }
         #expect(NotificationImporter.noLineMessage == "no line is an App Store notification (the file is empty or holds only blank lines)")

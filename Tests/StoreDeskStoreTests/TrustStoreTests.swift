@@ -38,7 +38,7 @@ import Testing
         var heard: [NotificationImport.Line] = []
         let report = try store.importNotifications(
             from: NotificationFile(data: Data(lines.joined(separator: "\r\n").utf8), name: "signed.jsonl"), extraRoots: roots,
-            allowUnverified: allowUnverified, source: "signed.jsonl", importedAt: now
+            allowUnverified: allowUnverified, source: "signed.jsonl", wallClock: now
         ) { heard.append($0) }
         return (report, heard)
     }

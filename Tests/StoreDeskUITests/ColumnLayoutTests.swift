@@ -123,6 +123,40 @@ import Testing
         #expect(text.lines.map { $0.map(\.text).joined() } == ["verdict the", "        signature", "        follows the", "        rules"])
     }
 
+    @Test func aLabelledValueWrapsBetweenItsPartsAndKeepsDatesAndIdsWhole() {
+        // Parts packed while they fit the value's column, broken between them, never inside one
+        #expect(
+            TextWrap.field(["10000039", "sid s4", "role r1"], valueWidth: 20, width: 31)
+                == [TextWrap.FieldLine("10000039 · sid s4"), TextWrap.FieldLine("role r1")])
+        // A date wider than the column goes whole on a line from the pane's edge, not split at its space
+        #expect(
+            TextWrap.field(["2026-11-20 07:59:40", "Production"], valueWidth: 15, width: 26)
+                == [TextWrap.FieldLine("2026-11-20 07:59:40", fromEdge: true), TextWrap.FieldLine("Production")])
+        // A part wider than the pane breaks at its own spaces, its id whole from the edge
+        #expect(
+            TextWrap.field(["com.storedesk.starvoyage.vip.monthly ×1", "星海征途"], valueWidth: 25, width: 36)
+                == [TextWrap.FieldLine("com.storedesk.starvoyage.vip.monthly", fromEdge: true), TextWrap.FieldLine("×1 · 星海征途")])
+        // Only a word wider than the pane itself is cut, its pieces saying so
+        #expect(
+            TextWrap.field(["0123456789abcdef"], valueWidth: 4, width: 10)
+                == ["012345678…", "9abcdef"].map { TextWrap.FieldLine($0, fromEdge: true) })
+        #expect(TextWrap.field([], valueWidth: 10, width: 20) == [TextWrap.FieldLine("")])
+    }
+
+    @Test func aDetailFieldOfPartsPutsAWholeIdUnderItsLabel() {
+        var text = DetailText(labelWidth: 11)
+        text.field("player", ["10000039", "sid s4", "role r1"], width: 36)
+        text.field("product", ["com.storedesk.starvoyage.vip.monthly ×1", "星海征途"], width: 36)
+        // At 80x24 the Queue's detail has 36 columns: each value wraps, nothing is cut
+        #expect(
+            text.lines.map { $0.map(\.text).joined() } == [
+                "player     10000039 · sid s4", "           role r1", "product", "com.storedesk.starvoyage.vip.monthly",
+                "           ×1 · 星海征途",
+            ])
+        #expect(text.lines.allSatisfy { $0.reduce(0) { $0 + $1.text.columns } <= 36 })
+        #expect(text.lines[2].map(\.role) == [.detailLabel] && text.lines[3].map(\.role) == [.detailValue])
+    }
+
     @Test func theCanvasEndsCutTextInAnEllipsis() {
         func drawn(_ text: String, width: Int) -> String {
             var canvas = Canvas(size: Size(width: width, height: 1))

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import StoreDeskCore
+import StoreDeskStoreAPI
 import Testing
 @testable import StoreDeskStore
 @testable import StoreDeskUI
@@ -157,5 +159,136 @@ import Testing
         #expect(ListExport.csvField("O'Brien") == "O'Brien")
         #expect(ListExport.csvField("a=b") == "a=b")
         #expect(ListExport.jsonString("a\"b\\c\n\u{1}") == "\"a\\\"b\\\\c\\n\\u0001\"")
+    }
+
+    /// Rows 1...`total` a page at a time, each page taking `delay`: an export long enough to stop midway.
+    struct NumberRow: Identifiable, Equatable, Sendable, ExportableRow {
+        var id: Int
+        static let exportFields = ["n"]
+        func exportValues(time: (Instant) -> String) -> [String] { [String(id)] }
+    }
+
+    struct NumberPager: ListPager {
+        var total: Int
+        var delay: TimeInterval = 0
+        func cursor(of row: NumberRow) -> Int { row.id }
+        func cursor(id: Int) throws -> Int? { id }
+        func page(_ anchor: PageAnchor<Int>, limit: Int) throws -> [NumberRow] {
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+            let start: Int
+            switch anchor {
+            case .after(let cursor): start = cursor + 1
+            case .from(let cursor): start = cursor
+            case .first, .last, .before: start = 1
+            }
+            return (start..<max(start, min(start + limit, total + 1))).map { NumberRow(id: $0) }
+        }
+    }
+
+    /// A console that has started `:export csv` of `pager`'s rows to `name` in its folder (the export
+    /// running on its thread when this returns).
+    static func exporting(_ pager: NumberPager, to name: String, size: Size) throws -> (ConsoleHarness, String) {
+        let console = try ConsoleHarness(size: size)
+        let path = console.folder.appendingPathComponent(name).path
+        let request = ExportRequest(format: .csv, path: path, force: false)
+        for effect in request.effects({ _ in pager }, noun: "numbers") { console.runtime.apply(console.runtime.perform(effect)) }
+        return (console, path)
+    }
+
+    static func leftovers(_ folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.contains(".export-") }
+    }
+
+    @Test func anExportSaysHowFarItGotAndAStoppedOneLeavesNothing() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-export-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Rows written so far after each page, then the count
+        let whole = folder.appendingPathComponent("whole.csv").path
+        var heard: [Int] = []
+        let written = try ListExport.write(NumberPager(total: 23), format: .csv, to: whole, force: false, pageSize: 5, progress: { heard.append($0) })
+        #expect(written == 23 && heard == [5, 10, 15, 20, 23])
+        // Stopped after three pages: an error saying so, no file under the name, nothing beside it
+        let stopped = folder.appendingPathComponent("stopped.csv").path
+        var pages = 0
+        let cancelled = #expect(throws: ListExport.Failure.self) {
+            try ListExport.write(
+                NumberPager(total: 23), format: .json, to: stopped, force: false, pageSize: 5, cancelled: { pages >= 3 }
+            ) { _ in pages += 1 }
+        }
+        #expect(cancelled?.description == "\(stopped) not written: the export was stopped")
+        #expect(pages == 3)
+        #expect(!FileManager.default.fileExists(atPath: stopped))
+        #expect(try Self.leftovers(folder).isEmpty)
+        // Stopped after its last page, before it takes its name: an existing file is left as it was
+        try "old\n".write(toFile: whole, atomically: true, encoding: .utf8)
+        var last = false
+        let late = #expect(throws: ListExport.Failure.self) {
+            try ListExport.write(NumberPager(total: 3), format: .csv, to: whole, force: true, pageSize: 5, cancelled: { last }) { _ in last = true }
+        }
+        #expect(late?.description == ListExport.Failure.cancelled(whole).description)
+        #expect(try String(contentsOfFile: whole, encoding: .utf8) == "old\n")
+        #expect(try Self.leftovers(folder).isEmpty)
+    }
+
+    @Test func reportsAreThrottledAndStopWhenTheWorkIsStopped() {
+        let start = Date(timeIntervalSince1970: 1_000)
+        let work = BackgroundWork(inbox: nil, interval: 0.25, started: start)
+        // Not before an interval has passed since the start, then at most one an interval
+        #expect(!work.report(.progress("a"), now: start.addingTimeInterval(0.1)))
+        #expect(work.report(.progress("b"), now: start.addingTimeInterval(0.3)))
+        #expect(!work.report(.progress("c"), now: start.addingTimeInterval(0.5)))
+        #expect(work.report(.progress("d"), now: start.addingTimeInterval(0.56)))
+        // A report not sent is not even made
+        var made = 0
+        func message() -> Message {
+            made += 1
+            return .progress("e")
+        }
+        let sent = work.report(message(), now: start.addingTimeInterval(0.6))
+        #expect(!sent && made == 0)
+        #expect(!work.isCancelled)
+        work.cancel()
+        #expect(work.isCancelled)
+        #expect(!work.report(.progress("f"), now: start.addingTimeInterval(5)))
+    }
+
+    /// A long export on the console's status line: the rows so far, a few times a second, the first of
+    /// them in the message log, the rest replacing it; then the end.
+    @Test func theStatusLineFollowsALongExport() throws {
+        let (console, path) = try Self.exporting(NumberPager(total: 6_000, delay: 0.06), to: "numbers.csv", size: size)
+        #expect(console.state.status?.text == "exporting numbers to \(path)…")
+        var seen: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        while console.runtime.replies.inFlight > 0 || !seen.contains(where: { $0.hasPrefix("exported") }), Date() < deadline {
+            for reply in console.runtime.replies.take() {
+                console.runtime.apply(reply)
+                seen.append(console.state.status?.text ?? "")
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        let progress = seen.filter { $0.hasPrefix("exporting numbers… ") }
+        #expect(!progress.isEmpty, "\(seen)")
+        #expect(progress.allSatisfy { $0.hasSuffix(" rows to \(path)") }, "\(progress)")
+        // Seven reads of 60 ms with reports at most every 250 ms: a few, never one a page
+        #expect(progress.count < 6, "\(progress)")
+        #expect(seen.last == "exported 6,000 numbers to \(path)")
+        let logged = console.state.messages.map(\.message.text).filter { $0.hasPrefix("exporting numbers") }
+        #expect(logged == ["exporting numbers to \(path)…"])
+    }
+
+    /// The console closing (a quit, or a signal) stops an export still running and waits for it: its
+    /// file is removed and the target never appears.
+    @Test func closingTheConsoleStopsAnExportAndRemovesItsFile() throws {
+        let (console, path) = try Self.exporting(NumberPager(total: 1_000_000, delay: 0.02), to: "never.csv", size: size)
+        let deadline = Date().addingTimeInterval(10)
+        while try Self.leftovers(console.folder).isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(try Self.leftovers(console.folder).count == 1, "the export is writing")
+        #expect(console.runtime.stopBackground(limit: 10))
+        #expect(console.runtime.backgroundWork.isEmpty)
+        #expect(try Self.leftovers(console.folder).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        console.runtime.dispatch(.tick(console.state.clock))
+        #expect(console.state.status?.text == "\(path) not written: the export was stopped")
     }
 }

@@ -38,4 +38,41 @@ import Testing
         try Golden.check(console.frame, named: "users-chart-\(glyphs.rawValue)-120x40")
         #expect(console.text.contains(glyphs == .ascii ? "# paid  - grace period" : "█ paid  ░ grace period"))
     }
+
+    /// The profile's bars are made in update, where the profile, the clock and the pane's width are
+    /// known, and kept in the model: the view only draws them (the frames above stay as they were).
+    @Test func usersProfileBarsAreMadeInUpdateNotInTheView() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("user 10000013")
+        var users = console.state.screenState(UsersScreen.self)
+        let profile = try #require(users.profile)
+        let chain = try #require(profile.subscriptions.first?.id)
+        // 120 columns: a detail pane of 60, 58 inside its frame, 56 of text, a bar of 54 after its indent
+        #expect(users.subscriptionBars.made == .init(owner: "10000013", clock: console.state.clock, width: 54))
+        let expected = TimelineBar(
+            rows: profile.subscriptions, events: profile.subscriptionEvents, originalTransactionId: chain, clock: console.state.clock,
+            width: 54)
+        #expect(expected != nil && users.subscriptionBars[chain] == expected)
+
+        // A tick moves the clock: the bars are made again at it
+        let later = console.state.clock.adding(.days(20))
+        console.runtime.dispatch(.tick(later))
+        users = console.state.screenState(UsersScreen.self)
+        #expect(users.subscriptionBars.made?.clock == later)
+        #expect(
+            users.subscriptionBars[chain]
+                == TimelineBar(
+                    rows: profile.subscriptions, events: profile.subscriptionEvents, originalTransactionId: chain, clock: later, width: 54))
+
+        // A wider terminal of the same height (no list read): the bars are made at the new pane's width
+        console.runtime.dispatch(.resize(Size(width: 140, height: 40)))
+        users = console.state.screenState(UsersScreen.self)
+        #expect(users.subscriptionBars.made?.width == 64)
+        #expect(console.text.contains("store clock"))
+
+        // Another player selected: the bars follow the profile that came
+        console.show("user 10000001")
+        users = console.state.screenState(UsersScreen.self)
+        #expect(users.subscriptionBars.made?.owner == "10000001")
+    }
 }

@@ -98,11 +98,11 @@ import Testing
         let profile = try #require(users.profile)
         let chains = Set(history.entries.compactMap(\.originalTransactionId)).intersection(profile.subscriptions.map(\.id))
         #expect(!chains.isEmpty)
-        let lines = users.historyLines(history, zone: console.state.timeZone, now: console.state.clock, chart: (56, glyphs))
+        let lines = users.historyLines(history, zone: console.state.timeZone, chart: (56, glyphs))
         let legends = lines.filter { $0.map(\.text).joined().contains("store clock") }
         #expect(legends.count == chains.count)
         #expect(console.text.contains(glyphs == .unicode ? "┃ store clock" : "| store clock"))
-        let narrow = users.historyLines(history, zone: console.state.timeZone, now: console.state.clock, chart: (20, glyphs))
+        let narrow = users.historyLines(history, zone: console.state.timeZone, chart: (20, glyphs))
         #expect(!narrow.contains { $0.map(\.text).joined().contains("store clock") })
         #expect(narrow.count == history.entries.count * 2)
     }

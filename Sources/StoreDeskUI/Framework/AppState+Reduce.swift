@@ -14,8 +14,10 @@ extension AppState {
         case .resize(let newSize):
             let oldRows = layout.listRows
             size = newSize
-            if layout.listRows != oldRows && !layout.isTooSmall { return withCurrent { $0.refresh(&$1) } }
-            return []
+            guard !layout.isTooSmall else { return [] }
+            let resized = withCurrent { $0.resized(&$1) }
+            if layout.listRows != oldRows { return resized + withCurrent { $0.refresh(&$1) } }
+            return resized
         case .tick(let now):
             clock = now
             return withCurrent { $0.tick(&$1) }
@@ -43,6 +45,10 @@ extension AppState {
             return []
         case .done(let message):
             status = StatusMessage(message, .success)
+            return []
+        case .progress(let message):
+            // Over no message or an earlier report only: never over what a later action said.
+            if status == nil || status?.progress == true { status = StatusMessage(message, .info, progress: true) }
             return []
         case .open(let id, let item):
             let shown = show(id)

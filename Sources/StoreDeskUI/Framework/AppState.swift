@@ -79,9 +79,12 @@ public struct StatusMessage: Sendable, Hashable {
     public enum Kind: Sendable, Hashable { case info, success, warning, error }
     public var text: String
     public var kind: Kind
-    public init(_ text: String, _ kind: Kind = .info) {
+    /// How far work still running got: the next report replaces it, and only the first is logged.
+    public var progress: Bool
+    public init(_ text: String, _ kind: Kind = .info, progress: Bool = false) {
         self.text = text
         self.kind = kind
+        self.progress = progress
     }
 }
 
@@ -107,7 +110,7 @@ public struct AppState: Sendable {
     /// logged with its time, whole, in `messages` (`:messages` shows them).
     public var status: StatusMessage? {
         didSet {
-            if let status, status != oldValue { log(status) }
+            if let status, status != oldValue, !(status.progress && oldValue?.progress == true) { log(status) }
         }
     }
     /// Every message shown this session, oldest first (at most `MessageLog.limit`).

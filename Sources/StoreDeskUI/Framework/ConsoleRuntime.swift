@@ -41,6 +41,9 @@ public final class ConsoleRuntime {
     let callbacks: (any CallbackSending)?
     /// Replies of posts in flight, as they arrive from the network's threads.
     let replies = ReplyInbox()
+    /// Background work started and not known to have ended (`Effect.background`): stopped and waited
+    /// for when the console closes (`stopBackground`).
+    private(set) var backgroundWork: [BackgroundWork] = []
     /// How many store reads (`Effect.read`) this runtime performed: what a burst of keys cost.
     private(set) var reads = 0
 
@@ -128,10 +131,14 @@ public final class ConsoleRuntime {
             case .background(let body):
                 let inbox = replies
                 let store = database
+                let work = BackgroundWork(inbox: inbox)
+                backgroundWork.removeAll { $0.isFinished }
+                backgroundWork.append(work)
                 inbox.started()
                 Thread.detachNewThread {
                     let message: Message
-                    do { message = try body(store) } catch { message = .failed(Self.describe(error, store: store)) }
+                    do { message = try body(store, work) } catch { message = .failed(Self.describe(error, store: store)) }
+                    work.finish()
                     inbox.deliver(message)
                 }
                 return nil
@@ -161,10 +168,27 @@ public final class ConsoleRuntime {
         return text.split(whereSeparator: \.isNewline).joined(separator: "; ")
     }
 
-    /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal).
+    /// How long a closing console waits for its background work to stop.
+    public static let backgroundStopLimit: TimeInterval = 10
+
+    /// Tells every background work still running to stop and waits (at most `limit`) until each has:
+    /// an export removes its unfinished file and ends, so none is left beside its target. Returns whether
+    /// all ended. `run` calls it on its way out (a quit, or a signal).
+    @discardableResult
+    public func stopBackground(limit: TimeInterval = backgroundStopLimit) -> Bool {
+        for work in backgroundWork { work.cancel() }
+        let deadline = Date().addingTimeInterval(limit)
+        let ended = backgroundWork.allSatisfy { $0.waitUntilFinished(before: deadline) }
+        backgroundWork.removeAll { $0.isFinished }
+        return ended
+    }
+
+    /// The interactive loop. Returns when the user quits or `shouldStop` says so (a signal), once its
+    /// background work has stopped.
     public func run(
         device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
     ) {
+        defer { stopBackground() }
         var consoleClock = consoleClock
         let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
@@ -244,7 +268,8 @@ public final class ConsoleRuntime {
     }
 }
 
-/// Replies to `Effect.post`s, delivered from the network's threads and taken by the console's loop.
+/// Replies to `Effect.post`s and the messages of `Effect.background`s, delivered from their threads and
+/// taken by the console's loop.
 final class ReplyInbox: @unchecked Sendable {
     private let condition = NSCondition()
     private var arrived: [Message] = []
@@ -259,6 +284,15 @@ final class ReplyInbox: @unchecked Sendable {
         condition.withLock {
             arrived.append(message)
             pending -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// A message from work still in flight (a background work's progress): taken with the replies, the
+    /// work still counted as in flight.
+    func post(_ message: Message) {
+        condition.withLock {
+            arrived.append(message)
             condition.broadcast()
         }
     }

@@ -17,8 +17,10 @@ public enum Effect: Sendable {
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
     /// Long reading work (an export of a whole list) on a thread of its own, its reads taking turns with
-    /// the console's, so keys and frames go on meanwhile; its message comes back as a reply does.
-    case background(@Sendable (any ConsoleStore) throws -> Message)
+    /// the console's, so keys and frames go on meanwhile; its message comes back as a reply does. It asks
+    /// its `BackgroundWork` whether to stop (the console is closing: it is waited for) and tells it how
+    /// far it got (`report`, a few times a second at most).
+    case background(@Sendable (any ConsoleStore, BackgroundWork) throws -> Message)
     /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message
     /// whenever it arrives, the console live meanwhile.
     case post(body: String, url: String, reply: @Sendable (CallbackReply) -> Message)
@@ -52,6 +54,9 @@ public enum Message: Sendable {
     case failed(String)
     /// Work an effect finished, said on the status line (`:export`'s rows and file).
     case done(String)
+    /// How far work still running got (`:export`'s rows so far), on the status line until the next
+    /// report or its end; only the first of a run is logged.
+    case progress(String)
     /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
     case open(ScreenID, id: String)
 }

@@ -89,6 +89,9 @@ public protocol ConsoleScreen: Sendable {
     mutating func refresh(_ context: inout ScreenContext) -> [Effect]
     /// The console clock moved (every second; faster while a screen runs something live).
     mutating func tick(_ context: inout ScreenContext) -> [Effect]
+    /// The terminal's size changed (`context.layout` is the new one): what the model keeps at a pane's
+    /// width is made again here, not in the view.
+    mutating func resized(_ context: inout ScreenContext) -> [Effect]
     /// The filter changed by one keystroke (or `:filter TEXT`).
     mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect]
     /// One of the console's commands that reach a screen: the moves, `open` and `back`.
@@ -138,6 +141,7 @@ extension ConsoleScreen {
 
     public mutating func start(_ context: inout ScreenContext) -> [Effect] { refresh(&context) }
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] { [] }
+    public mutating func resized(_ context: inout ScreenContext) -> [Effect] { [] }
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] { [] }
     public mutating func select(id: String, _ context: inout ScreenContext) -> [Effect] {
         context.status = StatusMessage("\(Self.title) has nothing to select by id", .error)

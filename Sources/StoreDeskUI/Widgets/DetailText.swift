@@ -25,6 +25,41 @@ public struct DetailText: Sendable {
         lines.append([Span(label.padded(to: labelWidth), .detailLabel), Span(value, role)])
     }
 
+    /// A labelled value of parts (`10000039 · sid s4 · role r1`) that wraps instead of being cut at the
+    /// pane's edge, its lines at most `width` columns: parts joined by ` · ` while they fit the value's
+    /// column, and a date or an id wider than the column whole on a line of its own from the pane's
+    /// edge, under the label (`TextWrap.field`).
+    public mutating func field(_ label: String, _ parts: [String], width: Int, _ role: Role = .detailValue) {
+        var labelled = false
+        for piece in TextWrap.field(parts, valueWidth: width - labelWidth, width: width) {
+            if piece.fromEdge {
+                if !labelled { lines.append([Span(label, .detailLabel)]) }
+                lines.append([Span(piece.text, role)])
+            } else {
+                lines.append([Span((labelled ? "" : label).padded(to: labelWidth), .detailLabel), Span(piece.text, role)])
+            }
+            labelled = true
+        }
+    }
+
+    /// A line of parts (each a few spans: `attempt 1 accepted`, `HTTP 200`, `08:02:18`) joined by ` · `,
+    /// going on to the next line between parts when the next does not fit in `width` columns.
+    public mutating func line(parts: [[Span]], width: Int, separator: Role = .muted) {
+        var line: [Span] = [], lineWidth = 0
+        for part in parts where !part.isEmpty {
+            let partWidth = part.reduce(0) { $0 + $1.text.columns }
+            if lineWidth > 0, lineWidth + 3 + partWidth <= width {
+                line += [Span(" · ", separator)] + part
+                lineWidth += 3 + partWidth
+            } else {
+                if lineWidth > 0 { lines.append(line) }
+                line = part
+                lineWidth = partWidth
+            }
+        }
+        if lineWidth > 0 { lines.append(line) }
+    }
+
     /// A blank line, then the heading.
     public mutating func heading(_ text: String) {
         if !lines.isEmpty { lines.append([]) }

@@ -23,8 +23,9 @@ public struct ExportRequest: Sendable, Hashable {
     }
 
     /// The effects: "exporting … to PATH" at once, then the whole list through its pager on a thread of its
-    /// own (the console live meanwhile: a million rows take seconds), then "exported N rows to PATH" (or the
-    /// refusal).
+    /// own (the console live meanwhile: a million rows take seconds), the rows written so far on the status
+    /// line as it goes ("exporting users… 120,000 rows to PATH", a few times a second), then "exported N
+    /// rows to PATH" (or the refusal). A console that closes meanwhile stops it: its file is removed.
     public func effects<Row: ExportableRow>(_ source: @escaping ListWindow<Row>.Source, noun: String) -> [Effect] {
         effects(source, noun: noun, fields: Row.exportFields) { $0.exportValues(time: $1) }
     }
@@ -36,10 +37,14 @@ public struct ExportRequest: Sendable, Hashable {
     ) -> [Effect] {
         let request = self
         return [
-            .read { _ in .done("exporting \(noun) to \(request.path)…") },
-            .background { store in
+            .read { _ in .progress("exporting \(noun) to \(request.path)…") },
+            .background { store, work in
                 let rows = try ListExport.write(
-                    source(store), fields: fields, format: request.format, to: request.path, force: request.force, values: values)
+                    source(store), fields: fields, format: request.format, to: request.path, force: request.force,
+                    cancelled: { work.isCancelled },
+                    progress: { written in
+                        work.report(.progress("exporting \(noun)… \(written.formattedWithSeparators) rows to \(request.path)"))
+                    }, values: values)
                 return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
             },
         ]

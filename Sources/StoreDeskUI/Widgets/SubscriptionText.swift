@@ -4,13 +4,15 @@ import StoreDeskCore
 /// Subscriptions as detail panes show them, at the console's clock: a state badge in the theme's
 /// subscription roles, what happens next, the offer, whether it gives access, and the notifications
 /// behind it under Apple's names. Computed from the rows and notifications at every frame, so the panes
-/// move as the clock ticks.
+/// move as the clock ticks; the timeline bars, which sample a state a column, are made in update
+/// (`SubscriptionBars`) and only drawn here.
 extension DetailText {
     /// A player's subscriptions: whether they have access at all, each group's status, then each subscription.
-    /// With `chart`, each subscription's timeline bar (that wide, in those glyphs) under its lines.
+    /// With `chart`, each subscription's timeline bar (made beforehand, `SubscriptionBars`; drawn that wide,
+    /// in those glyphs) under its lines.
     public mutating func subscriptions(
         rows: [Subscription], events: [SubscriptionEvent], at now: Instant, zone: TimeZone,
-        chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil
+        chart: (bars: SubscriptionBars, width: Int, glyphs: TimelineBar.Glyphs)? = nil
     ) {
         let snapshot = SubscriptionSnapshot(at: now, rows: rows, events: events)
         heading("Subscriptions (\(snapshot.all.count))")
@@ -30,9 +32,7 @@ extension DetailText {
         for info in snapshot.all.sorted(by: { ($0.expiresDate, $0.originalTransactionId) > ($1.expiresDate, $1.originalTransactionId) }) {
             let own = SubscriptionTimeline(events: signed.filter { $0.originalTransactionId == info.originalTransactionId })
             subscription(info, events: own.events, zone: zone)
-            if let chart, chart.width > 2,
-                let bar = TimelineBar(rows: rows, events: events, originalTransactionId: info.originalTransactionId, clock: now, width: chart.width - 2)
-            {
+            if let chart, chart.width > 2, let bar = chart.bars[info.originalTransactionId] {
                 timelineBar(bar, width: chart.width - 2, glyphs: chart.glyphs, zone: zone, indent: 2)
             }
         }

@@ -213,22 +213,26 @@ extension QueueScreen {
         let app = context.apps.first { $0.id == t.appId }
         var text = DetailText(labelWidth: 11)
         text.line(Span(t.id, .title))
-        text.field("state", t.state.rawValue + (t.failureReason.map { " (\($0.sentence))" } ?? "") + (t.finished ? " · finished" : " · in the queue"), Role.of(t.state))
-        text.field("player", "\(t.userId) · sid \(t.sid) · role \(t.roleId)")
-        text.field("product", "\(t.productId) ×\(t.quantity)" + (app.map { " · \($0.name)" } ?? ""))
-        text.field("purchased", t.purchaseDate.secondsText(in: zone) + " · " + t.environment.rawValue)
+        // Each value wraps between its parts, a date or an id whole: never cut at the pane's edge.
+        text.field(
+            "state", [t.state.rawValue + (t.failureReason.map { " (\($0.sentence))" } ?? ""), t.finished ? "finished" : "in the queue"],
+            width: width, Role.of(t.state))
+        text.field("player", [t.userId, "sid \(t.sid)", "role \(t.roleId)"], width: width)
+        text.field("product", ["\(t.productId) ×\(t.quantity)"] + (app.map { [$0.name] } ?? []), width: width)
+        text.field("purchased", [t.purchaseDate.secondsText(in: zone), t.environment.rawValue], width: width)
         text.wrapped("ext", t.ext.isEmpty ? "-" : t.ext, width: width)
 
         guard let order = d.order else {
             text.heading("Order")
-            text.line(Span(t.state == .purchased ? "none: the receipt never reached the server (a dropped order: restore desk)" : "none", .muted))
+            let none = t.state == .purchased ? "none: the receipt never reached the server (a dropped order: restore desk)" : "none"
+            for line in TextWrap.lines(none, width: width) { text.line(Span(line, .muted)) }
             timeline(&text)
             return text.lines
         }
         text.heading("Order \(order.id)")
-        text.field("status", order.status.rawValue, order.status == .granted ? .statusSuccess : .statusWarning)
-        text.field("payment", "\(order.payment) · \(order.subPayment) · \(ServerCallback.goldText(cents: order.amountCents)) yuan")
-        text.field("app order", order.appOrderId.isEmpty ? "-" : order.appOrderId)
+        text.field("status", [order.status.rawValue], width: width, order.status == .granted ? .statusSuccess : .statusWarning)
+        text.field("payment", [order.payment, order.subPayment, "\(ServerCallback.goldText(cents: order.amountCents)) yuan"], width: width)
+        text.field("app order", [order.appOrderId.isEmpty ? "-" : order.appOrderId], width: width)
 
         // Attempts that never reached a game server (it was down, the callback was dropped) leave no
         // row, only a timeline event: they count too, so the heading agrees with the timeline.
@@ -241,22 +245,24 @@ extension QueueScreen {
             let accepted = c.verdict == CallbackAttempt.accepted
             let role: Role = accepted ? .statusSuccess : c.verdict == CallbackAttempt.duplicate ? .statusInfo : .statusError
             let at = String(c.receivedAt.secondsText(in: zone).suffix(8))
+            let attempt = [Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role)]
             if let url = c.url {
                 // POSTed to a real game server: what came back, and how long it took.
                 let answer = c.httpStatus.map { "HTTP \($0)" } ?? "no reply"
-                let latency = c.latencyMicros.map { " · " + CallbackReply.millisText($0) } ?? ""
-                text.line(Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role), Span(" · \(answer)\(latency) · \(at)", .muted))
+                let latency = c.latencyMicros.map { [CallbackReply.millisText($0)] } ?? []
+                text.line(parts: [attempt] + ([answer] + latency + [at]).map { [Span($0, .muted)] }, width: width)
                 text.wrapped("url", url, width: width, .muted)
                 text.wrapped("reply", c.httpStatus == nil ? c.reply : "\"\(c.reply)\"", width: width, role)
             } else {
-                text.line(Span("attempt \(c.attempt) ", .detailValue), Span(c.verdict, role), Span(" · reply \(c.reply) · " + at, .muted))
+                text.line(parts: [attempt, [Span("reply \(c.reply)", .muted)], [Span(at, .muted)]], width: width)
             }
             text.wrapped("body", c.body, width: width)
             if let app {
                 text.wrapped("hashed", CallbackSignature.verify(body: c.body, appKey: app.appKey).maskedHashedString, width: width, .masked)
             }
-            text.field("expected", c.signExpected)
-            text.field("received", c.signReceived.isEmpty ? "(none)" : c.signReceived,
+            text.field("expected", [c.signExpected], width: width)
+            text.field(
+                "received", [c.signReceived.isEmpty ? "(none)" : c.signReceived], width: width,
                 c.signReceived.caseInsensitiveCompare(c.signExpected) == .orderedSame ? .statusSuccess : .statusError)
             text.wrapped("verdict", c.reason, width: width, role)
         }
@@ -264,9 +270,9 @@ extension QueueScreen {
         text.heading("Grant")
         if let g = d.grant {
             let what = g.kind == .product ? "\(g.productId) ×\(g.quantity)" : "\(g.currencyAmount.formattedWithSeparators) game currency"
-            text.field("granted", what, .statusSuccess)
-            text.field("to", "\(g.userId) · sid \(g.sid) · role \(g.roleId)")
-            text.field("at", g.grantedAt.secondsText(in: zone) + " · " + g.source.rawValue)
+            text.field("granted", [what], width: width, .statusSuccess)
+            text.field("to", [g.userId, "sid \(g.sid)", "role \(g.roleId)"], width: width)
+            text.field("at", [g.grantedAt.secondsText(in: zone), g.source.rawValue], width: width)
         } else {
             text.line(Span("none yet", .muted))
         }

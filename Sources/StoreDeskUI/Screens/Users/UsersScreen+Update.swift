@@ -68,6 +68,29 @@ extension UsersScreen {
 
     public mutating func refresh(_ context: inout ScreenContext) -> [Effect] { refresh(pageSize: context.pageSize) }
 
+    public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
+        updateBars(context)
+        return []
+    }
+
+    public mutating func resized(_ context: inout ScreenContext) -> [Effect] {
+        updateBars(context)
+        return []
+    }
+
+    /// The profile's subscription bars at the console's clock, as wide as the detail pane draws them
+    /// (inside its frame, a margin and the bar's indent each side): made here so a frame only draws them.
+    mutating func updateBars(_ context: ScreenContext) {
+        guard let profile else { return }
+        subscriptionBars.update(
+            rows: profile.subscriptions, events: profile.subscriptionEvents, owner: profile.user.id, clock: context.clock,
+            width: Self.barWidth(context.layout))
+    }
+
+    /// How wide the detail pane's bars are: its text's width (inside the frame, a column of margin each
+    /// side) less the bar's indent.
+    static func barWidth(_ layout: Layout) -> Int { layout[.detail].inset.width - 4 }
+
     public mutating func setFilter(_ text: String, _ context: inout ScreenContext) -> [Effect] {
         setFilter(text, pageSize: context.pageSize)
     }

@@ -56,7 +56,7 @@ extension UsersScreen {
             let page = "page \(history.starts.count)" + (history.hasOlder ? ", > older" : "") + (history.starts.count > 1 ? ", < newer" : "")
             canvas.frame(rect, title: "History · \(history.userId) · \(page)", role: focused ? .borderFocused : .border)
             canvas.draw(
-                historyLines(history, zone: zone, now: now, width: rect.inset.width - 2, chart: (rect.inset.width - 2, glyphs)), in: rect.inset,
+                historyLines(history, zone: zone, width: rect.inset.width - 2, chart: (rect.inset.width - 2, glyphs)), in: rect.inset,
                 scroll: detailScroll)
             return
         }
@@ -102,7 +102,9 @@ extension UsersScreen {
                 Span("  \(a.appleId)", .muted),
             ])
         }
-        text.subscriptions(rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone, chart: chart)
+        text.subscriptions(
+            rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone,
+            chart: chart.map { (subscriptionBars, $0.width, $0.glyphs) })
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
@@ -118,11 +120,11 @@ extension UsersScreen {
     /// Two lines a history entry: time, kind, trust mark and the ids it has; then the detail, indented
     /// (stored text escaped, phones masked). With `chart`, the first line of a subscription on the page
     /// (a notification, or a transaction of its chain) has the subscription's timeline bar under it,
-    /// drawn from the player's profile (its rows and notifications), where the pane is wide enough.
+    /// the bar update made from the player's profile (`subscriptionBars`), where the pane is wide enough.
     /// The history as lines at most `width` columns: an entry's ids whole (on a line of their own when they
     /// do not fit beside its date and kind), its detail wrapped at spaces, never cut.
     func historyLines(
-        _ view: HistoryView, zone: TimeZone, now: Instant, width: Int = .max, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil
+        _ view: HistoryView, zone: TimeZone, width: Int = .max, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil
     ) -> [[Span]] {
         guard !view.entries.isEmpty else { return [[Span("no history", .muted)]] }
         let subscriptions = profile.flatMap { $0.user.id == view.userId ? $0 : nil }
@@ -150,9 +152,7 @@ extension UsersScreen {
             lines += TextWrap.lines(e.maskedDetail, width: width - 2).map { [Span("  " + $0, .text)] }
             if let chart, chart.width >= Self.historyChartMinimum, let subscriptions, let chain = e.originalTransactionId,
                 subscriptions.subscriptions.contains(where: { $0.id == chain }), charted.insert(chain).inserted,
-                let bar = TimelineBar(
-                    rows: subscriptions.subscriptions, events: subscriptions.subscriptionEvents, originalTransactionId: chain, clock: now,
-                    width: chart.width - 2)
+                let bar = subscriptionBars[chain]
             {
                 var text = DetailText()
                 text.timelineBar(bar, width: chart.width - 2, glyphs: chart.glyphs, zone: zone, indent: 2)

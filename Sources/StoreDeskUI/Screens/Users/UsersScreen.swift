@@ -10,7 +10,13 @@ public struct UsersScreen: ConsoleScreen {
     public var sort = ListSort("created")
     /// The visible page of users and its selection.
     public var list = ListWindow<UserRow>()
-    public var profile: UserProfile?
+    public var profile: UserProfile? {
+        // Bars of another profile (or of this one before the store changed) are never drawn for this one.
+        didSet { subscriptionBars.clear() }
+    }
+    /// The profile's subscriptions as timeline bars, made in update (the profile came, the clock moved, the
+    /// pane was resized: `updateBars`) for the profile and the history to draw.
+    public internal(set) var subscriptionBars = SubscriptionBars()
     public var detailScroll = 0
     /// Users whose phone number was revealed in this session (support only, audited).
     public var revealed: Set<String> = []
@@ -177,7 +183,10 @@ public struct UsersScreen: ConsoleScreen {
             list.show(counted)
             return []
         case .profile(let p):
-            if p.user.id == selectedRow?.user.id { profile = p }
+            if p.user.id == selectedRow?.user.id {
+                profile = p
+                updateBars(context)
+            }
             return []
         case .revealed(let userId):
             revealed.insert(userId)
