@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Rewrites Build/hot-functions.txt: the functions the release binary runs to start, draw every screen
-# and filter the Users screen, in the order they first run. `make release` hands the list to the linker
+# Rewrites Build/hot-functions.txt: the functions the release binary runs to start, draw every screen,
+# filter the Users screen and find an id, in the order they first run. `make release` hands the list to the linker
 # (gold's --section-ordering-file), which puts these functions side by side at the start of .text.
 #
 # Why: the kernel maps a binary's code 64 KB around each page a process first touches. Scattered over
@@ -31,6 +31,9 @@ for screen in users queue subscriptions restores audit login codes onetap find; 
   profile $((n++)) snapshot --screen "$screen" --size 120x40
 done
 profile $((n++)) bench filter
+# A ticket's id looked up (find's own fast path), and a name.
+profile $((n++)) find 2000000100000093
+profile $((n++)) find 阿伟 --json
 # The link's inputs that put functions in sections of their own: the static Swift runtime and
 # libraries, and this build's objects.
 swift_static=$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")/lib/swift_static/linux

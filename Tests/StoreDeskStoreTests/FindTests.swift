@@ -125,10 +125,10 @@ import Testing
         #expect(try find(store, String(id.prefix(12))).allSatisfy { $0.match == .prefix })
     }
 
-    /// An id found exactly is what the ticket gave: names holding it are not searched (the trigram index
-    /// reads long lists for digits). A name, or an id that matches nothing exactly, still finds names
-    /// holding it.
-    @Test("names holding the text are searched unless an id matched it exactly")
+    /// An id found exactly is what the ticket gave: ids starting with it and names holding it are not
+    /// searched (the trigram index reads long lists for digits). A name, or an id that matches nothing
+    /// exactly, still finds names holding it.
+    @Test("prefixes and names holding the text are searched unless an id matched it exactly")
     func containsOnlyWithoutAnExactId() throws {
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
@@ -138,7 +138,7 @@ import Testing
         }
         let byId = try find(store, "10000003")
         #expect(byId.first?.userId == "10000003" && byId.first?.field == .playerId)
-        #expect(!byId.contains { $0.match == .contains }, "\(byId)")
+        #expect(byId.allSatisfy { $0.match == .exact }, "\(byId)")
         let noExact = try find(store, "9999999")
         #expect(noExact.contains { $0.userId == "10000005" && $0.field == .friendlyName && $0.match == .contains }, "\(noExact)")
         // A role's name found exactly is a name, not an id: players named with it are still found.
