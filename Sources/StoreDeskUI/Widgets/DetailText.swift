@@ -43,8 +43,9 @@ public struct DetailText: Sendable {
     }
 
     /// A line of parts (each a few spans: `attempt 1 accepted`, `HTTP 200`, `08:02:18`) joined by ` · `,
-    /// going on to the next line between parts when the next does not fit in `width` columns.
-    public mutating func line(parts: [[Span]], width: Int, separator: Role = .muted) {
+    /// going on to the next line between parts when the next does not fit in `width` columns; the lines
+    /// it goes on to start with `indent` (the first part carries its own).
+    public mutating func line(parts: [[Span]], width: Int, separator: Role = .muted, indent: String = "") {
         var line: [Span] = [], lineWidth = 0
         for part in parts where !part.isEmpty {
             let partWidth = part.reduce(0) { $0 + $1.text.columns }
@@ -52,9 +53,10 @@ public struct DetailText: Sendable {
                 line += [Span(" · ", separator)] + part
                 lineWidth += 3 + partWidth
             } else {
-                if lineWidth > 0 { lines.append(line) }
-                line = part
-                lineWidth = partWidth
+                let continues = lineWidth > 0
+                if continues { lines.append(line) }
+                line = (continues && !indent.isEmpty ? [Span(indent, separator)] : []) + part
+                lineWidth = (continues ? indent.columns : 0) + partWidth
             }
         }
         if lineWidth > 0 { lines.append(line) }

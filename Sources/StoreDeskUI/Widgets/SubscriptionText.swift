@@ -31,7 +31,7 @@ extension DetailText {
         let signed = events.filter { $0.signedDate <= now }
         for info in snapshot.all.sorted(by: { ($0.expiresDate, $0.originalTransactionId) > ($1.expiresDate, $1.originalTransactionId) }) {
             let own = SubscriptionTimeline(events: signed.filter { $0.originalTransactionId == info.originalTransactionId })
-            subscription(info, events: own.events, zone: zone)
+            subscription(info, events: own.events, zone: zone, width: chart?.width)
             if let chart, chart.width > 2, let bar = chart.bars[info.originalTransactionId] {
                 timelineBar(bar, width: chart.width - 2, glyphs: chart.glyphs, zone: zone, indent: 2)
             }
@@ -39,12 +39,18 @@ extension DetailText {
     }
 
     /// One subscription in a few lines: badge and product, what happens next, the facts, the timeline.
-    public mutating func subscription(_ info: SubscriptionInfo, events: [SubscriptionEvent], zone: TimeZone) {
+    /// Given the pane's `width`, the facts wrap between their parts instead of being cut.
+    public mutating func subscription(_ info: SubscriptionInfo, events: [SubscriptionEvent], zone: TimeZone, width: Int? = nil) {
         let day = { (instant: Instant) in instant.dayText(in: zone) }
         line(Span(("● " + info.state.name).padded(to: 17), Role.of(info.state)), Span(Self.shortProduct(info.productId), .detailValue))
         line(Span("  " + info.standing(day, product: Self.shortProduct), .text))
         let access = info.isEntitled ? "access: " + Self.shortProduct(info.productId) : "no access"
-        line(Span("  since \(day(info.originalPurchaseDate)) · auto-renew \(info.autoRenew ? "on" : "off") · \(access)", .muted))
+        let facts = ["  since \(day(info.originalPurchaseDate))", "auto-renew \(info.autoRenew ? "on" : "off")", access]
+        if let width {
+            line(parts: facts.map { [Span($0, .muted)] }, width: width, indent: "  ")
+        } else {
+            line(Span(facts.joined(separator: " · "), .muted))
+        }
         if let offer = info.offerText { line(Span("  offer: " + offer, .muted)) }
         if !events.isEmpty {
             let trust = TrustSummary(events)

@@ -90,15 +90,20 @@ extension RestoresScreen {
         text.line(Span(t.id, .title))
         let waited = p.age(at: context.clock).shortText
         switch r.status {
-        case .open: text.field("status", "open · waiting \(waited)", Self.role(of: r.status))
+        case .open: text.field("status", ["open", "waiting \(waited)"], width: width, Self.role(of: r.status))
         case .confirmed, .declined:
-            text.field("status", "\(r.status.rawValue) by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?")) after \(waited)", Self.role(of: r.status))
+            text.field(
+                "status", ["\(r.status.rawValue) by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))", "after \(waited)"], width: width,
+                Self.role(of: r.status))
         }
-        text.field("player", r.userId + (p.appleIds.isEmpty ? "" : " · Apple ID " + p.appleIds.joined(separator: ", ")))
+        // Each value wraps between its parts (an Apple ID, an app order id: what a ticket gives stays whole).
+        text.field("player", [r.userId] + p.appleIds.map { "Apple ID " + $0 }, width: width)
         text.wrapped("product", "\(p.product.id) ×\(r.quantity)", width: width)
-        text.field("", "\(p.product.name) · \(p.product.priceText) · \(p.product.type.name)")
-        text.field("app", "\(p.app.name) (\(p.app.id))")
-        text.field("purchased", t.purchaseDate.shortText(in: zone) + " · " + t.environment.rawValue + (t.appOrderId.isEmpty ? "" : " · " + t.appOrderId))
+        text.field("", [p.product.name, p.product.priceText, p.product.type.name], width: width)
+        text.field("app", ["\(p.app.name) (\(p.app.id))"], width: width)
+        text.field(
+            "purchased", [t.purchaseDate.shortText(in: zone), t.environment.rawValue] + (t.appOrderId.isEmpty ? [] : [t.appOrderId]),
+            width: width)
         text.paragraph("owner", p.currentOwners.map { Self.accountText($0) }.joined(separator: " + "), width: width)
         text.paragraph("rule", p.ownershipRule, width: width, .statusInfo)
 
@@ -119,30 +124,36 @@ extension RestoresScreen {
             }
         case .declined:
             text.heading("Outcome")
-            text.field("declined", (r.resolvedAt?.shortText(in: zone) ?? "") + " by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))", .stateFailed)
+            text.field(
+                "declined", [r.resolvedAt?.shortText(in: zone) ?? "", "by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))"], width: width,
+                .stateFailed)
             text.paragraph("reason", r.reason ?? "", width: width)
         case .confirmed:
             text.heading("Outcome")
             let target = p.target
-            text.field("restored", (r.resolvedAt?.shortText(in: zone) ?? "") + " by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))", .stateRestored)
+            text.field(
+                "restored", [r.resolvedAt?.shortText(in: zone) ?? "", "by \(r.resolvedBy ?? "?") (\(r.resolvedRole ?? "?"))"], width: width,
+                .stateRestored)
             if let target {
-                text.field("onto", Self.accountText(target))
-                text.field("", RestoreRules.ownershipNote(p.ownership, owner: p.payingAccount, target: target))
+                text.field("onto", [Self.accountText(target)], width: width)
+                text.paragraph("", RestoreRules.ownershipNote(p.ownership, owner: p.payingAccount, target: target), width: width)
             }
             guard let delivery = p.delivery else {
                 text.line(Span("no order found for this transaction", .statusError))
                 return text.lines
             }
-            text.field("order", "\(delivery.order.id) · \(delivery.order.payment) · \(delivery.order.status.rawValue)")
+            text.field("order", [delivery.order.id, delivery.order.payment, delivery.order.status.rawValue], width: width)
             if let c = delivery.callback {
-                text.field("callback", "attempt \(c.attempt) \(c.verdict) · reply \(c.reply)", c.verdict == CallbackAttempt.accepted ? .statusSuccess : .statusError)
+                text.field(
+                    "callback", ["attempt \(c.attempt) \(c.verdict)", "reply \(c.reply)"], width: width,
+                    c.verdict == CallbackAttempt.accepted ? .statusSuccess : .statusError)
                 text.wrapped("body", c.body, width: width)
                 text.paragraph("verdict", c.reason, width: width)
             }
             if let g = delivery.grant {
                 let what = g.kind == .product ? "\(g.productId) ×\(g.quantity)" : "\(g.currencyAmount.formattedWithSeparators) game currency"
-                text.field("grant", what, .statusSuccess)
-                text.field("to", "\(g.userId) · sid \(g.sid) · role \(g.roleId) · \(g.source.rawValue)")
+                text.field("grant", [what], width: width, .statusSuccess)
+                text.field("to", [g.userId, "sid \(g.sid)", "role \(g.roleId)", g.source.rawValue], width: width)
             } else {
                 text.field("grant", "none", .statusError)
             }

@@ -127,38 +127,40 @@ extension SubscriptionsScreen {
         var text = DetailText(labelWidth: 13)
         text.line(Span(detail.row.userName, .title), Span("  user \(row.userId)", .muted))
         if let demo, demo.originalTransactionId == row.id {
-            var driven = "driven live: " + Self.rateText(demo.simulation.rate)
-            if demo.billingProblem { driven += " · renewals fail to bill" }
-            if !demo.autoRenew { driven += " · auto-renew off" }
-            text.field("demo", driven, .statusWarning)
+            var driven = ["driven live: " + Self.rateText(demo.simulation.rate)]
+            if demo.billingProblem { driven.append("renewals fail to bill") }
+            if !demo.autoRenew { driven.append("auto-renew off") }
+            text.field("demo", driven, width: width, .statusWarning)
         }
-        text.field("original", row.id)
-        text.field("product", row.productId)
+        // Ids and dates wrap whole (a product id wider than the value's column on a line of its own).
+        text.field("original", [row.id], width: width)
+        text.field("product", [row.productId], width: width)
         let snapshot = SubscriptionSnapshot(at: now, rows: [row], events: detail.events)
         guard let info = snapshot.subscription(originalTransactionId: row.id) else {
             text.field("state", "not bought yet at " + now.shortText(in: zone), .muted)
             return text.lines
         }
-        text.field("group", (info.groupId ?? "-") + " · " + info.state.name)
+        text.field("group", [info.groupId ?? "-", info.state.name], width: width)
         if let bar = TimelineBar(rows: [row], events: detail.events, originalTransactionId: row.id, clock: now, width: width) {
             text.line([])
             text.timelineBar(bar, width: width, glyphs: glyphs, zone: zone)
         }
         text.line([])
-        text.subscription(info, events: [], zone: zone)
+        text.subscription(info, events: [], zone: zone, width: width)
         text.line([])
         // A demo at an accelerated rate renews in seconds: its dates need them.
         let seconds = info.expiresDate.millis - info.purchaseDate.millis < 86_400_000
         let when = { (instant: Instant) in seconds ? instant.secondsText(in: zone) : instant.shortText(in: zone) }
-        text.field("first bought", when(info.originalPurchaseDate))
-        text.field("this period", when(info.purchaseDate) + " → " + when(info.expiresDate))
+        text.field("first bought", [when(info.originalPurchaseDate)], width: width)
+        // One part: "A → B" stays whole (on a line of its own when the value's column is too narrow).
+        text.field("this period", [when(info.purchaseDate) + " → " + when(info.expiresDate)], width: width)
         if let grace = info.gracePeriodExpiresDate { text.field("grace ends", when(grace), .subscriptionGrace) }
         if let retry = info.billingRetryExpiresDate { text.field("retry ends", when(retry), .subscriptionRetry) }
         if let revoked = info.revocationDate {
             let kind = info.revocation == .familySharing ? "family sharing" : "refund"
-            text.field("revoked", when(revoked) + " · " + kind + (info.revocationReason.map { " · \($0)" } ?? ""), .subscriptionRevoked)
+            text.field("revoked", [when(revoked), kind] + (info.revocationReason.map { ["\($0)"] } ?? []), width: width, .subscriptionRevoked)
         }
-        if let pending = info.pendingProductId { text.field("renews as", pending) }
+        if let pending = info.pendingProductId { text.field("renews as", [pending], width: width) }
         text.field("access", info.isEntitled ? "yes" : "no", info.isEntitled ? .subscriptionActive : .subscriptionExpired)
         if !detail.events.isEmpty {
             // How far the notifications behind this row are trusted, and who signed the verified ones.

@@ -97,10 +97,13 @@ extension UsersScreen {
 
         heading("Game accounts (\(p.gameAccounts.count))")
         for a in p.gameAccounts {
-            text.line([
-                Span("\(a.appId) \(a.sid)/\(a.roleId) ", .detailValue), Span(a.roleName, .text),
-                Span("  \(a.appleId)", .muted),
-            ])
+            // The account, then its Apple ID: on the next line when both do not fit (never cut).
+            let account = [Span("\(a.appId) \(a.sid)/\(a.roleId) ", .detailValue), Span(a.roleName, .text)]
+            if let width = chart?.width {
+                text.line(parts: [account, [Span(a.appleId, .muted)]], width: width)
+            } else {
+                text.line(account + [Span("  \(a.appleId)", .muted)])
+            }
         }
         text.subscriptions(
             rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone,
