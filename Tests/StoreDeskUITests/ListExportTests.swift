@@ -42,7 +42,7 @@ import Testing
         console.press(.enter)
         let json = console.folder.appendingPathComponent("players.json").path
         console.show("export json \(json)")
-        #expect(console.state.status?.text == "exported 1 users to \(json)")
+        #expect(console.state.status?.text == "exported 1 user to \(json)")
         let decoded = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: String]]
         #expect(decoded?.map { $0["id"] } == ["10000001"])
         // Nothing left beside it.
@@ -290,5 +290,14 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
         console.runtime.dispatch(.tick(console.state.clock))
         #expect(console.state.status?.text == "\(path) not written: the export was stopped")
+    }
+
+    @Test("an export says its count in words: one row in the singular")
+    func theCountIsSaidInWords() {
+        #expect(ExportRequest.counted(1, "users") == "1 user")
+        #expect(ExportRequest.counted(1, "audit entries") == "1 audit entry")
+        #expect(ExportRequest.counted(1, "restore prompts") == "1 restore prompt")
+        #expect(ExportRequest.counted(0, "subscriptions") == "0 subscriptions")
+        #expect(ExportRequest.counted(20_120, "users") == "20,120 users")
     }
 }

@@ -45,9 +45,16 @@ public struct ExportRequest: Sendable, Hashable {
                     progress: { written in
                         work.report(.progress("exporting \(noun)… \(written.formattedWithSeparators) rows to \(request.path)"))
                     }, values: values)
-                return .done("exported \(rows.formattedWithSeparators) \(noun) to \(request.path)")
+                return .done("exported \(Self.counted(rows, noun)) to \(request.path)")
             },
         ]
+    }
+
+    /// "1 user", "2 users", "1 audit entry", "1,000 restore prompts": `plural` as the list names its rows.
+    static func counted(_ count: Int, _ plural: String) -> String {
+        guard count == 1 else { return "\(count.formattedWithSeparators) \(plural)" }
+        if plural.hasSuffix("ies") { return "1 " + plural.dropLast(3) + "y" }
+        return "1 " + (plural.hasSuffix("s") ? String(plural.dropLast()) : plural)
     }
 }
 
