@@ -18,21 +18,28 @@ struct FindCommand: ParsableCommand {
     }
 
     func run() throws {
-        let results = try reporting { try store.open(.readOnly).find(try FindQuery(text, limit: limit)) }
-        try output.show(FindReport(results: results, query: text))
+        let query = try reporting { try FindQuery(text, limit: limit) }
+        try FindRequest(store: store.location, query: query, text: text, json: output.json).run()
     }
 }
 
 /// `storedesk find` as a plain value: a ticket's id is looked up by hand and by scripts, and an exact id
 /// is an index seek, so the process's start is most of its time. A command line made only of `find`'s
 /// own options is read without ArgumentParser (see `PlainCommandLine`); anything else, a bad query
-/// included, goes through `FindCommand`, which says what is wrong.
+/// included, goes through `FindCommand`, which says what is wrong and then runs the same request.
 struct FindRequest {
     var store = StoreLocation()
     var query: FindQuery
     /// The text as given (the note says it back).
     var text: String
     var json = false
+
+    init(store: StoreLocation, query: FindQuery, text: String, json: Bool) {
+        self.store = store
+        self.query = query
+        self.text = text
+        self.json = json
+    }
 
     init?(arguments: [String]) {
         guard let line = PlainCommandLine(arguments, command: "find", flags: ["migrate", "json"], options: ["db", "limit"], positionals: 1),

@@ -71,7 +71,7 @@ extension UsersScreen {
         canvas.draw(detailLines(profile, zone: zone, now: now, chart: (inner.width - 2, glyphs)), in: inner, scroll: detailScroll)
     }
 
-    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)? = nil) -> [[Span]] {
+    func detailLines(_ p: UserProfile, zone: TimeZone, now: Instant, chart: (width: Int, glyphs: TimelineBar.Glyphs)) -> [[Span]] {
         let u = p.user
         var text = DetailText()
         func field(_ label: String, _ value: String, _ role: Role = .detailValue) { text.field(label, value, role) }
@@ -99,15 +99,11 @@ extension UsersScreen {
         for a in p.gameAccounts {
             // The account, then its Apple ID: on the next line when both do not fit (never cut).
             let account = [Span("\(a.appId) \(a.sid)/\(a.roleId) ", .detailValue), Span(a.roleName, .text)]
-            if let width = chart?.width {
-                text.line(parts: [account, [Span(a.appleId, .muted)]], width: width)
-            } else {
-                text.line(account + [Span("  \(a.appleId)", .muted)])
-            }
+            text.line(parts: [account, [Span(a.appleId, .muted)]], width: chart.width)
         }
         text.subscriptions(
             rows: p.subscriptions, events: p.subscriptionEvents, at: now, zone: zone,
-            chart: chart.map { (subscriptionBars, $0.width, $0.glyphs) })
+            chart: (subscriptionBars, chart.width, chart.glyphs))
         heading("Transactions (\(p.transactionCount), \(p.openRestoreRequests) open restore)")
         for t in p.recentTransactions {
             let product = t.productId.split(separator: ".").suffix(2).joined(separator: ".")
