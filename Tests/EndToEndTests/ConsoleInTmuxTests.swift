@@ -22,14 +22,22 @@ import Testing
         }
         func resize(_ width: Int, _ height: Int) throws { try shell("tmux -L \(socket) resize-window -t main -x \(width) -y \(height)") }
 
-        /// Waits until the screen contains `text` (the console is live, so give it a moment).
+        /// Waits until the screen contains `text` (the console is live, so give it a moment), and returns a
+        /// screen captured after that one: a capture can land while a frame is half written (its top rows
+        /// new, the rest the frame before), so the frame that drew `text` is read once it has been flushed.
         @discardableResult
         func waitFor(_ text: String, timeout: TimeInterval = 10, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
             let deadline = Date().addingTimeInterval(timeout)
             var screen = ""
             while Date() < deadline {
                 screen = try capture()
-                if screen.contains(text) { return screen }
+                if screen.contains(text) {
+                    Thread.sleep(forTimeInterval: 0.05)
+                    let settled = try capture()
+                    if settled.contains(text) { return settled }
+                    screen = settled
+                    continue
+                }
                 Thread.sleep(forTimeInterval: 0.1)
             }
             Issue.record("timed out waiting for “\(text)”; screen was:\n\(screen)", sourceLocation: sourceLocation)
