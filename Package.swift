@@ -67,6 +67,9 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The one place that opens a store from `--db` and chooses its backend (`StoreOpener`), and the
+        // benchmarks' SQLite baselines. Everything else holds `any Store` (StoreDeskStoreAPI).
+        .target(name: "StoreDeskStores", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskStore"]),
         // The only code that sees curses.
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
         .target(name: "StoreDeskTerminal", dependencies: ["CNcurses", "StoreDeskUI"]),
@@ -88,7 +91,7 @@ let package = Package(
             name: "StoreDeskNetwork",
             dependencies: [
                 "StoreDeskCore",
-                "StoreDeskStore",
+                "StoreDeskStoreAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -100,7 +103,8 @@ let package = Package(
             name: "storedesk",
             dependencies: [
                 "StoreDeskCore",
-                "StoreDeskStore",
+                "StoreDeskStoreAPI",
+                "StoreDeskStores",
                 "StoreDeskUI",
                 "StoreDeskTerminal",
                 "StoreDeskTrust",

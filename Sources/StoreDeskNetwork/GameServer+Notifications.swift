@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `POST /notifications`: an App Store Server Notification V2, `{"signedPayload": "<JWS>"}`, as Apple
 /// sends it. The JWS is verified with the store's trusted roots (`storedesk trust add`) exactly as
@@ -17,9 +17,9 @@ import StoreDeskStore
 /// A notification is stamped (`imported_at`) on the store's time line as the ledger runs it, like the
 /// callbacks beside it; "signed in the future" is judged against the real time.
 struct NotificationHandler: Sendable {
-    let database: AppDatabase
-    /// The store's time line as this server runs it (`GameServerLedger.now`).
-    let ledger: GameServerLedger
+    let database: any NotificationImportStore
+    /// The store's time line as this server runs it (`CallbackLedger.now`).
+    let ledger: any CallbackLedger
     let body: BodyReader
 
     func notification(_ request: Request, _ context: ServeContext) async throws -> Response {
@@ -55,7 +55,7 @@ struct NotificationHandler: Sendable {
     /// Verifies and imports one notification off the event loops (ES256 and the chain, then the write),
     /// stamped at `stamp` on the store's time line (or later, when the store's clock has passed it).
     static func importLine(
-        _ jws: String, into database: AppDatabase, at stamp: Instant, peer: String
+        _ jws: String, into database: any NotificationImportStore, at stamp: Instant, peer: String
     ) async throws -> NotificationImport.Line? {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NotificationImport.Line?, any Error>) in
             DispatchQueue.global().async {
@@ -63,7 +63,8 @@ struct NotificationHandler: Sendable {
                     var outcome: NotificationImport.Line?
                     _ = try database.importNotifications(
                         from: NotificationFile(data: Data(("{\"signedPayload\":\"" + jws + "\"}\n").utf8), name: "serve POST /notifications"),
-                        source: "serve POST /notifications from \(peer)", wallClock: Instant(Date()), stampAt: stamp
+                        extraRoots: [], allowUnverified: false, source: "serve POST /notifications from \(peer)",
+                        wallClock: Instant(Date()), stampAt: stamp
                     ) { outcome = $0 }
                     return outcome
                 })

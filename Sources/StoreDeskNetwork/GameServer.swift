@@ -7,12 +7,12 @@ import NIOHTTPTypes
 import NIOPosix
 import ServiceLifecycle
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk serve`: StoreDesk as the game server, over HTTP (Hummingbird).
 ///
 /// - `POST /callback`: the platform's callback. The body is verified with its app's AppKey (found by
-///   `client_id`) exactly as `callback verify` does; a genuine one goes to the `GameServerLedger`, which
+///   `client_id`) exactly as `callback verify` does; a genuine one goes to the store's `CallbackLedger`, which
 ///   de-duplicates by order id, grants by the platform's rules and commits, and only then is `success`
 ///   (also for a repeat) or `fail: …` written back. A refused callback stores nothing. Answered on the
 ///   connection's event loop by `CallbackChannelHandler`, ahead of Hummingbird's router (see there why).
@@ -44,11 +44,11 @@ public struct GameServer: Sendable {
         }
     }
 
-    public var database: AppDatabase
+    public var database: any Store
     public var settings: Settings
     public var log: RequestLog
 
-    public init(database: AppDatabase, settings: Settings, log: RequestLog) {
+    public init(database: any Store, settings: Settings, log: RequestLog) {
         self.database = database
         self.settings = settings
         self.log = log
@@ -56,7 +56,7 @@ public struct GameServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT. `ready` gets the port once the server listens.
     public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let ledger = try GameServerLedger(database: database)
+        let ledger = try database.openCallbackLedger()
         let apps = AppDirectory(database: database)
         try apps.reload()
         let callbacks = CallbackHandler(ledger: ledger, apps: apps, settings: settings)
@@ -173,12 +173,12 @@ struct RequestLogMiddleware: RouterMiddleware {
 /// Apps and their catalogues by id, read from the store and read again (at most once a second) when a
 /// callback names an app it does not know, so `apps add` on a running server is picked up.
 final class AppDirectory: @unchecked Sendable {
-    private let database: AppDatabase
+    private let database: any AppsStore
     private let lock = NSLock()
     private var apps: [String: (app: App, products: [Product])] = [:]
     private var loadedAt: UInt64 = 0
 
-    init(database: AppDatabase) { self.database = database }
+    init(database: any AppsStore) { self.database = database }
 
     func reload() throws {
         let loaded = try database.appsWithProducts()
@@ -208,7 +208,7 @@ final class AppDirectory: @unchecked Sendable {
 /// a body comes to a reply at once (unknown app, bad sign) or to a genuine callback the ledger commits
 /// first, and then to its reply.
 struct CallbackHandler: Sendable {
-    let ledger: GameServerLedger
+    let ledger: any CallbackLedger
     let apps: AppDirectory
     let settings: GameServer.Settings
 

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// Runs a payment simulation whose callbacks go to real game servers over HTTP.
 ///
@@ -16,7 +16,7 @@ import StoreDeskStore
 ///     var simulation = PaymentSimulation(configuration)   // remoteApps: the apps in `urls`
 ///     try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: ["app_galaxy": url]).run(&simulation)
 public struct PaymentRunOverHTTP: Sendable {
-    public var database: AppDatabase
+    public var database: any QueueStore
     /// The payment run this process holds (`startRun`): every commit is made under it.
     public var run: PaymentRun
     public var poster: CallbackPoster
@@ -26,11 +26,11 @@ public struct PaymentRunOverHTTP: Sendable {
     public var concurrency: Int
     /// Simulated seconds per wall-clock second; 0 runs as fast as the game servers answer.
     public var speed: Double
-    /// Steps committed per SQLite transaction at most.
+    /// Steps committed per store transaction at most.
     public var batch: Int
 
     public init(
-        database: AppDatabase, run: PaymentRun, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
+        database: any QueueStore, run: PaymentRun, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
         batch: Int = 1024
     ) {
         self.database = database

@@ -1,16 +1,6 @@
 import GRDB
 import StoreDeskCore
 
-/// An app as `apps show` sees it: its settings, and what the store holds for it.
-public struct AppOverview: Sendable, Hashable {
-    public var app: App
-    /// Products in the store's catalogue for this app (imported or from the demo).
-    public var productCount: Int
-    /// The StoreKit configuration file its catalogue was last imported from, and when; nil when none was.
-    public var catalogueSource: String?
-    public var catalogueImportedAt: Instant?
-}
-
 extension AppDatabase {
     /// One app, or nil when the store has none with that id.
     public func app(id: String) throws -> App? {

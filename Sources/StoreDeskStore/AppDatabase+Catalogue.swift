@@ -2,41 +2,6 @@ import Foundation
 import GRDB
 import StoreDeskCore
 
-/// An app's catalogue as the store holds it: every product row of the app, with the StoreKit details of
-/// those that came from a StoreKit configuration, and where that file came from.
-public struct AppCatalogue: Sendable, Hashable {
-    /// One product: the row every other part of StoreDesk uses, and the file's details when imported.
-    public struct Entry: Sendable, Hashable {
-        public var product: Product
-        /// Nil for a product that did not come from a StoreKit file (the demo's, a seeded store's).
-        public var details: CatalogueProduct?
-    }
-
-    /// The file the catalogue was last imported from.
-    public struct Source: Sendable, Hashable {
-        public var file: String
-        public var identifier: String?
-        public var version: String
-        public var importedAt: Instant
-        public var importedBy: String
-        public var storefront: String
-        public var currency: String
-        public var settings: StoreKitSettings
-    }
-
-    public var app: App
-    public var source: Source?
-    public var groups: [CatalogueGroup]
-    /// Imported products in file order, then any others by id.
-    public var entries: [Entry]
-
-    /// The subscription levels of a group, highest service (level 1) first.
-    public func subscriptions(inGroup id: String) -> [Entry] {
-        entries.filter { $0.details?.subscription?.groupId == id }
-            .sorted { ($0.details?.subscription?.level ?? 0, $0.product.id) < ($1.details?.subscription?.level ?? 0, $1.product.id) }
-    }
-}
-
 extension AppDatabase {
     /// The catalogue of one app.
     ///

@@ -3,17 +3,6 @@ import GRDB
 import StoreDeskCore
 import StoreDeskTrust
 
-/// What the store keeps of a player's subscriptions: the rows, and the notifications behind them.
-public struct SubscriptionRecords: Sendable, Hashable {
-    public var rows: [Subscription]
-    public var events: [SubscriptionEvent]
-
-    /// Their state at an instant (see `SubscriptionSnapshot.init(at:rows:events:)`).
-    public func snapshot(at instant: Instant) -> SubscriptionSnapshot {
-        SubscriptionSnapshot(at: instant, rows: rows, events: events)
-    }
-}
-
 extension AppDatabase {
     /// Imports a JSON Lines file of App Store notifications in one transaction, streamed: lines are read a
     /// chunk at a time and judged on every core (decoded, signatures verified against the store's trusted
@@ -115,40 +104,3 @@ extension AppDatabase {
     }
 }
 
-/// A notification file opened for import, checked before any store is opened: a file that cannot be read
-/// at all never touches the store.
-public struct NotificationFile {
-    var reader: NotificationLineReader
-    /// The file's name, kept with each notification it brings.
-    public var name: String
-    /// Where it is, as errors name it.
-    public var path: String
-
-    /// Opens a regular file; throws `StoreError.dataFile` naming it when it cannot be read.
-    public init(path: String) throws {
-        reader = try NotificationLineReader(path: path)
-        name = (path as NSString).lastPathComponent
-        self.path = path
-    }
-
-    /// The file's non-blank lines as text, a chunk at a time (those that are not UTF-8 are passed over).
-    public func lines() -> Lines { Lines(reader: reader) }
-
-    public struct Lines {
-        var reader: NotificationLineReader
-
-        public mutating func next() throws -> String? {
-            while let item = try reader.next() {
-                if case .text(_, let text) = item { return text }
-            }
-            return nil
-        }
-    }
-
-    /// Lines already in memory (the embedded demo file, tests).
-    public init(data: Data, name: String) {
-        reader = NotificationLineReader(data: data)
-        self.name = name
-        path = name
-    }
-}

@@ -12,14 +12,7 @@ import StoreDeskCore
 ///     let user = try store.user(id: "10000001")
 public struct AppDatabase: Sendable {
     /// How the caller means to use the file.
-    public enum Access: Sendable, Equatable {
-        /// Reads only; the file is opened with SQLite's read-only flag.
-        case readOnly
-        /// Reads and writes through one connection; keeps the file's journal mode.
-        case readWrite
-        /// Concurrent reads beside one writer (the console); switches the file to WAL.
-        case readWriteConcurrent
-    }
+    public typealias Access = StoreAccess
 
     /// The connection or pool; reads go through it too. Private to the store: everything else reads and
     /// writes through the named methods, each keeping its invariants in one transaction.

@@ -4,13 +4,7 @@ import StoreDeskCore
 /// `storedesk check`: SQLite's own integrity check plus the domain's invariants. Later features add
 /// their invariants to `invariants`.
 public enum StoreCheck {
-    public struct Violation: Hashable, Sendable, Codable {
-        /// A stable name for the kind of problem, for scripts.
-        public var kind: String
-        /// The row it concerns (an order id, a transaction id, a table), when there is one.
-        public var subject: String
-        public var message: String
-    }
+    public typealias Violation = StoreCheckViolation
 
     /// One named rule: a query whose every row is a violation `(subject, message)`.
     struct Invariant {

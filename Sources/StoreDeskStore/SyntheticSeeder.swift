@@ -7,15 +7,7 @@ import StoreDeskCore
 /// one connection with the journal off (the file is private until it is renamed into place), prepared
 /// statements reused for every row, and secondary indexes built once at the end.
 public enum SyntheticSeeder {
-    public struct Summary: Sendable, Codable {
-        public var users = 0
-        public var gameAccounts = 0
-        public var transactions = 0
-        public var orders = 0
-        public var grants = 0
-        public var subscriptions = 0
-        public var restoreRequests = 0
-    }
+    public typealias Summary = SeedSummary
 
     /// The most users one seed writes: ten million, ten times the million the README times. The count decides
     /// the run's length and the file's size, so a mistyped one is refused rather than run until killed.

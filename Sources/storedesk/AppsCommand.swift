@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk apps add|set|list|show`: a team's own apps, their AppKeys (from a file or stdin, never the
 /// command line) and what StoreDesk checks signed data and sends callbacks against.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk audit`: who confirmed, declined, revealed or changed what, newest first.
 struct AuditCommand: ParsableCommand {

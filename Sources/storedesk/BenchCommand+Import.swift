@@ -2,7 +2,8 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 import StoreDeskTrust
 
 extension BenchCommand {
@@ -31,8 +32,8 @@ extension BenchCommand {
             guard (5...notifications).contains(small) else {
                 throw fail("--small must be from 5 to --notifications (\(notifications)), got \(small)")
             }
-            guard (0...SyntheticSeeder.largestUsers).contains(users) else {
-                throw fail("--users must be from 0 to \(SyntheticSeeder.largestUsers), got \(users)")
+            guard (0...StoreOpener.largestSeed).contains(users) else {
+                throw fail("--users must be from 0 to \(StoreOpener.largestSeed), got \(users)")
             }
         }
 
@@ -50,17 +51,17 @@ extension BenchCommand {
                 let decodedName = "history-\(notifications).decoded.jsonl", smallName = "history-\(notifications)-first-\(small).decoded.jsonl"
                 let signedName = "history-\(notifications).signed.jsonl", rootName = "history-\(notifications).root.pem"
 
-                let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
+                let demo = try StoreOpener.demoDataset()
                 var start = DispatchTime.now()
                 if !made(storeName) {
-                    _ = try SyntheticSeeder.seed(
-                        path: path(storeName), users: users, seed: seed, catalogue: demo.catalogue, clock: demo.meta.clock,
+                    _ = try StoreOpener.seed(
+                        path: path(storeName), users: users, seed: seed, catalogue: demo.catalogue, clock: demo.clock,
                         replacing: false)
                 }
                 let seedMs = BenchCommand.since(start)
 
                 start = DispatchTime.now()
-                let history = try BenchHistory(count: notifications, catalogue: demo.catalogue, clock: demo.meta.clock)
+                let history = try BenchHistory(count: notifications, catalogue: demo.catalogue, clock: demo.clock)
                 if !made(decodedName) { try history.write(to: path(decodedName)) { try $0.jsonLine() } }
                 if !made(smallName) { try history.write(to: path(smallName), limit: small) { try $0.jsonLine() } }
                 if !made(signedName) || !made(rootName) {
@@ -79,7 +80,7 @@ extension BenchCommand {
 
                 // The baseline: SQLite itself inserting the same lines as rows, fields by json_extract, one transaction.
                 let raw = path("raw-\(UUID().uuidString).sqlite")
-                let rawMs = try AppDatabase.jsonExtractInsert(linesOf: path(decodedName), into: raw)
+                let rawMs = try SQLiteBaselines.jsonExtractInsert(linesOf: path(decodedName), into: raw)
                 try? FileManager.default.removeItem(atPath: raw)
 
                 // Each import is the real command, in a process of its own, on a fresh copy of the seeded store.

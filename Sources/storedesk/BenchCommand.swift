@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 import StoreDeskUI
 
 struct BenchCommand: ParsableCommand {
@@ -81,17 +82,14 @@ struct BenchCommand: ParsableCommand {
                     "storedesk-bench-" + UUID().uuidString)
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
-                func scratch(_ name: String) throws -> AppDatabase {
-                    let path = folder.appendingPathComponent(name).path
-                    try DemoDatasetLoader.build(demo, at: path)
-                    return try AppDatabase.open(path: path, access: .readWrite)
+                func scratch(_ name: String) throws -> SQLiteBaselines.ScratchStore {
+                    try SQLiteBaselines.demoStore(at: folder.appendingPathComponent(name).path)
                 }
-                let pipelineStore = try scratch("pipeline.sqlite")
+                let pipelineStore = try scratch("pipeline.sqlite").store
                 let rawStore = try scratch("raw.sqlite")
                 // A run of each store's own (both fresh, so both are run 1 and number the same order ids).
                 let pipelineRun = try pipelineStore.startRun(.bench, takingOver: false).run
-                let rawRun = try rawStore.startRun(.bench, takingOver: false).run
+                let rawRun = try rawStore.store.startRun(.bench, takingOver: false).run
                 let catalogue = try pipelineStore.paymentCatalogue()
                 let rate = 1000.0
                 let configuration = PaymentSimulation.Configuration(

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk callback check URL --app APP`: grades a game server's callback handler against the
 /// platform's rules with a battery of real callbacks.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk callback sign|verify`: the platform's signed server callback, from a shell.
 struct CallbackCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk catalog import|show`: an app's own catalogue, from its Xcode StoreKit configuration file.
 struct CatalogCommand: ParsableCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 struct CheckCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

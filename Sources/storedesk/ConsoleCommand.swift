@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 import StoreDeskTerminal
 import StoreDeskUI
 
@@ -34,7 +35,7 @@ struct ConsoleCommand: ParsableCommand {
             var session = console.session()
             // A store this user may not write (a 0444 file, a folder of someone else's) is opened
             // read-only, as a viewer opens a file it cannot save, rather than refused.
-            if !session.readOnly, let reason = try? AppDatabase.whyNotWritable(path: store.location.path) {
+            if !session.readOnly, let reason = try? StoreOpener.whyNotWritable(path: store.location.path) {
                 session.readOnly = true
                 warnings.insert("read-only: \(reason)", at: 0)
             }

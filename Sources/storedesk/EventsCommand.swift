@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk events import FILE`: App Store Server Notifications into the store.
 struct EventsCommand: ParsableCommand {
@@ -46,7 +46,7 @@ struct EventsCommand: ParsableCommand {
                 printer.store = database.path
                 let report = try database.importNotifications(
                     from: notifications, extraRoots: roots, allowUnverified: allowUnverified, source: notifications.name,
-                    wallClock: Instant(Date())
+                    wallClock: Instant(Date()), stampAt: nil
                 ) { line in printer.line(line) }
                 return report
             }

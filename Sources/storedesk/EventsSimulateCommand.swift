@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension EventsCommand {
     /// `storedesk events simulate PLAYER`: the console's live demo subscription, headless. A simulated

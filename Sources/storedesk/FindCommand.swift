@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk find TEXT`: one search for every id a ticket gives.
 struct FindCommand: ParsableCommand {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk login ...`: what happens when a player logs in to a game.
 struct LoginCommand: ParsableCommand {

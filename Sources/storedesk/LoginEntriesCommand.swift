@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// Which device a report is for: `--platform`, `--os-version`.
 struct LoginPlatformOptions: ParsableArguments {

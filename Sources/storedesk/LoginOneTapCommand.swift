@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 extension LoginCommand {
     /// `storedesk login onetap ...`: the carrier's one-click phone login, one step per command, against

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 
 /// Prints one line on stderr and leaves with a non-zero code: how every command reports bad input.
 /// The message is made one line whatever it holds (a newline or an escape sequence from a file name,
@@ -55,7 +56,7 @@ func reporting<T>(_ body: () throws -> T) throws -> T {
 /// What went wrong, in one line that names the file when a store is involved: a SQLite error or a
 /// value a store cannot read becomes a `StoreError` naming the store (never the raw SQL or row).
 func oneLineDescription(of error: any Error) -> String {
-    if let store = StoreError(failure: error, path: OpenedStore.path ?? "the store") { return store.description }
+    if let store = StoreOpener.storeError(for: error, path: OpenedStore.path ?? "the store") { return store.description }
     return oneLine(String(describing: error))
 }
 

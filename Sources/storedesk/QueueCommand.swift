@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskStoreAPI
 import StoreDeskUI
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk restore list|confirm|decline|purchases`: the restore desk from a shell.
 struct RestoreCommand: ParsableCommand {

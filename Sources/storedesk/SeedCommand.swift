@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 import StoreDeskUI
 
 struct SeedCommand: ParsableCommand {
@@ -17,20 +18,20 @@ struct SeedCommand: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard (0...SyntheticSeeder.largestUsers).contains(users) else {
-            throw fail("--users must be from 0 to \(SyntheticSeeder.largestUsers) (ten million), got \(users)")
+        guard (0...StoreOpener.largestSeed).contains(users) else {
+            throw fail("--users must be from 0 to \(StoreOpener.largestSeed) (ten million), got \(users)")
         }
     }
 
     func run() throws {
         try reporting {
-            let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? DefaultStore.path()
-            try StoreDestination.check(path, replacing: force)
-            let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
+            let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? StoreOpener.defaultPath()
+            try StoreOpener.checkDestination(path, replacing: force)
+            let demo = try StoreOpener.demoDataset()
             let started = Date()
             let bar = ProgressBar(total: users, enabled: stderrIsTerminal && !output.json)
-            let summary = try SyntheticSeeder.seed(
-                path: path, users: users, seed: seed, catalogue: demo.catalogue, clock: demo.meta.clock,
+            let summary = try StoreOpener.seed(
+                path: path, users: users, seed: seed, catalogue: demo.catalogue, clock: demo.clock,
                 replacing: force, progress: bar.update)
             bar.finish()
             let elapsed = Date().timeIntervalSince(started)

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskNetwork
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `storedesk serve`: StoreDesk as the game server, answering the platform's callbacks over HTTP.
 struct ServeCommand: ParsableCommand {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `storedesk simulate`: the payment queue, headless, written into the store as it runs.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `storedesk snapshot`: one rendered frame of a screen as plain text (no terminal needed).
@@ -87,7 +87,7 @@ struct SnapshotRequest: Equatable {
     /// started threads of its own.
     func run() throws -> Never {
         let trace = PhaseTrace()
-        var database: AppDatabase?
+        var database: (any Store)?
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")

@@ -1,10 +1,10 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
-extension AppDatabase {
+extension StoreTimeLine {
     /// The instant a command answers, ages and stamps at: the store's own clock when it keeps one, else
-    /// the wall clock, never before the latest stamp the store holds (`AppDatabase.now(wall:)`), as the
+    /// the wall clock, never before the latest stamp the store holds (`StoreTimeLine.now(wall:)`), as the
     /// console, `snapshot`, `serve` and `simulate` do on the same store.
     ///
     ///     let database = try store.open(.readWrite)

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 @main
 struct StoreDeskCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
-import StoreDeskStore
+import StoreDeskStoreAPI
+import StoreDeskStores
 
 /// Which store a command works on: `--db`, else `STOREDESK_DB`, else the config file's `store`, else the
 /// embedded default store.
@@ -15,8 +16,8 @@ struct StoreOptions: ParsableArguments {
     var location: StoreLocation { StoreLocation(db: db, migrate: migrate) }
 
     /// Opens the store; builds the default store from the demo dataset on first use. `verify` is what the
-    /// command needs of it before using it (see `AppDatabase.open`): a store it refuses is left as it was.
-    func open(_ access: AppDatabase.Access, verifying verify: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase {
+    /// command needs of it before using it (see `StoreOpener.open`): a store it refuses is left as it was.
+    func open(_ access: StoreAccess, verifying verify: ((any Store) throws -> Void)? = nil) throws -> any Store {
         try location.open(access, verifying: verify)
     }
 }
@@ -39,17 +40,18 @@ struct StoreLocation: Equatable {
         if let db { return (db, .flag) }
         if let env = environmentValue("STOREDESK_DB"), !env.isEmpty { return (env, .environment) }
         if let store = UserConfig.current.store { return (store, .configFile) }
-        return (DefaultStore.path(), .default)
+        return (StoreOpener.defaultPath(), .default)
     }
 
     /// The store file's path.
     var path: String { resolved.path }
 
-    /// Opens the store; builds the default store from the demo dataset on first use.
-    func open(_ access: AppDatabase.Access, verifying verify: ((AppDatabase) throws -> Void)? = nil) throws -> AppDatabase {
+    /// Opens the store; builds the default store from the demo dataset on first use. The one place a
+    /// command's store is opened (`StoreOpener` chooses the backend).
+    func open(_ access: StoreAccess, verifying verify: ((any Store) throws -> Void)? = nil) throws -> any Store {
         let (path, named) = resolved
         OpenedStore.path = path
-        if !named { try DefaultStore.ensure(at: path) }
-        return try AppDatabase.open(path: path, access: access, migrate: migrate || !named, verifying: verify)
+        if !named { try StoreOpener.ensureDefault(at: path) }
+        return try StoreOpener.open(path: path, access: access, migrate: migrate || !named, verifying: verify)
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `storedesk subs USER`: a player's subscriptions at an instant, as the subscription component answers an

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskTrust
 
 /// `storedesk trust add|list|remove`: the root certificates App Store signatures are verified against.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 struct UserCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `apps list|show|add --json`: one app, snake_case keys, every key always present, the AppKey masked.

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// The scorecard, as text and as JSON.
 struct CallbackCheckReport: CommandReport {

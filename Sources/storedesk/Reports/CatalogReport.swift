@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `catalog import --json`: what the import did.

@@ -1,15 +1,15 @@
 import Foundation
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `check`: whether the store is clean, and each violation.
 struct CheckReport: CommandReport {
     struct JSON: Encodable {
         var clean: Bool
-        var violations: [StoreCheck.Violation]
+        var violations: [StoreCheckViolation]
     }
 
     var path: String
-    var violations: [StoreCheck.Violation]
+    var violations: [StoreCheckViolation]
 
     var json: JSON { JSON(clean: violations.isEmpty, violations: violations) }
 

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `find`: what was found for one text, a row each, exact matches first.

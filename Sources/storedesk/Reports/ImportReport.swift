@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// What `events import` prints, line by line as the import decides them: skipped lines on stdout,
 /// rejected ones on stderr (`storedesk: FILE:LINE: reason`), or with `--json` one object a line inside

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `login entries show`: the report, the login panel, the checklist and the history.
 struct LoginEntriesShowReport: CommandReport {

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// A game account in restore JSON.
 struct RestoreAccountJSON: Encodable {

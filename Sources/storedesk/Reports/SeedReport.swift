@@ -1,5 +1,5 @@
 import Foundation
-import StoreDeskStore
+import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `seed`: how much was generated, how long it took, where it went.
@@ -8,13 +8,13 @@ struct SeedReport: CommandReport {
         var path: String
         var seed: UInt64
         var elapsedSeconds: Double
-        var counts: SyntheticSeeder.Summary
+        var counts: SeedSummary
     }
 
     var path: String
     var seed: UInt64
     var elapsedSeconds: Double
-    var counts: SyntheticSeeder.Summary
+    var counts: SeedSummary
 
     var json: JSON { JSON(path: path, seed: seed, elapsedSeconds: (elapsedSeconds * 100).rounded() / 100, counts: counts) }
 

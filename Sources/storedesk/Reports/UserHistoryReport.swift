@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `user history`: a player's whole story, newest first, one line each: time, kind, ids, detail.
 struct UserHistoryReport: CommandReport {

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskStoreAPI
 
 /// `user show`: a player's profile, accounts, subscriptions and recent transactions.
 struct ProfileReport: CommandReport {

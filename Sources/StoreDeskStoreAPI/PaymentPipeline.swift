@@ -3,7 +3,7 @@ import StoreDeskCore
 
 /// The headless payment pipeline on two cores: the simulation (requests, states, signing, verifying,
 /// grant decisions) runs on the calling thread and hands its steps to a writer thread, which commits
-/// them, every step with its events, in SQLite transactions of at most `batch` steps. The writer takes
+/// them, every step with its events, in store transactions of at most `batch` steps. The writer takes
 /// whatever has piled up whenever it is free (a group commit): small commits while the engine is
 /// starting, large ones once it runs ahead; and the engine waits when `batch` steps are already waiting.
 ///
@@ -17,7 +17,7 @@ public enum PaymentPipeline {
     /// Runs `produce`, committing what it emits. Returns once every step is committed; rethrows the
     /// first error from either side (the engine stops at the writer's first error).
     public static func run(
-        into database: AppDatabase, run: PaymentRun, batch: Int,
+        into database: any QueueStore, run: PaymentRun, batch: Int,
         produce: (_ emit: (PaymentChange) throws -> Void) throws -> Void
     ) throws {
         let channel = Channel(limit: max(batch, handOff))

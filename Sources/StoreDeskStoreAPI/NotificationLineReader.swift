@@ -8,21 +8,21 @@ import StoreDeskCore
 ///
 /// `nextBytes()` only cuts lines (the import's one reading thread does that, with `memchr`) and leaves
 /// the UTF-8 check to whoever takes the bytes (`text(line:_:)`, on the judging threads).
-struct NotificationLineReader {
-    enum Item {
+package struct NotificationLineReader {
+    package enum Item {
         case text(line: Int, String)
         case unreadable(line: Int, String)
     }
 
     /// A line as bytes, trimmed, not yet checked to be UTF-8.
-    enum RawItem: Sendable {
+    package enum RawItem: Sendable {
         case bytes(line: Int, [UInt8])
         case unreadable(line: Int, String)
     }
 
     /// A line longer than this is refused (the rest of it skipped), so one bad line cannot take the memory.
-    static let longestLine = 16 << 20
-    static let chunkSize = 1 << 20
+    package static let longestLine = 16 << 20
+    package static let chunkSize = 1 << 20
 
     private let read: (inout [UInt8]) throws -> Int
     private var buffer: [UInt8] = []
@@ -33,7 +33,7 @@ struct NotificationLineReader {
     private let closeFile: () -> Void
 
     /// Reads a regular file; throws `StoreError.dataFile` when it is missing, not a file or unreadable.
-    init(path: String) throws {
+    package init(path: String) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
             let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -51,7 +51,7 @@ struct NotificationLineReader {
     }
 
     /// Reads bytes already in memory (the embedded demo file, tests).
-    init(data: Data) {
+    package init(data: Data) {
         var remaining = data[...]
         read = { chunk in
             let piece = remaining.prefix(Self.chunkSize)
@@ -62,10 +62,10 @@ struct NotificationLineReader {
         closeFile = {}
     }
 
-    func close() { closeFile() }
+    package func close() { closeFile() }
 
     /// The next non-blank line, or nil at the end of the file.
-    mutating func next() throws -> Item? {
+    package mutating func next() throws -> Item? {
         switch try nextBytes() {
         case nil: return nil
         case .unreadable(let line, let reason): return .unreadable(line: line, reason)
@@ -74,7 +74,7 @@ struct NotificationLineReader {
     }
 
     /// A line's bytes as text, or why they are not.
-    static func text(line: Int, _ bytes: [UInt8]) -> Item {
+    package static func text(line: Int, _ bytes: [UInt8]) -> Item {
         guard let text = String(validating: bytes, as: UTF8.self) else {
             return .unreadable(line: line, "the line is not UTF-8 text")
         }
@@ -92,7 +92,7 @@ struct NotificationLineReader {
     }
 
     /// The next non-blank line's bytes, or nil at the end of the file.
-    mutating func nextBytes() throws -> RawItem? {
+    package mutating func nextBytes() throws -> RawItem? {
         while true {
             if let newline = newline() {
                 let bytes = buffer[start..<newline]
