@@ -218,3 +218,27 @@ public struct SeedSummary: Sendable, Codable {
 
     public init() {}
 }
+
+/// A kind of store (SQLite files today): how a location becomes an opened store, and what is done to a
+/// location rather than to an open store (a new synthetic store, whether it may be written). The opener
+/// (`StoreDeskStores.StoreOpener`) chooses one by the location; nothing else names a backend.
+public protocol StoreBackend: Sendable {
+    /// Opens the store at `location`. `verify` is what the caller needs of it before using it: a store
+    /// it refuses is left as it was. Pending migrations are applied only with `migrate`.
+    func open(
+        _ location: String, access: StoreAccess, migrate: Bool, verifying verify: ((any Store) throws -> Void)?
+    ) throws -> any Store
+    /// Nil when this process may write the store at `location`; else why not (in words).
+    func whyNotWritable(_ location: String) throws -> String?
+    /// Refuses a location a new store may not be written to (one that holds a store, without `replacing`).
+    func checkDestination(_ location: String, replacing: Bool) throws
+    /// Writes a new synthetic store at `location` (refused when one is there, unless `replacing`); nothing
+    /// is left at `location` when it fails. `progress` hears the number of users written so far.
+    func seed(
+        _ location: String, users: Int, seed: UInt64, catalogue: Catalogue, clock: Instant, replacing: Bool,
+        progress: (Int) -> Void
+    ) throws -> SeedSummary
+    /// An error one of its stores threw, said in one line naming the store (never the backend's query or a
+    /// row); nil for one that is not a store's.
+    func storeError(for error: any Error, location: String) -> StoreError?
+}

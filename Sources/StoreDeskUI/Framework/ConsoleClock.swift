@@ -24,7 +24,7 @@ public struct ConsoleClock: Sendable, Equatable {
         self.init(store: StoreNow.resolve(storeClock: storeClock, floor: nil, wall: wall), wall: wall)
     }
 
-    /// Starts at the store's instant (`AppDatabase.now(wall:)`): where the last write left its clock, so a
+    /// Starts at the store's instant (`StoreTimeLine.now(wall:)`): where the last write left its clock, so a
     /// console opened again never starts before what an earlier one wrote.
     ///
     ///     var clock = ConsoleClock(store: try store.now(wall: wall), wall: wall)
