@@ -1,6 +1,7 @@
 import Foundation
 import StoreDeskCore
 import Testing
+import X509
 
 @testable import StoreDeskTrust
 
@@ -167,6 +168,21 @@ struct AppleModelFixtureTests {
         for name in ["signedNotification.json", "signedConsumptionRequestNotification.json", "signedSummaryNotification.json"] {
             try test.expectRoundTrip(try model(name), as: ResponseBodyV2DecodedPayload.self)
         }
+    }
+}
+
+/// Apple's own test chain with its keys (from Apple's Java library), read as the store reads a kept chain.
+@Suite(.enabled(if: AppleFixtures.available, "../shared/apple-fixtures is not here"))
+struct AppleTestChainTests {
+    @Test func applesTestChainAndSEC1KeysReadAsAStoredChainSignWhatItsTestCAVerifies() throws {
+        let certs = "app-store-server-library-java/src/test/resources/certs/"
+        let pem = try ["testLeaf.pem", "testIntermediate.pem", "testCA.pem", "testCA.key", "testLeaf.key", "testIntermediate.key"]
+            .map { try AppleFixtures.text(certs + $0) }.joined(separator: "\n")
+        let chain = try SigningChain(stored: try SigningChain.Stored(pem: pem))
+        #expect(chain.leaf == (try Certificate(pemEncoded: try AppleFixtures.text(certs + "testLeaf.pem"))))
+        let jws = try UnverifiedJWS(compact: try chain.signTransaction(ApplePayloads.transaction(environment: "Sandbox")))
+        let verifier = try AppStoreSignatureVerifier(roots: [try AppleFixtures.testRoot()])
+        #expect((try? verifier.verify(jws, at: Signed.signedDate).get()) != nil)
     }
 }
 
