@@ -4,13 +4,17 @@
 SWIFT ?= swift
 PACKAGES := libncurses-dev libsqlite3-dev tmux php-cli curl
 # `make test` also needs Debian's PostgreSQL server (the tests start throwaway clusters of their own;
-# `make run` needs no server).
-TEST_PACKAGES := postgresql
+# `make run` needs no server), openssl (the signing chain passes its strict checks) and python3-venv
+# (Apple's App Store Server Library for Python, the reference verifier and client, runs in a venv).
+TEST_PACKAGES := postgresql openssl python3-venv
+# Apple's library from PyPI, at the version Tests/AppleLibrary/requirements.txt pins, made once and kept
+# while it imports (the trust tests make it themselves when it is missing).
+APPLE_VENV := .build/apple-venv
 # `make bench` also needs wrk and nginx (load tool, and this machine's HTTP ceiling beside `serve`).
 BENCH_PACKAGES := wrk nginx sqlite3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test build release deps bench clean
+.PHONY: run test build release deps bench clean apple-venv
 
 deps:
 	@missing=""; for p in $(PACKAGES) $(EXTRA_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -46,10 +50,16 @@ run: release
 build: deps
 	$(SWIFT) build
 
+apple-venv:
+	@$(APPLE_VENV)/bin/python -c 'import appstoreserverlibrary' 2>/dev/null || { \
+		echo "installing Apple's App Store Server Library into $(APPLE_VENV)"; \
+		python3 -m venv $(APPLE_VENV) && $(APPLE_VENV)/bin/pip install -q -r Tests/AppleLibrary/requirements.txt; }
+
 # The end-to-end tests on the release binary `make run` uses (its linker and metadata flags are not the
 # debug build's), then every test on the debug build.
 test: deps release
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
+	@$(MAKE) --no-print-directory apple-venv
 	$(SWIFT) build --product storedesk
 	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --no-parallel --filter EndToEndTests
 	$(SWIFT) test --no-parallel

@@ -19,6 +19,8 @@ let package = Package(
         // No traits: swift-configuration and full Foundation are not needed, and they cost build time.
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        // The team store: PostgreSQL through its Swift client (no libpq).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // Pure domain: entities, rules, state machines, simulation, signatures. No curses, no GRDB.
@@ -70,6 +72,17 @@ let package = Package(
         // The one place that opens a store from `--db` and chooses its backend (`StoreOpener`), and the
         // benchmarks' SQLite baselines. Everything else holds `any Store` (StoreDeskStoreAPI).
         .target(name: "StoreDeskStores", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskStore"]),
+        // PostgreSQL (the team store): the same areas as StoreDeskStore, on a server, through PostgresNIO;
+        // implements StoreDeskStoreAPI. Its own schema and migrations; no GRDB.
+        .target(
+            name: "StoreDeskPostgres",
+            dependencies: [
+                "StoreDeskCore",
+                "StoreDeskStoreAPI",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The only code that sees curses.
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses"),
         .target(name: "StoreDeskTerminal", dependencies: ["CNcurses", "StoreDeskUI"]),
@@ -124,6 +137,10 @@ let package = Package(
             name: "StoreDeskUITests",
             dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Golden")]),
+        // One suite every backend passes: SQLite (a file) and PostgreSQL (a throwaway server of the suite's own).
+        .testTarget(
+            name: "StoreContractTests",
+            dependencies: ["StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres", "StoreDeskCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(
             name: "StoreDeskNetworkTests",

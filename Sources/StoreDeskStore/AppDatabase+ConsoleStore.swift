@@ -32,13 +32,7 @@ struct UserPager: ListPager {
     let database: AppDatabase
     let search: UserSearch
 
-    func cursor(of row: UserRow) -> UserCursor {
-        switch search.effectiveOrder {
-        case .created: UserCursor(key: "", rowid: row.rowid)
-        case .id: UserCursor(key: row.user.id, rowid: row.rowid)
-        case .name: UserCursor(key: row.user.name, rowid: row.rowid)
-        }
-    }
+    func cursor(of row: UserRow) -> UserCursor { search.cursor(of: row) }
 
     func page(_ anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
         try database.reader.read { try search.orderedPage($0, from: anchor, limit: limit) }

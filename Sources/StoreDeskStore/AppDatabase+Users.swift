@@ -97,11 +97,7 @@ extension AppDatabase {
     /// A support member saw a user's phone number in the clear: the audit line that says so. Refused for
     /// any other role.
     public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
-        if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
-        try recordAudit(
-            AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
-                detail: "phone revealed on \(surface)"))
+        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface))
     }
 
     /// Writes one audit line in its own transaction.

@@ -1,3 +1,5 @@
+import StoreDeskCore
+
 /// Which audit lines to list: an action (exactly, or a family: `restore` takes `restore.confirm`), an
 /// actor (exactly), and text found anywhere in the actor, action, subject or detail, ignoring case.
 public struct AuditQuery: Sendable, Hashable {
@@ -12,5 +14,16 @@ public struct AuditQuery: Sendable, Hashable {
         self.actor = actor
         self.text = text
         self.oldestFirst = oldestFirst
+    }
+}
+
+extension AuditEntry {
+    /// The audit line that says `staff` saw a player's phone number in the clear on `surface`; refused
+    /// (nothing to write) for any role but support. Every backend writes this line as it is.
+    public static func phoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws -> AuditEntry {
+        if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
+        return AuditEntry(
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
+            detail: "phone revealed on \(surface)")
     }
 }

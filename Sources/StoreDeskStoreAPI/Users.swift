@@ -114,6 +114,15 @@ public struct UserSearch: Sendable, Hashable {
         return fields
     }
 
+    /// Where `row` stands in this list: its order's value ("" in creation order) and its place.
+    public func cursor(of row: UserRow) -> UserCursor {
+        switch effectiveOrder {
+        case .created: UserCursor(key: "", rowid: row.rowid)
+        case .id: UserCursor(key: row.user.id, rowid: row.rowid)
+        case .name: UserCursor(key: row.user.name, rowid: row.rowid)
+        }
+    }
+
     /// Whether this filter scans the table (short text) rather than using an index; such a scan is
     /// run in slices by the console so a keystroke never waits for the whole table.
     public var scansTable: Bool { !text.isEmpty && !usesFullTextIndex }

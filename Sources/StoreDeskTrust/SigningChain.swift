@@ -32,11 +32,15 @@ public struct SigningChain: @unchecked Sendable {
         public var leafValidity: ClosedRange<Date>?
         public var intermediateOID = true
         public var leafOID = true
+        /// Subject key identifiers on every certificate and authority key identifiers on the intermediate
+        /// and the leaf, as Apple's real certificates carry them and OpenSSL's strict checks (Apple's
+        /// Python library) require them. Off only to show what a chain without them gets.
+        public var keyIdentifiers = true
 
         public init(
             name: String, validFrom: Date = Date(timeIntervalSince1970: 1_577_836_800),
             validUntil: Date = Date(timeIntervalSince1970: 2_524_608_000), leafValidity: ClosedRange<Date>? = nil,
-            intermediateOID: Bool = true, leafOID: Bool = true
+            intermediateOID: Bool = true, leafOID: Bool = true, keyIdentifiers: Bool = true
         ) {
             self.name = name
             self.validFrom = validFrom
@@ -44,7 +48,21 @@ public struct SigningChain: @unchecked Sendable {
             self.leafValidity = leafValidity
             self.intermediateOID = intermediateOID
             self.leafOID = leafOID
+            self.keyIdentifiers = keyIdentifiers
         }
+    }
+
+    /// Certificates and keys as given; `init(root:intermediate:leaf:rootKey:intermediateKey:leafKey:)` checks them first.
+    init(
+        uncheckedRoot root: Certificate, intermediate: Certificate, leaf: Certificate, rootKey: P256.Signing.PrivateKey,
+        intermediateKey: P256.Signing.PrivateKey, leafKey: P256.Signing.PrivateKey
+    ) {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+        self.rootKey = rootKey
+        self.intermediateKey = intermediateKey
+        self.leafKey = leafKey
     }
 
     /// Makes a new chain with new keys. By default valid 2020-01-01 to 2050-01-01.
@@ -70,25 +88,24 @@ public struct SigningChain: @unchecked Sendable {
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(rootKey.publicKey),
             notValidBefore: options.validFrom, notValidAfter: options.validUntil, issuer: rootName, subject: rootName,
             signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            },
+            extensions: try Self.extensions(
+                subjectKey: rootKey.publicKey, issuerKey: nil, options: options,
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil)),
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))),
             issuerPrivateKey: .init(rootKey))
-        var intermediateExtensions = try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-        }
+        var intermediateExtensions = try Self.extensions(
+            subjectKey: intermediateKey.publicKey, issuerKey: rootKey.publicKey, options: options,
+            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0)),
+            Critical(KeyUsage(keyCertSign: true, cRLSign: true)))
         if options.intermediateOID { try intermediateExtensions.append(Self.marker(AppStoreOIDPolicy.intermediateOID)) }
         intermediate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(intermediateKey.publicKey),
             notValidBefore: options.validFrom, notValidAfter: options.validUntil, issuer: rootName,
             subject: intermediateName, signatureAlgorithm: .ecdsaWithSHA256, extensions: intermediateExtensions,
             issuerPrivateKey: .init(rootKey))
-        var leafExtensions = try Certificate.Extensions {
-            BasicConstraints.notCertificateAuthority
-            Critical(KeyUsage(digitalSignature: true))
-        }
+        var leafExtensions = try Self.extensions(
+            subjectKey: leafKey.publicKey, issuerKey: intermediateKey.publicKey, options: options,
+            BasicConstraints.notCertificateAuthority, Critical(KeyUsage(digitalSignature: true)))
         if options.leafOID { try leafExtensions.append(Self.marker(AppStoreOIDPolicy.leafOID)) }
         let leafValidity = options.leafValidity ?? options.validFrom...options.validUntil
         leaf = try Certificate(
@@ -96,6 +113,23 @@ public struct SigningChain: @unchecked Sendable {
             notValidBefore: leafValidity.lowerBound, notValidAfter: leafValidity.upperBound, issuer: intermediateName,
             subject: leafName, signatureAlgorithm: .ecdsaWithSHA256, extensions: leafExtensions,
             issuerPrivateKey: .init(intermediateKey))
+    }
+
+    /// A certificate's extensions: its own, then its subject key identifier and (below a root) its
+    /// issuer's as the authority key identifier, both the SHA-1 of the key (RFC 5280 4.2.1.2).
+    private static func extensions(
+        subjectKey: P256.Signing.PublicKey, issuerKey: P256.Signing.PublicKey?, options: Options,
+        _ own: any CertificateExtensionConvertible...
+    ) throws -> Certificate.Extensions {
+        var extensions = Certificate.Extensions()
+        for item in own { try extensions.append(item.makeCertificateExtension()) }
+        guard options.keyIdentifiers else { return extensions }
+        try extensions.append(SubjectKeyIdentifier(hash: Certificate.PublicKey(subjectKey)).makeCertificateExtension())
+        if let issuerKey {
+            let issuer = SubjectKeyIdentifier(hash: Certificate.PublicKey(issuerKey))
+            try extensions.append(AuthorityKeyIdentifier(keyIdentifier: issuer.keyIdentifier).makeCertificateExtension())
+        }
+        return extensions
     }
 
     /// Apple's marker extensions hold an ASN.1 NULL.

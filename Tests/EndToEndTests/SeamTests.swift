@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// Every caller reaches the store through StoreDeskStoreAPI's protocols: only the backend (StoreDeskStore)
-/// sees GRDB, and only the opener (StoreDeskStores) names the backend. Read from the sources, so a new
-/// `import` that goes around the seam fails here, not in a review.
+/// Every caller reaches the store through StoreDeskStoreAPI's protocols: only a backend sees its driver
+/// (StoreDeskStore GRDB, StoreDeskPostgres PostgresNIO), and only the opener (StoreDeskStores) names the
+/// SQLite backend. Read from the sources, so a new `import` that goes around the seam fails here, not in a
+/// review.
 @Suite struct SeamTests {
     static let sources = Binary.repository.appendingPathComponent("Sources")
 
@@ -29,6 +30,7 @@ import Testing
     @Test func onlyTheBackendSeesGRDB() throws {
         #expect(try Self.importers(of: "GRDB").subtracting(["StoreDeskStore"]).isEmpty)
         #expect(try Self.importers(of: "GRDBSQLite").subtracting(["StoreDeskStore"]).isEmpty)
+        #expect(try Self.importers(of: "PostgresNIO").subtracting(["StoreDeskPostgres"]).isEmpty)
     }
 
     @Test func onlyTheOpenerNamesTheBackend() throws {

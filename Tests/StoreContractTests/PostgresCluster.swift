@@ -77,6 +77,17 @@ final class PostgresCluster {
             ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-c", sql])
     }
 
+    /// Makes a login role that must give `password` over TCP (SCRAM), where every other role is trusted:
+    /// for tests of a wrong or missing password.
+    func requirePassword(role: String, password: String) throws {
+        try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
+        let hba = folder.appendingPathComponent("data/pg_hba.conf")
+        let rules = try String(contentsOf: hba, encoding: .utf8)
+        try ("host all \(role) 127.0.0.1/32 scram-sha-256\n" + rules).write(to: hba, atomically: false, encoding: .utf8)
+        try psql("SELECT pg_reload_conf()")
+        Thread.sleep(forTimeInterval: 0.2)
+    }
+
     /// Whether the server answers on its port.
     var isAccepting: Bool {
         (try? Self.run(bin.appendingPathComponent("pg_isready").path, ["-q", "-h", "127.0.0.1", "-p", "\(port)", "-t", "1"])) != nil

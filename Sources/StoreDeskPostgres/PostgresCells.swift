@@ -1,0 +1,130 @@
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// One row's columns by name, each read as the type its record wants; a value that does not convert (a
+/// hand edit) is one line naming its column, never the row.
+struct PostgresCells {
+    let row: PostgresRandomAccessRow
+    let store: String
+
+    init(_ row: PostgresRow, store: String) {
+        self.row = row.makeRandomAccess()
+        self.store = store
+    }
+
+    func value<T: PostgresDecodable>(_ column: String, as type: T.Type = T.self) throws -> T {
+        guard row.contains(column) else {
+            throw StoreError.damaged(path: store, detail: "it has no column \(column)")
+        }
+        do {
+            return try row[column].decode(T.self)
+        } catch {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
+        }
+    }
+
+    func text(_ column: String) throws -> String { try value(column) }
+    func optionalText(_ column: String) throws -> String? { try value(column, as: String?.self) }
+    func int(_ column: String) throws -> Int64 { try value(column) }
+    func optionalInt(_ column: String) throws -> Int64? { try value(column, as: Int64?.self) }
+    func flag(_ column: String) throws -> Bool { try int(column) != 0 }
+    func instant(_ column: String) throws -> Instant { Instant(millis: try int(column)) }
+    func optionalInstant(_ column: String) throws -> Instant? { try optionalInt(column).map(Instant.init(millis:)) }
+
+    /// A text column holding one of an enumeration's raw values.
+    func choice<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
+        guard let value = T(rawValue: try text(column)) else {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
+        }
+        return value
+    }
+
+    func optionalChoice<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T? where T.RawValue == String {
+        guard let text = try optionalText(column) else { return nil }
+        guard let value = T(rawValue: text) else {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
+        }
+        return value
+    }
+
+    func number<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T where T.RawValue == Int {
+        guard let value = T(rawValue: Int(try int(column))) else {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
+        }
+        return value
+    }
+}
+
+/// The records the store's reads return, decoded from their rows (column names as in the SQLite store).
+extension PostgresCells {
+    func user() throws -> User {
+        User(
+            id: try text("id"), name: try text("name"), friendlyName: try text("friendly_name"), idCard: try text("id_card"),
+            phone: try text("phone"), site: try number("site"), adultType: try number("adult_type"), fcm: try flag("fcm"),
+            authorizState: Int(try int("authoriz_state")), safety: Int(try int("safety")), clientId: try text("client_id"),
+            createdAt: try instant("created_at"))
+    }
+
+    func app() throws -> App {
+        App(
+            id: try text("id"), name: try text("name"), bundleId: try text("bundle_id"), appKey: try text("app_key"),
+            currencyPerYuan: Int(try int("currency_per_yuan")), restoreOwnership: try choice("restore_ownership"),
+            gracePeriodDays: Int(try int("grace_period_days")), appleAppId: try optionalInt("apple_app_id"),
+            environments: try choice("environment"), callbackURL: try optionalText("callback_url"))
+    }
+
+    func gameAccount() throws -> GameAccount {
+        GameAccount(
+            id: try int("id"), appleId: try text("apple_id"), userId: try text("user_id"), appId: try text("app_id"),
+            sid: try text("sid"), roleId: try text("role_id"), roleName: try text("role_name"),
+            appAccountToken: try text("app_account_token"))
+    }
+
+    func transaction() throws -> StoreTransaction {
+        StoreTransaction(
+            id: try text("id"), originalTransactionId: try text("original_transaction_id"), userId: try text("user_id"),
+            appId: try text("app_id"), productId: try text("product_id"), quantity: Int(try int("quantity")),
+            state: try choice("state"), failureReason: try optionalChoice("failure_reason"),
+            environment: try choice("environment"), sid: try text("sid"), roleId: try text("role_id"),
+            appOrderId: try text("app_order_id"), ext: try text("ext"), purchaseDate: try instant("purchase_date"),
+            expiresDate: try optionalInstant("expires_date"), revocationDate: try optionalInstant("revocation_date"),
+            revocationReason: try optionalText("revocation_reason"), finished: try flag("finished"))
+    }
+
+    func subscription() throws -> Subscription {
+        Subscription(
+            id: try text("original_transaction_id"), userId: try text("user_id"), appId: try text("app_id"),
+            productId: try text("product_id"), groupId: try text("group_id"), state: try choice("state"),
+            autoRenew: try flag("auto_renew"), originalPurchaseDate: try instant("original_purchase_date"),
+            purchaseDate: try instant("purchase_date"), expiresDate: try instant("expires_date"),
+            gracePeriodExpiresDate: try optionalInstant("grace_period_expires_date"),
+            revocationDate: try optionalInstant("revocation_date"), revocationReason: try optionalText("revocation_reason"),
+            expirationIntent: try optionalText("expiration_intent"), offerType: try optionalText("offer_type"),
+            offerId: try optionalText("offer_id"), timeRate: TimeRate(realMillisPerMonth: try optionalInt("time_rate_month_ms")),
+            appleRevocationReason: try optionalInt("apple_revocation_reason").map(Int.init))
+    }
+
+    func auditEntry() throws -> AuditEntry {
+        AuditEntry(
+            id: try int("id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
+            action: try text("action"), subject: try text("subject"), detail: try text("detail"))
+    }
+
+    func subscriptionEvent() throws -> SubscriptionEvent {
+        let provenance = try text("provenance")
+        var event: SubscriptionEvent
+        do {
+            event = try SubscriptionEvent.decode(jsonLine: try text("payload"))
+        } catch {
+            throw StoreError.damaged(path: store, detail: "a stored notification cannot be read back")
+        }
+        event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
+        if event.provenance == .verified, let root = try optionalText("root_sha256") {
+            event.signer = Signer(
+                rootSHA256: root, rootSubject: try optionalText("root_subject") ?? "",
+                leafSubject: try optionalText("signer_subject") ?? "", leafSerial: try optionalText("signer_serial") ?? "")
+        }
+        return event
+    }
+}

@@ -1,0 +1,87 @@
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension PostgresStore: AuditStore {
+    public func audit(_ query: AuditQuery) -> any ListPager<AuditEntry> { PostgresAuditPager(store: self, query: query) }
+
+    public func recordAudit(_ entry: AuditEntry) throws {
+        try write { db in
+            var entry = entry
+            entry.at = try stamp(entry.at, in: db)
+            try db.run(
+                """
+                INSERT INTO audit_log (at, actor, role, action, subject, detail)
+                VALUES (\(entry.at.millis), \(entry.actor), \(entry.role), \(entry.action), \(entry.subject), \(entry.detail))
+                """)
+        }
+    }
+
+    /// The instant a write stamps its rows at, as the SQLite store does it: never before the store's clock
+    /// (or, in a store without one, the latest stamp written), and the clock moved up to it, in the
+    /// writer's transaction. The clock's row is locked, so writers on several machines stamp in order.
+    func stamp(_ proposed: Instant, in db: PostgresSession.Transaction) throws -> Instant {
+        let rows = try db.rows("SELECT key, value FROM store_meta WHERE key IN ('clock', 'stamped_through') FOR UPDATE")
+        var clock: Instant?, floor: Instant?
+        for row in rows {
+            let (key, value) = try row.decode((String, String).self)
+            guard let millis = Int64(value) else {
+                throw StoreError.damaged(path: name, detail: "its \(key) (store_meta '\(key)' = '\(value)') is not milliseconds from 1970 to 9999")
+            }
+            if key == "clock" { clock = Instant(millis: millis) } else { floor = Instant(millis: millis) }
+        }
+        let now = StoreNow.resolve(storeClock: clock, floor: floor, wall: proposed)
+        let stamp = max(proposed, now.instant)
+        let key = now.source == .store ? "clock" : "stamped_through"
+        try db.run(
+            """
+            INSERT INTO store_meta (key, value) VALUES (\(key), \(String(stamp.millis)))
+            ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_meta.value::bigint < excluded.value::bigint
+            """)
+        return stamp
+    }
+}
+
+/// The audit log on PostgreSQL: by its sequence, newest first unless asked otherwise.
+struct PostgresAuditPager: ListPager {
+    let store: PostgresStore
+    let query: AuditQuery
+
+    func cursor(of row: AuditEntry) -> KeysetCursor { KeysetCursor(time: row.at, id: row.id ?? 0) }
+
+    func page(_ anchor: KeysetAnchor, limit: Int) throws -> [AuditEntry] {
+        var sql = SQLBuilder("SELECT * FROM audit_log WHERE true")
+        filter(&sql)
+        let keyset = PostgresKeyset(key: nil, tie: "id", descending: !query.oldestFirst)
+        let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "AND") { cursor, sql in [sql.bind(cursor.id)] }
+        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
+        let rows = try store.session.rows(sql.query).map { try store.cells($0).auditEntry() }
+        return reversed ? rows.reversed() : rows
+    }
+
+    func cursor(id: Int64?) throws -> KeysetCursor? {
+        guard let id else { return nil }
+        return try store.session.rows("SELECT * FROM audit_log WHERE id = \(id)").first.map { cursor(of: try store.cells($0).auditEntry()) }
+    }
+
+    func count() throws -> ListCount? {
+        var sql = SQLBuilder("SELECT count(*) FROM (SELECT 1 FROM audit_log WHERE true")
+        filter(&sql)
+        sql.append(" LIMIT \(Self.countBound)) bounded")
+        let count = try store.session.rows(sql.query).first?.decode(Int64.self) ?? 0
+        return .bounded(Int(count), bound: Self.countBound)
+    }
+
+    static let countBound = 100_000
+
+    /// The query's conditions: an action or its family, an actor, text anywhere (ignoring case).
+    private func filter(_ sql: inout SQLBuilder) {
+        if let action = query.action {
+            sql.append(" AND action >= \(sql.bind(action)) AND action < \(sql.bind(action + "/"))")
+        }
+        if let actor = query.actor { sql.append(" AND actor = \(sql.bind(actor))") }
+        if let text = query.text, !text.isEmpty {
+            sql.append(" AND strpos(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(\(sql.bind(text)))) > 0")
+        }
+    }
+}

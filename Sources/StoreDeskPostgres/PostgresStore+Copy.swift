@@ -1,0 +1,79 @@
+import NIOCore
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension PostgresStore {
+    /// Copies every row of `source` into this store, which must hold none yet, in one transaction: a
+    /// copy that fails (a value the schema refuses, a lost connection) leaves the database as it was.
+    /// Returns the rows moved per table, counted again on this side before the commit.
+    public func load(from source: any StoreRowSource) throws -> StoreCopyReport {
+        guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
+        return try write { db in
+            let held = try db.rows(#"SELECT (SELECT count(*) FROM app) + (SELECT count(*) FROM "user")"#).first?.decode(Int64.self) ?? 0
+            guard held == 0 else {
+                throw StoreError.invalidArgument("\(name) already holds a store: copy into a database without one")
+            }
+            var report: [(name: String, rows: Int)] = []
+            try source.snapshot { source in
+                for table in PostgresSchema.copyOrder {
+                    let columns = try source.columns(of: table)
+                    let expected = try source.count(of: table)
+                    try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
+                        try insert(rows, into: table, columns: columns, upsert: table == "store_meta", db)
+                    }
+                    let copied = try db.rows("SELECT count(*) FROM \(unescaped: Self.quoted(table))").first?.decode(Int64.self) ?? 0
+                    guard copied == expected else {
+                        throw StoreError.invalidArgument("the copy of \(table) holds \(copied) rows, the source \(expected): nothing was copied")
+                    }
+                    report.append((table, expected))
+                }
+            }
+            // Identity columns go on after the copied rows.
+            for (table, column) in Self.identityColumns {
+                try db.run(
+                    """
+                    SELECT setval(pg_get_serial_sequence(\(Self.quoted(table)), \(column)), coalesce(max(\(unescaped: column)), 0) + 1, false)
+                    FROM \(unescaped: Self.quoted(table))
+                    """)
+            }
+            return StoreCopyReport(tables: report)
+        }
+    }
+
+    private func insert(_ rows: [[StoreValue]], into table: String, columns: [String], upsert: Bool, _ db: PostgresSession.Transaction) throws {
+        var sql = SQLBuilder("INSERT INTO \(Self.quoted(table)) (\(columns.map(Self.quoted).joined(separator: ", "))) VALUES ")
+        for (index, row) in rows.enumerated() {
+            if index > 0 { sql.append(", ") }
+            sql.append("(" + row.map { value in sql.bind(value) }.joined(separator: ", ") + ")")
+        }
+        if upsert { sql.append(" ON CONFLICT (key) DO UPDATE SET value = excluded.value") }
+        try db.run(sql.query)
+    }
+
+    /// Rows per INSERT: PostgreSQL takes at most 65,535 bound values a statement.
+    static func batchRows(columns: Int) -> Int { max(1, min(1000, 60_000 / max(1, columns))) }
+
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+
+    /// The tables whose id the store hands out, and that id's column.
+    static let identityColumns = [
+        ("user", "seq"), ("game_account", "id"), ("payment_run", "id"), ("server_callback", "id"), ("item_grant", "id"),
+        ("restore_request", "id"), ("audit_log", "id"), ("transaction_event", "id"), ("login_entry_history", "id"),
+        ("trust_root", "id"), ("subscription_event", "id"), ("game_server_callback", "id"),
+    ]
+}
+
+extension SQLBuilder {
+    /// Binds a stored value with the type it holds (NULL takes its column's type).
+    mutating func bind(_ value: StoreValue) -> String {
+        switch value {
+        case .null: binds.appendNull()
+        case .integer(let number): binds.append(number)
+        case .real(let number): binds.append(number)
+        case .text(let text): binds.append(text)
+        case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+        }
+        return "$\(binds.count)"
+    }
+}

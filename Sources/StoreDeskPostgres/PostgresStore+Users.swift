@@ -1,0 +1,195 @@
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// A statement built in pieces, its values bound as `$1, $2, …` (never spliced into the text).
+struct SQLBuilder {
+    var text = ""
+    var binds = PostgresBindings()
+
+    init(_ text: String = "") { self.text = text }
+
+    /// Binds `value` and returns its placeholder.
+    mutating func bind<Value: PostgresDynamicTypeEncodable>(_ value: Value) -> String {
+        binds.append(value)
+        return "$\(binds.count)"
+    }
+
+    mutating func append(_ more: String) { text += more }
+
+    var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+}
+
+/// Keyset paging over `(key, tie)` columns, or over `tie` alone, in PostgreSQL: the same pages as the
+/// SQLite store's `Keyset`.
+struct PostgresKeyset {
+    var key: String?
+    var tie: String
+    var descending: Bool
+
+    /// Appends the anchor's condition (when it has one) after `WHERE …`/`AND`, and returns the ORDER BY
+    /// and whether the rows come back reversed.
+    func clause<Cursor>(_ anchor: PageAnchor<Cursor>, into sql: inout SQLBuilder, joiner: String, bind: (Cursor, inout SQLBuilder) -> [String])
+        -> (order: String, reversed: Bool)
+    {
+        let forward = descending ? "DESC" : "ASC", backward = descending ? "ASC" : "DESC"
+        let later = descending ? "<" : ">", earlier = descending ? ">" : "<"
+        func order(_ direction: String) -> String {
+            guard let key else { return "\(tie) \(direction)" }
+            return "\(key) \(direction), \(tie) \(direction)"
+        }
+        func beyond(_ op: String, _ cursor: Cursor) {
+            let marks = bind(cursor, &sql)
+            if let key {
+                sql.append(" \(joiner) (\(key), \(tie)) \(op) (\(marks[0]), \(marks[1]))")
+            } else {
+                sql.append(" \(joiner) \(tie) \(op) \(marks[0])")
+            }
+        }
+        switch anchor {
+        case .first: return (order(forward), false)
+        case .last: return (order(backward), true)
+        case .after(let cursor):
+            beyond(later, cursor)
+            return (order(forward), false)
+        case .from(let cursor):
+            beyond(later + "=", cursor)
+            return (order(forward), false)
+        case .before(let cursor):
+            beyond(earlier, cursor)
+            return (order(backward), true)
+        }
+    }
+}
+
+extension PostgresStore: UserStore {
+    public func userCount() throws -> Int {
+        let text = try session.rows("SELECT value FROM store_meta WHERE key = 'user_count'").first?.decode(String.self)
+        return text.flatMap { Int($0) } ?? 0
+    }
+
+    public func users(matching search: UserSearch) -> any ListPager<UserRow> { PostgresUserPager(store: self, search: search) }
+
+    public func users(matching search: UserSearch, scanning rows: Range<Int64>, limit: Int) throws -> [UserRow] {
+        try userPage(search, from: .after(rows.lowerBound - 1), limit: limit, below: rows.upperBound)
+    }
+
+    public func lastUserRowid() throws -> Int64 {
+        try session.rows(#"SELECT coalesce(max(seq), 0) FROM "user""#).first?.decode(Int64.self) ?? 0
+    }
+
+    public func profile(userId: String, recent: Int) throws -> UserProfile {
+        try session.transaction(readOnly: true) { db in
+            guard let row = try db.rows(#"SELECT * FROM "user" WHERE id = \#(userId)"#).first else {
+                throw StoreError.unknownUser(id: userId)
+            }
+            let user = try cells(row).user()
+            let accounts = try db.rows("SELECT * FROM game_account WHERE user_id = \(userId) ORDER BY app_id, sid, role_id")
+                .map { try cells($0).gameAccount() }
+            let subscriptions = try db.rows("SELECT * FROM subscription WHERE user_id = \(userId) ORDER BY expires_date DESC")
+                .map { try cells($0).subscription() }
+            let events = try db.rows(
+                """
+                SELECT * FROM subscription_event WHERE original_transaction_id IN
+                  (SELECT original_transaction_id FROM subscription WHERE user_id = \(userId)) ORDER BY id
+                """
+            ).map { try cells($0).subscriptionEvent() }
+            let transactions = try db.rows(
+                "SELECT * FROM store_transaction WHERE user_id = \(userId) ORDER BY purchase_date DESC LIMIT \(Int64(max(0, recent)))"
+            ).map { try cells($0).transaction() }
+            let count = try db.rows("SELECT count(*) FROM store_transaction WHERE user_id = \(userId)").first?.decode(Int64.self) ?? 0
+            let open = try db.rows("SELECT count(*) FROM restore_request WHERE user_id = \(userId) AND status = 'open'").first?
+                .decode(Int64.self) ?? 0
+            return UserProfile(
+                user: user, gameAccounts: accounts, subscriptions: subscriptions, subscriptionEvents: events,
+                recentTransactions: transactions, transactionCount: Int(count), openRestoreRequests: Int(open))
+        }
+    }
+
+    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
+        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface))
+    }
+
+    /// One page of a filter's matches in creation order; `below` bounds a scan's slice.
+    func userPage(_ search: UserSearch, from anchor: PageAnchor<Int64>, limit: Int, below: Int64? = nil) throws -> [UserRow] {
+        var sql = SQLBuilder(#"SELECT * FROM "user" WHERE true"#)
+        if !search.text.isEmpty {
+            let folded = "%" + Self.likeEscaped(search.text.lowercased()) + "%"
+            let mark = sql.bind(folded)
+            var fields = "lower(id) LIKE \(mark) OR lower(name) LIKE \(mark) OR lower(friendly_name) LIKE \(mark)"
+            if search.isPhoneSuffix { fields += " OR right(phone, 4) = \(sql.bind(search.text))" }
+            sql.append(" AND (\(fields))")
+        }
+        if let below { sql.append(" AND seq < \(sql.bind(below))") }
+        let keyset = PostgresKeyset(key: nil, tie: "seq", descending: false)
+        let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "AND") { cursor, sql in [sql.bind(cursor)] }
+        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
+        let rows = try session.rows(sql.query).map { row in UserRow(rowid: try cells(row).int("seq"), user: try cells(row).user()) }
+        return reversed ? rows.reversed() : rows
+    }
+
+    /// One page in the list's order: creation (either way), or a keyset on (id|name, seq).
+    func orderedUserPage(_ search: UserSearch, from anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
+        switch search.effectiveOrder {
+        case .created:
+            let rowid: PageAnchor<Int64>
+            if search.effectiveDescending {
+                switch anchor {
+                case .first: rowid = .last
+                case .last: rowid = .first
+                case .after(let c): rowid = .before(c.rowid)
+                case .from(let c): rowid = .before(c.rowid + 1)
+                case .before(let c): rowid = .after(c.rowid)
+                }
+                return try userPage(search, from: rowid, limit: limit).reversed()
+            }
+            switch anchor {
+            case .first: rowid = .first
+            case .last: rowid = .last
+            case .after(let c): rowid = .after(c.rowid)
+            case .from(let c): rowid = .from(c.rowid)
+            case .before(let c): rowid = .before(c.rowid)
+            }
+            return try userPage(search, from: rowid, limit: limit)
+        case .id, .name:
+            let column = search.effectiveOrder == .id ? "id" : "name"
+            var sql = SQLBuilder(#"SELECT * FROM "user""#)
+            let keyset = PostgresKeyset(key: column, tie: "seq", descending: search.effectiveDescending)
+            let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "WHERE") { cursor, sql in
+                [sql.bind(cursor.key), sql.bind(cursor.rowid)]
+            }
+            sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
+            let rows = try session.rows(sql.query).map { row in UserRow(rowid: try cells(row).int("seq"), user: try cells(row).user()) }
+            return reversed ? rows.reversed() : rows
+        }
+    }
+
+    /// `text` with LIKE's wildcards and escape character taken literally.
+    static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+}
+
+/// The user list on PostgreSQL, by creation order (`seq`) or a keyset on id or name.
+struct PostgresUserPager: ListPager {
+    let store: PostgresStore
+    let search: UserSearch
+
+    func cursor(of row: UserRow) -> UserCursor { search.cursor(of: row) }
+
+    func page(_ anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
+        try store.orderedUserPage(search, from: anchor, limit: limit)
+    }
+
+    func cursor(id: String) throws -> UserCursor? {
+        guard let row = try store.session.rows(#"SELECT * FROM "user" WHERE id = \#(id)"#).first else { return nil }
+        let cells = store.cells(row)
+        return cursor(of: UserRow(rowid: try cells.int("seq"), user: try cells.user()))
+    }
+
+    func count() throws -> ListCount? {
+        guard !search.text.isEmpty else { return .exact(try store.userCount()) }
+        return nil
+    }
+}

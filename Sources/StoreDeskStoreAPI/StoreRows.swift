@@ -1,0 +1,44 @@
+/// One stored value as every backend holds it: what `storedesk store copy` moves.
+public enum StoreValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A store read table by table, its rows as plain values, for a copy to another store. Tables and
+/// columns carry the schema's own names; a list's creation order is the column `seq`.
+public protocol StoreRowSource: Sendable {
+    /// Where the rows come from, for messages.
+    var path: String { get }
+    /// The columns of `table` in the source, `seq` first where the table has one.
+    func columns(of table: String) throws -> [String]
+    /// The rows of `table` in creation order, `batch` at a time, each with `columns`' values in order, all
+    /// from one snapshot of the store (a copy never sees half a write).
+    func rows(of table: String, columns: [String], batch: Int, _ body: ([[StoreValue]]) throws -> Void) throws
+    /// How many rows `table` holds (in the same snapshot as `rows` when called inside `snapshot`).
+    func count(of table: String) throws -> Int
+    /// Runs `body` on one consistent snapshot of the store: every read inside it sees the same commit.
+    func snapshot<T>(_ body: (any StoreRowSource) throws -> T) throws -> T
+}
+
+/// What a copy moved, table by table.
+public struct StoreCopyReport: Sendable, Hashable {
+    public var tables: [(name: String, rows: Int)]
+
+    public init(tables: [(name: String, rows: Int)]) { self.tables = tables }
+
+    public var rows: Int { tables.reduce(0) { $0 + $1.rows } }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.tables.map(\.name) == rhs.tables.map(\.name) && lhs.tables.map(\.rows) == rhs.tables.map(\.rows)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for table in tables {
+            hasher.combine(table.name)
+            hasher.combine(table.rows)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+import Foundation
+import StoreDeskCore
+import StoreDeskPostgres
+import StoreDeskStore
+import StoreDeskStoreAPI
+import Testing
+
+/// The backends every contract test runs on.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgres
+    var testDescription: String { rawValue }
+}
+
+/// The areas of the seam the PostgreSQL store implements so far.
+typealias ContractStore = StoreFile & UserStore & AuditStore
+
+/// Stores for the contract: the demo dataset in a SQLite file, and the same copied into a database of
+/// its own on one throwaway PostgreSQL server the suite shares (stopped when the process ends).
+final class ContractStores: @unchecked Sendable {
+    static let shared = Result { try ContractStores() }
+
+    let cluster: PostgresCluster
+    let folder: URL
+
+    private init() throws {
+        cluster = try PostgresCluster()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-contract-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: folder) }
+
+    static func get() throws -> ContractStores { try shared.get() }
+
+    /// A demo store of its own in a SQLite file.
+    func sqlite() throws -> AppDatabase {
+        let path = folder.appendingPathComponent(UUID().uuidString + ".sqlite").path
+        _ = try DefaultStore.ensure(at: path)
+        return try AppDatabase.open(path: path, access: .readWrite)
+    }
+
+    /// A new empty database on the cluster, and its address.
+    func database() throws -> PostgresAddress {
+        let name = "contract_" + UUID().uuidString.prefix(8).lowercased()
+        try cluster.psql("CREATE DATABASE \(name)")
+        return try PostgresAddress(cluster.url(database: name))
+    }
+
+    /// The demo store copied into a new database.
+    func postgres() throws -> PostgresStore {
+        let store = try PostgresStore.open(try database(), access: .create)
+        _ = try store.load(from: try sqlite())
+        return store
+    }
+
+    func store(_ backend: Backend) throws -> any ContractStore {
+        switch backend {
+        case .sqlite: try sqlite()
+        case .postgres: try postgres()
+        }
+    }
+}
+
+/// One contract, both backends: the named reads answer the same on the demo store, pages run both ways
+/// without gaps or repeats, writes stamp time that never runs backwards, and refusals leave nothing.
+@Suite(.serialized) struct StoreContractTests {
+    static let demoClock = Instant(millis: 1_795_161_600_000)
+
+    @Test(arguments: Backend.allCases) func theDemoStoreAnswersAsItWasBuilt(_ backend: Backend) throws {
+        let store = try ContractStores.get().store(backend)
+        #expect(try store.userCount() == 40)
+        #expect(try store.clock() == Self.demoClock)
+        let apps = try store.apps()
+        #expect(apps.map(\.id) == ["1001", "1002", "1003"], "\(apps.map(\.id))")
+        #expect(apps.first?.name == "星海征途")
+        #expect(try store.lastUserRowid() == 40)
+    }
+
+    @Test(arguments: Backend.allCases) func everyOrderPagesBothWaysWithoutGapsOrRepeats(_ backend: Backend) throws {
+        let stores = try ContractStores.get()
+        let store = try stores.store(backend)
+        let reference = try stores.sqlite()
+        for order in UserOrder.allCases {
+            for descending in [false, true] {
+                let search = UserSearch(text: "", order: order, descending: descending)
+                let expected = try reference.users(matching: search).first(limit: 100).map(\.id)
+                #expect(expected.count == 40)
+                let pager = store.users(matching: search)
+                var forward: [UserRow] = try pager.first(limit: 7)
+                while let last = forward.last {
+                    let next = try pager.page(after: last, limit: 7)
+                    if next.isEmpty { break }
+                    forward += next
+                }
+                #expect(forward.map(\.id) == expected, "\(order) \(descending)")
+                var backward: [UserRow] = try pager.last(limit: 7)
+                while let first = backward.first {
+                    let previous = try pager.page(before: first, limit: 7)
+                    if previous.isEmpty { break }
+                    backward = previous + backward
+                }
+                #expect(backward.map(\.id) == expected, "\(order) \(descending) backwards")
+                let around = try #require(try pager.around(id: expected[20], limit: 5))
+                #expect(around.map(\.id) == Array(expected[20..<25]))
+                #expect(try pager.around(id: "no-such-user", limit: 5) == nil)
+            }
+        }
+    }
+
+    @Test(arguments: Backend.allCases) func filtersFindCJKNamesIdsAndTheLastFourOnly(_ backend: Backend) throws {
+        let stores = try ContractStores.get()
+        let store = try stores.store(backend)
+        let reference = try stores.sqlite()
+        let someone = try reference.profile(userId: "10000001", recent: 1).user
+        let lastFour = String(someone.phone.suffix(4))
+        for text in ["王", "张伟", "婷妈", "1000000", "10000013", lastFour, "guest", "%", "_", "\\", "zz-nothing"] {
+            let search = UserSearch(text: text)
+            let expected = try reference.users(matching: search).first(limit: 100).map(\.id)
+            let found = try store.users(matching: search).first(limit: 100).map(\.id)
+            #expect(found == expected, "“\(text)”")
+            if text == lastFour { #expect(found.contains(someone.id)) }
+        }
+        // More of the phone than its last four finds nobody: a masked number never leaks more than it shows.
+        let middle = String(someone.phone.dropLast(2).suffix(4))
+        #expect(try store.users(matching: UserSearch(text: middle)).first(limit: 100).allSatisfy { !$0.user.phone.contains(middle) || $0.user.id.contains(middle) })
+        // A short filter is scanned in slices of the list, and the slices add up to the whole answer.
+        let short = UserSearch(text: "王")
+        let whole = try store.users(matching: short).first(limit: 100).map(\.id)
+        let last = try store.lastUserRowid()
+        var sliced: [String] = []
+        var start: Int64 = 1
+        while start <= last {
+            sliced += try store.users(matching: short, scanning: start..<(start + 9), limit: 100).map(\.id)
+            start += 9
+        }
+        #expect(sliced == whole)
+    }
+
+    @Test(arguments: Backend.allCases) func everyProfileIsTheSameStory(_ backend: Backend) throws {
+        let stores = try ContractStores.get()
+        let store = try stores.store(backend)
+        let reference = try stores.sqlite()
+        for row in try reference.users(matching: UserSearch(text: "")).first(limit: 100) {
+            let expected = try reference.profile(userId: row.id, recent: 10)
+            let profile = try store.profile(userId: row.id, recent: 10)
+            #expect(profile == expected, "\(row.id)")
+        }
+        #expect(throws: StoreError.unknownUser(id: "nobody")) { try store.profile(userId: "nobody", recent: 10) }
+    }
+
+    @Test(arguments: Backend.allCases) func auditLinesAreStampedOnTheStoresTimeLineAndFiltered(_ backend: Backend) throws {
+        let store = try ContractStores.get().store(backend)
+        let support = StaffMember(name: "li.na", role: .support)
+        let before = try store.audit(AuditQuery()).count()
+        // A line proposed before the store's clock is stamped at the clock, never before it.
+        try store.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "li.na", role: "support", action: "restore.decline", subject: "T1", detail: "refunded by Apple"))
+        try store.recordAudit(AuditEntry(at: Instant(millis: Self.demoClock.millis + 5_000), actor: "wang.qiang", role: "operator", action: "login.entries.set", subject: "1001", detail: "wechat, qq"))
+        try store.recordPhoneReveal(userId: "10000001", by: support, at: Self.demoClock, surface: "Users")
+        let newest = try store.audit(AuditQuery()).first(limit: 3)
+        #expect(newest.map(\.action) == ["reveal.phone", "login.entries.set", "restore.decline"])
+        #expect(newest[2].at == Self.demoClock)
+        #expect(newest[0].at >= newest[1].at && newest[1].at >= newest[2].at)
+        #expect(try store.clock() == Instant(millis: Self.demoClock.millis + 5_000))
+        #expect(newest[0].detail == "phone revealed on Users" && newest[2].detail == "refunded by Apple")
+        #expect(try store.audit(AuditQuery(action: "restore")).first(limit: 10).map(\.subject).contains("T1"))
+        #expect(try store.audit(AuditQuery(actor: "wang.qiang")).first(limit: 10).map(\.action) == ["login.entries.set"])
+        #expect(try store.audit(AuditQuery(text: "REFUNDED by")).first(limit: 10).map(\.subject).first == "T1")
+        let oldest = try store.audit(AuditQuery(oldestFirst: true)).last(limit: 1)
+        #expect(oldest.map(\.action) == ["reveal.phone"])
+        if case .exact(let count)? = try store.audit(AuditQuery()).count(), case .exact(let was)? = before { #expect(count == was + 3) }
+        // An operator may not reveal a phone number: refused, and nothing is written.
+        #expect(throws: StoreError.self) {
+            try store.recordPhoneReveal(userId: "10000001", by: StaffMember(name: "wang.qiang", role: .operator), at: Self.demoClock, surface: "Users")
+        }
+        #expect(try store.audit(AuditQuery()).first(limit: 1).map(\.action) == ["reveal.phone"])
+    }
+
+    @Test(arguments: Backend.allCases) func anotherConnectionsCommitIsNoticed(_ backend: Backend) throws {
+        let stores = try ContractStores.get()
+        let store: any ContractStore
+        let other: any ContractStore
+        switch backend {
+        case .sqlite:
+            let database = try stores.sqlite()
+            store = database
+            other = try AppDatabase.open(path: database.path, access: .readWrite)
+        case .postgres:
+            let database = try stores.postgres()
+            store = database
+            other = try PostgresStore.open(database.address, access: .readWrite)
+        }
+        let watcher = try store.commitWatcher()
+        _ = try watcher.changed()
+        #expect(try watcher.changed() == false)
+        try other.recordAudit(AuditEntry(at: Self.demoClock, actor: "li.na", role: "support", action: "note", subject: "x", detail: "y"))
+        var seen = false
+        for _ in 0..<20 where !seen {
+            seen = try watcher.changed()
+            if !seen { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(seen, "a commit on another connection was not noticed within a second")
+        #expect(try watcher.changed() == false)
+    }
+}
