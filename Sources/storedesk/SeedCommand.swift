@@ -25,7 +25,7 @@ struct SeedCommand: ParsableCommand {
 
     func run() throws {
         try reporting {
-            let path = db ?? ProcessInfo.processInfo.environment["STOREDESK_DB"].flatMap { $0.isEmpty ? nil : $0 } ?? StoreOpener.defaultPath()
+            let path = StoreLocation(db: db).newStorePath
             try StoreOpener.checkDestination(path, replacing: force)
             let demo = try StoreOpener.demoDataset()
             let started = Date()

@@ -46,6 +46,14 @@ struct StoreLocation: Equatable {
     /// The store file's path.
     var path: String { resolved.path }
 
+    /// Where `seed` writes a new store: `--db`, else `STOREDESK_DB`, else the default store's path (never
+    /// the config file's `store`: a config names a store to work on, not one to replace).
+    var newStorePath: String {
+        if let db { return db }
+        if let env = ProcessInfo.processInfo.environment["STOREDESK_DB"], !env.isEmpty { return env }
+        return StoreOpener.defaultPath()
+    }
+
     /// Opens the store; builds the default store from the demo dataset on first use. The one place a
     /// command's store is opened (`StoreOpener` chooses the backend).
     func open(_ access: StoreAccess, verifying verify: ((any Store) throws -> Void)? = nil) throws -> any Store {
