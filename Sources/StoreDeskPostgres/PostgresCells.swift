@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
@@ -147,6 +148,29 @@ extension PostgresCells {
             roleId: try text("role_id"), productId: try text("product_id"), quantity: Int(try int("quantity")),
             kind: try choice("kind"), currencyAmount: Int(try int("currency_amount")), source: try choice("source"),
             grantedAt: try instant("granted_at"))
+    }
+
+    /// A JSON array of login entries (NULL: never configured).
+    func entries(_ column: String) throws -> [LoginEntry]? {
+        guard let text = try optionalText(column) else { return nil }
+        do {
+            return try JSONDecoder().decode([LoginEntry].self, from: Data(text.utf8))
+        } catch {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
+        }
+    }
+
+    func loginEntryConfiguration() throws -> LoginEntryConfiguration {
+        LoginEntryConfiguration(
+            appId: try text("app_id"), entries: try entries("entries"), updatedAt: try instant("updated_at"),
+            updatedBy: try text("updated_by"), weChatAppId: try optionalText("wechat_app_id"), qqAppId: try optionalText("qq_app_id"),
+            tapTapClientId: try optionalText("taptap_client_id"), universalLinkDomain: try optionalText("universal_link_domain"))
+    }
+
+    func loginEntryHistory() throws -> LoginEntryHistory {
+        LoginEntryHistory(
+            id: try int("id"), appId: try text("app_id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
+            surface: try text("surface"), oldEntries: try entries("old_entries"), newEntries: try entries("new_entries"))
     }
 
     func auditEntry() throws -> AuditEntry {
