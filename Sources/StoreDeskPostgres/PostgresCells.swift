@@ -173,6 +173,10 @@ extension PostgresCells {
             surface: try text("surface"), oldEntries: try entries("old_entries"), newEntries: try entries("new_entries"))
     }
 
+    func paymentEvent() throws -> PaymentEvent {
+        PaymentEvent(at: try instant("at"), transactionId: try text("transaction_id"), kind: try choice("kind"), detail: try text("detail"))
+    }
+
     func auditEntry() throws -> AuditEntry {
         AuditEntry(
             id: try int("id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),

@@ -8,22 +8,12 @@ import Testing
 /// Login entries and the one-click login simulator on both backends: the same setup, the same refusals,
 /// the same history and audit lines, and a simulator that continues one flow across connections.
 @Suite(.serialized) struct LoginContractTests {
-    typealias LoginStore = any StoreFile & LoginEntryStore & OneTapStore & AuditStore
-
-    static func store(_ backend: Backend) throws -> LoginStore {
-        let stores = try ContractStores.get()
-        switch backend {
-        case .sqlite: return try stores.sqlite()
-        case .postgres: return try stores.postgres()
-        }
-    }
-
     static func said<T>(_ body: () throws -> T) -> String {
         do { return "ok \(try body())" } catch { return "refused: \(error)" }
     }
 
     @Test(arguments: Backend.allCases) func entriesAreSetRefusedAndRememberedAsTheSQLiteStoreDoes(_ backend: Backend) throws {
-        let store = try Self.store(backend)
+        let store = try ContractStores.get().store(backend)
         let reference = try ContractStores.get().sqlite()
         for app in ["1001", "1002", "1003"] {
             #expect(try store.loginEntrySetup(appId: app, historyLimit: 20) == reference.loginEntrySetup(appId: app, historyLimit: 20), "\(app)")
@@ -54,10 +44,8 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func theOneTapSimulatorContinuesOneFlowAcrossConnections(_ backend: Backend) throws {
-        let store = try Self.store(backend)
-        let other: LoginStore =
-            if let postgres = store as? PostgresStore { try PostgresStore.open(postgres.address, access: .readWrite) }
-            else { try AppDatabase.open(path: store.path, access: .readWrite) }
+        let store = try ContractStores.get().store(backend)
+        let other = try ContractStores.another(store)
         let developer = StaffMember(name: "zhao.dev", role: .developer)
         let wall = StoreContractTests.demoClock
         #expect(Self.said { try store.oneTap(by: StaffMember(name: "li.na", role: .support), wall: wall) { login, _ in login.advance(seconds: 1) } }.hasPrefix("refused"))

@@ -10,22 +10,6 @@ import Testing
 /// login that opens the same prompts, and of several connections confirming one prompt at once, exactly
 /// one winner.
 @Suite(.serialized) struct RestoreContractTests {
-    typealias DeskStore = any StoreFile & RestoreStore & AuditStore
-
-    static func store(_ backend: Backend) throws -> DeskStore {
-        let stores = try ContractStores.get()
-        switch backend {
-        case .sqlite: return try stores.sqlite()
-        case .postgres: return try stores.postgres()
-        }
-    }
-
-    /// Another connection to the same store, as another process would hold.
-    static func another(_ store: DeskStore) throws -> DeskStore {
-        if let postgres = store as? PostgresStore { return try PostgresStore.open(postgres.address, access: .readWrite) }
-        return try AppDatabase.open(path: store.path, access: .readWrite)
-    }
-
     static func outcome(_ body: () throws -> RestorePrompt) -> String {
         do {
             let prompt = try body()
@@ -36,7 +20,7 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func theListPromptsAndCountsAnswerAsTheSQLiteStore(_ backend: Backend) throws {
-        let store = try Self.store(backend)
+        let store = try ContractStores.get().store(backend)
         let reference = try ContractStores.get().sqlite()
         #expect(try store.restoreCounts() == reference.restoreCounts())
         for order in RestoreOrder.allCases {
@@ -45,19 +29,8 @@ import Testing
                     let query = RestoreQuery(status: status, order: order, descending: descending)
                     let expected = try reference.restores(query).first(limit: 200)
                     let pager = store.restores(query)
-                    var forward = try pager.first(limit: 3)
-                    while let last = forward.last {
-                        let next = try pager.page(after: last, limit: 3)
-                        if next.isEmpty { break }
-                        forward += next
-                    }
+                    let (forward, backward) = try pager.walked(limit: 3)
                     #expect(forward == expected, "\(order) \(descending) \(String(describing: status))")
-                    var backward = try pager.last(limit: 3)
-                    while let first = backward.first {
-                        let previous = try pager.page(before: first, limit: 3)
-                        if previous.isEmpty { break }
-                        backward = previous + backward
-                    }
                     #expect(backward == expected, "\(order) \(descending) backwards")
                 }
             }
@@ -71,7 +44,7 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func confirmsAndDeclinesDecideAndWriteAsTheSQLiteStore(_ backend: Backend) throws {
-        let store = try Self.store(backend)
+        let store = try ContractStores.get().store(backend)
         let reference = try ContractStores.get().sqlite()
         let support = StaffMember(name: "li.na", role: .support)
         let open = try reference.restores(RestoreQuery(status: .open)).first(limit: 200)
@@ -109,7 +82,7 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func aLoginOpensTheSamePrompts(_ backend: Backend) throws {
-        let store = try Self.store(backend)
+        let store = try ContractStores.get().store(backend)
         let reference = try ContractStores.get().sqlite()
         for user in ["10000001", "10000003", "10000017", "10000040"] {
             let expected = try reference.recordLogin(userId: user, at: StoreContractTests.demoClock)
@@ -120,11 +93,11 @@ import Testing
     }
 
     @Test(arguments: Backend.allCases) func ofSeveralConnectionsConfirmingOnePromptExactlyOneWins(_ backend: Backend) throws {
-        let store = try Self.store(backend)
+        let store = try ContractStores.get().store(backend)
         let support = StaffMember(name: "li.na", role: .support)
         let open = try store.restores(RestoreQuery(status: .open)).first(limit: 200)
         // A prompt some account can take: the first the rules let through on a scratch copy.
-        let scratch = try Self.store(backend)
+        let scratch = try ContractStores.get().store(backend)
         var chosen: (String, RestoreAccount)?
         for row in open where chosen == nil {
             for account in try #require(try scratch.restorePrompt(transactionId: row.request.transactionId)).candidates {
@@ -136,7 +109,7 @@ import Testing
             }
         }
         let (transaction, target) = try #require(chosen)
-        let connections = try (0..<4).map { _ in try Self.another(store) }
+        let connections = try (0..<4).map { _ in try ContractStores.another(store) }
         let outcomes = Outcomes()
         DispatchQueue.concurrentPerform(iterations: connections.count) { index in
             outcomes.add(Self.outcome { try connections[index].confirmRestore(transactionId: transaction, onto: target, by: support, at: StoreContractTests.demoClock) })
