@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
@@ -103,6 +104,77 @@ extension PostgresCells {
             expirationIntent: try optionalText("expiration_intent"), offerType: try optionalText("offer_type"),
             offerId: try optionalText("offer_id"), timeRate: TimeRate(realMillisPerMonth: try optionalInt("time_rate_month_ms")),
             appleRevocationReason: try optionalInt("apple_revocation_reason").map(Int.init))
+    }
+
+    func restoreRequest() throws -> RestoreRequest {
+        RestoreRequest(
+            id: try int("id"), transactionId: try text("transaction_id"), userId: try text("user_id"),
+            productId: try text("product_id"), quantity: Int(try int("quantity")), status: try choice("status"),
+            createdAt: try instant("created_at"), resolvedAt: try optionalInstant("resolved_at"),
+            resolvedBy: try optionalText("resolved_by"), resolvedRole: try optionalText("resolved_role"),
+            targetUserId: try optionalText("target_user_id"), targetSid: try optionalText("target_sid"),
+            targetRoleId: try optionalText("target_role_id"), reason: try optionalText("reason"))
+    }
+
+    func product() throws -> Product {
+        Product(
+            id: try text("id"), appId: try text("app_id"), name: try text("name"), type: try choice("type"),
+            priceCents: Int(try int("price_cents")), currency: try text("currency"),
+            subscriptionGroup: try optionalText("subscription_group"), period: try optionalChoice("period"),
+            grantsCurrency: Int(try int("grants_currency")))
+    }
+
+    func paymentOrder() throws -> PaymentOrder {
+        PaymentOrder(
+            id: try text("order_id"), transactionId: try text("transaction_id"), appId: try text("app_id"),
+            userId: try text("user_id"), productId: try text("product_id"), payment: try text("payment"),
+            subPayment: try text("sub_payment"), amountCents: Int(try int("amount_cents")), sid: try text("sid"),
+            roleId: try text("role_id"), appOrderId: try text("app_order_id"), ext: try text("ext"),
+            createdAt: try instant("created_at"), status: try choice("status"))
+    }
+
+    func callbackAttempt() throws -> CallbackAttempt {
+        CallbackAttempt(
+            orderId: try text("order_id"), attempt: Int(try int("attempt")), body: try text("body"),
+            signExpected: try text("sign_expected"), signReceived: try text("sign_received"), verdict: try text("verdict"),
+            reason: try text("reason"), reply: try text("reply"), receivedAt: try instant("received_at"),
+            url: try optionalText("url"), httpStatus: try optionalInt("http_status").map(Int.init),
+            latencyMicros: try optionalInt("latency_us").map(Int.init))
+    }
+
+    func grant() throws -> Grant {
+        Grant(
+            id: try int("id"), orderId: try text("order_id"), userId: try text("user_id"), sid: try text("sid"),
+            roleId: try text("role_id"), productId: try text("product_id"), quantity: Int(try int("quantity")),
+            kind: try choice("kind"), currencyAmount: Int(try int("currency_amount")), source: try choice("source"),
+            grantedAt: try instant("granted_at"))
+    }
+
+    /// A JSON array of login entries (NULL: never configured).
+    func entries(_ column: String) throws -> [LoginEntry]? {
+        guard let text = try optionalText(column) else { return nil }
+        do {
+            return try JSONDecoder().decode([LoginEntry].self, from: Data(text.utf8))
+        } catch {
+            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
+        }
+    }
+
+    func loginEntryConfiguration() throws -> LoginEntryConfiguration {
+        LoginEntryConfiguration(
+            appId: try text("app_id"), entries: try entries("entries"), updatedAt: try instant("updated_at"),
+            updatedBy: try text("updated_by"), weChatAppId: try optionalText("wechat_app_id"), qqAppId: try optionalText("qq_app_id"),
+            tapTapClientId: try optionalText("taptap_client_id"), universalLinkDomain: try optionalText("universal_link_domain"))
+    }
+
+    func loginEntryHistory() throws -> LoginEntryHistory {
+        LoginEntryHistory(
+            id: try int("id"), appId: try text("app_id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
+            surface: try text("surface"), oldEntries: try entries("old_entries"), newEntries: try entries("new_entries"))
+    }
+
+    func paymentEvent() throws -> PaymentEvent {
+        PaymentEvent(at: try instant("at"), transactionId: try text("transaction_id"), kind: try choice("kind"), detail: try text("detail"))
     }
 
     func auditEntry() throws -> AuditEntry {

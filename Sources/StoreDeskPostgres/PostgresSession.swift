@@ -119,7 +119,8 @@ final class PostgresSession: @unchecked Sendable {
         ).wait()
     }
 
-    /// An error of the connection or the server as one line naming the store; never the statement.
+    /// An error of the connection or the server as one line naming the store, never the statement; any
+    /// other error (a rule's refusal) as it is.
     func describe(_ error: any Error) -> any Error {
         if error is StoreError { return error }
         let store = address.description
@@ -133,7 +134,8 @@ final class PostgresSession: @unchecked Sendable {
                 return StoreError.database(path: store, message: "cannot reach the server: \(Self.plain(reason))")
             }
             if error is ChannelError { return StoreError.database(path: store, message: "the connection to the server was lost") }
-            return StoreError.database(path: store, message: Self.plain("\(error)"))
+            // The store's own refusals (a rule, an unknown user) pass as they are.
+            return error
         }
         switch error.code {
         case .server:

@@ -33,12 +33,7 @@ extension AppDatabase {
     public func setLoginEntries(
         _ entries: [LoginEntry]?, appId: String, by staff: StaffMember, surface: String, at now: Instant
     ) throws -> LoginEntryHistory? {
-        guard !isReadOnly else { throw StoreError.invalidArgument("the store is open read-only: the login entries were not changed") }
-        if let refusal = staff.configurationRefusal { throw StoreError.invalidArgument(refusal) }
-        let broken = LoginEntryRules.violationsOnEveryPlatform(entries)
-        guard broken.isEmpty else {
-            throw StoreError.invalidArgument("not saved: " + broken.map { "\($0.code) (\($0.detail))" }.joined(separator: "; "))
-        }
+        try LoginEntrySetup.checkChange(entries, by: staff, readOnly: isReadOnly)
         return try writeImmediate { db in
             guard try App.exists(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
             let now = try StoreMeta.stamp(now, in: db)

@@ -169,28 +169,22 @@ extension AppDatabase {
     public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
         if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
         return try writer.write { db in
-            guard let transaction = try StoreTransaction.fetchOne(db, matching: "id", id), !transaction.finished else {
-                return .failure(.notInQueue(transactionId: id))
-            }
-            if let owner = try Int64.fetchOne(db, sql: "SELECT run_id FROM store_transaction WHERE id = ?", arguments: [id]),
+            let transaction = try StoreTransaction.fetchOne(db, matching: "id", id)
+            var liveOwner: Int64?
+            if transaction?.finished == false,
+                let owner = try Int64.fetchOne(db, sql: "SELECT run_id FROM store_transaction WHERE id = ?", arguments: [id]),
                 !(try PaymentRuns.isGone(db, owner, store: path, now: at))
             {
-                return .failure(.inFlightElsewhere(transactionId: id, run: owner))
+                liveOwner = owner
             }
-            if transaction.state == .purchased {
-                let order = try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [id])
-                guard order?.status == .granted else { return .failure(.notDelivered(orderId: order?.id)) }
-            }
-            switch TransactionStateMachine.apply(.finish, to: transaction) {
-            case .failure(let refusal):
-                return .failure(refusal)
-            case .success(let finished):
-                let event = PaymentEvent(
-                    at: try StoreMeta.stamp(at, in: db), transactionId: id, kind: .finished,
-                    detail: "finishTransaction by \(staff.name): removed from the queue (\(finished.state.rawValue))")
+            let order = transaction?.state == .purchased
+                ? try PaymentOrder.fetchOne(db, sql: "SELECT * FROM payment_order WHERE transaction_id = ?", arguments: [id]) : nil
+            let decided = FinishTransaction.decide(transaction, id: id, liveOwner: liveOwner, order: order)
+            if case .success(let finished) = decided {
+                let event = FinishTransaction.event(finished, by: staff, at: try StoreMeta.stamp(at, in: db))
                 try PaymentRowWriter(db).write(PaymentChange(transaction: finished, events: [event]))
-                return .success(finished)
             }
+            return decided
         }
     }
 }

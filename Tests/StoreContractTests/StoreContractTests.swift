@@ -12,7 +12,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The areas of the seam the PostgreSQL store implements so far.
-typealias ContractStore = StoreFile & UserStore & AuditStore
+typealias ContractStore = StoreFile & UserStore & AuditStore & RestoreStore & LoginEntryStore & OneTapStore & QueueStore
 
 /// Stores for the contract: the demo dataset in a SQLite file, and the same copied into a database of
 /// its own on one throwaway PostgreSQL server the suite shares (stopped when the process ends).
@@ -59,6 +59,12 @@ final class ContractStores: @unchecked Sendable {
         case .postgres: try postgres()
         }
     }
+
+    /// Another connection to the same store, as another process (or machine) would hold.
+    static func another(_ store: any ContractStore) throws -> any ContractStore {
+        if let postgres = store as? PostgresStore { return try PostgresStore.open(postgres.address, access: .readWrite) }
+        return try AppDatabase.open(path: store.path, access: .readWrite)
+    }
 }
 
 /// One contract, both backends: the named reads answer the same on the demo store, pages run both ways
@@ -86,19 +92,8 @@ final class ContractStores: @unchecked Sendable {
                 let expected = try reference.users(matching: search).first(limit: 100).map(\.id)
                 #expect(expected.count == 40)
                 let pager = store.users(matching: search)
-                var forward: [UserRow] = try pager.first(limit: 7)
-                while let last = forward.last {
-                    let next = try pager.page(after: last, limit: 7)
-                    if next.isEmpty { break }
-                    forward += next
-                }
+                let (forward, backward) = try pager.walked(limit: 7)
                 #expect(forward.map(\.id) == expected, "\(order) \(descending)")
-                var backward: [UserRow] = try pager.last(limit: 7)
-                while let first = backward.first {
-                    let previous = try pager.page(before: first, limit: 7)
-                    if previous.isEmpty { break }
-                    backward = previous + backward
-                }
                 #expect(backward.map(\.id) == expected, "\(order) \(descending) backwards")
                 let around = try #require(try pager.around(id: expected[20], limit: 5))
                 #expect(around.map(\.id) == Array(expected[20..<25]))

@@ -1,0 +1,314 @@
+import Foundation
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The restore desk on PostgreSQL. Core's `RestoreRules` decide; this persists. A confirm or decline first
+/// locks the prompt's row (`FOR UPDATE`), so of two consoles on two machines confirming one prompt the
+/// second waits, then reads it confirmed and is refused; `restore_once`, `order_on_transaction` and
+/// `grant_on_order` make a second delivery impossible even so.
+extension PostgresStore: RestoreStore {
+    public func restores(_ query: RestoreQuery) -> any ListPager<RestoreRow> { PostgresRestorePager(store: self, query: query) }
+
+    public func restoreCounts() throws -> [RestoreStatus: Int] {
+        var counts: [RestoreStatus: Int] = Dictionary(uniqueKeysWithValues: RestoreStatus.allCases.map { ($0, 0) })
+        for row in try session.rows("SELECT status, count(*) FROM restore_request GROUP BY status") {
+            let (status, count) = try row.decode((String, Int64).self)
+            if let status = RestoreStatus(rawValue: status) { counts[status] = Int(count) }
+        }
+        return counts
+    }
+
+    public func restorePrompt(transactionId: String) throws -> RestorePrompt? {
+        try session.transaction(readOnly: true) { db in
+            try request(db, transactionId).map { try prompt(db, $0) }
+        }
+    }
+
+    @discardableResult
+    public func confirmRestore(transactionId: String, onto target: RestoreAccount, by staff: StaffMember, at now: Instant) throws
+        -> RestorePrompt
+    {
+        guard !isReadOnly else { throw RestoreRefusal.readOnly }
+        return try write { db in
+            guard let request = try request(db, transactionId, locking: true) else { throw RestoreRefusal.unknownTransaction(transactionId) }
+            let now = try stamp(now, in: db)
+            let prompt = try prompt(db, request)
+            var numbers = try restoreDeskNumbers(db, needing: 1, now: now)
+            guard let orderId = numbers.next() else {
+                throw StoreError.database(path: name, message: "the restore desk's block of order numbers is used up")
+            }
+            let result = RestoreRules.confirm(
+                prompt, onto: target, by: staff, products: try products(db, appId: prompt.app.id), orderId: orderId, at: now)
+            switch result {
+            case .success(let decision):
+                try commit(decision, db)
+                try db.run("UPDATE payment_run SET orders_issued = \(numbers.issued) WHERE id = \(numbers.run)")
+                return try self.prompt(db, decision.request)
+            case .failure(.notOnAppleID(let account, _, _)) where try db.rows(#"SELECT 1 FROM "user" WHERE id = \#(account)"#).isEmpty:
+                throw RestoreRefusal.unknownAccount(account)
+            case .failure(let refusal):
+                throw refusal
+            }
+        }
+    }
+
+    @discardableResult
+    public func declineRestore(transactionId: String, reason: String, by staff: StaffMember, at now: Instant) throws -> RestorePrompt {
+        guard !isReadOnly else { throw RestoreRefusal.readOnly }
+        return try write { db in
+            guard let request = try request(db, transactionId, locking: true) else { throw RestoreRefusal.unknownTransaction(transactionId) }
+            let now = try stamp(now, in: db)
+            switch RestoreRules.decline(try prompt(db, request), reason: reason, by: staff, at: now) {
+            case .success(let decision):
+                try commit(decision, db)
+                return try prompt(db, decision.request)
+            case .failure(let refusal):
+                throw refusal
+            }
+        }
+    }
+
+    public func recordLogin(userId: String, at now: Instant) throws -> RestoreLogin {
+        guard !isReadOnly else { throw RestoreRefusal.readOnly }
+        return try write { db in
+            guard try !db.rows(#"SELECT 1 FROM "user" WHERE id = \#(userId)"#).isEmpty else { throw StoreError.unknownUser(id: userId) }
+            let login = PlayerLogin(userId: userId, at: try stamp(now, in: db))
+            let (appleIds, players, opened) = try openPrompts(db, login)
+            let open = try db.rows(
+                "SELECT * FROM restore_request WHERE status = 'open' AND user_id = ANY(\(players)) ORDER BY created_at, id"
+            ).map { try cells($0).restoreRequest() }
+            return RestoreLogin(userId: userId, appleIds: appleIds, prompts: try open.map { try prompt(db, $0) }, opened: opened)
+        }
+    }
+
+    // MARK: The desk's SQL
+
+    func request(_ db: PostgresSession.Transaction, _ transactionId: String, locking: Bool = false) throws -> RestoreRequest? {
+        let lock = locking ? " FOR UPDATE" : ""
+        return try db.rows("SELECT * FROM restore_request WHERE transaction_id = \(transactionId)\(unescaped: lock)").first
+            .map { try cells($0).restoreRequest() }
+    }
+
+    func products(_ db: PostgresSession.Transaction, appId: String) throws -> [Product] {
+        try db.rows("SELECT * FROM product WHERE app_id = \(appId) ORDER BY id").map { try cells($0).product() }
+    }
+
+    /// Opens a prompt, with its event, for each dropped order of the players on the Apple IDs the player
+    /// plays from that has none yet (as the SQLite store's `RestoreDesk.openPrompts`).
+    func openPrompts(_ db: PostgresSession.Transaction, _ login: PlayerLogin) throws -> (appleIds: [String], players: [String], opened: Set<Int64>) {
+        let appleIds = try db.rows("SELECT DISTINCT apple_id FROM game_account WHERE user_id = \(login.userId) ORDER BY apple_id")
+            .map { try $0.decode(String.self) }
+        let others = try db.rows("SELECT DISTINCT user_id FROM game_account WHERE apple_id = ANY(\(appleIds)) ORDER BY user_id")
+            .map { try $0.decode(String.self) }
+        let players = Set(others).union([login.userId]).sorted()
+        var opened: Set<Int64> = []
+        for player in players {
+            let rows = try db.rows(
+                """
+                SELECT t.*,
+                  EXISTS (SELECT 1 FROM payment_order o WHERE o.transaction_id = t.id) AS sd_has_order,
+                  EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id) AS sd_has_prompt
+                FROM store_transaction t
+                WHERE t.user_id = \(player) AND t.state = 'purchased' AND t.finished = 0
+                  AND (NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
+                       OR EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed'))
+                ORDER BY t.purchase_date, t.id
+                """)
+            for row in rows {
+                let cells = cells(row)
+                guard !(try cells.value("sd_has_prompt", as: Bool.self)) else { continue }
+                let transaction = try cells.transaction()
+                guard RestoreRules.comesBack(transaction, hasOrder: try cells.value("sd_has_order", as: Bool.self)) else { continue }
+                let (request, event) = RestoreRules.prompt(for: transaction, loggedIn: login.userId, at: login.at)
+                // ON CONFLICT: a prompt another machine opened for the same transaction meanwhile stays the one.
+                let inserted = try db.rows(
+                    """
+                    INSERT INTO restore_request (transaction_id, user_id, product_id, quantity, status, created_at)
+                    VALUES (\(request.transactionId), \(request.userId), \(request.productId), \(Int64(request.quantity)),
+                      \(request.status.rawValue), \(request.createdAt.millis))
+                    ON CONFLICT (transaction_id) DO NOTHING RETURNING id
+                    """)
+                guard let id = try inserted.first?.decode(Int64.self) else { continue }
+                opened.insert(id)
+                try insert(event, db)
+            }
+        }
+        return (appleIds, players, opened)
+    }
+
+    /// A prompt with its transaction, product, app, candidate accounts and (once confirmed) delivery.
+    func prompt(_ db: PostgresSession.Transaction, _ request: RestoreRequest) throws -> RestorePrompt {
+        guard let transactionRow = try db.rows("SELECT * FROM store_transaction WHERE id = \(request.transactionId)").first else {
+            throw StoreError.invalidArgument(
+                "restore prompt \(request.id ?? 0) names transaction \(request.transactionId), which is missing or incomplete")
+        }
+        let transaction = try cells(transactionRow).transaction()
+        guard let productRow = try db.rows("SELECT * FROM product WHERE id = \(transaction.productId)").first,
+            let appRow = try db.rows("SELECT * FROM app WHERE id = \(transaction.appId)").first
+        else {
+            throw StoreError.invalidArgument(
+                "restore prompt \(request.id ?? 0) names transaction \(request.transactionId), which is missing or incomplete")
+        }
+        var accounts = try db.rows("SELECT * FROM game_account WHERE user_id = \(transaction.userId) ORDER BY id").map { try cells($0).gameAccount() }
+        let appleIds = Set(accounts.map(\.appleId)).sorted()
+        accounts += try db.rows(
+            """
+            SELECT * FROM game_account WHERE apple_id = ANY(\(appleIds)) AND app_id = \(transaction.appId)
+              AND user_id != \(transaction.userId) ORDER BY apple_id, id
+            """
+        ).map { try cells($0).gameAccount() }
+        var delivery: RestoreDelivery?
+        if let orderRow = try db.rows("SELECT * FROM payment_order WHERE transaction_id = \(transaction.id)").first {
+            let order = try cells(orderRow).paymentOrder()
+            delivery = RestoreDelivery(
+                order: order,
+                callback: try db.rows(
+                    "SELECT * FROM server_callback WHERE verdict = 'accepted' AND order_id = \(order.id) ORDER BY id LIMIT 1"
+                ).first.map { try cells($0).callbackAttempt() },
+                grant: try db.rows("SELECT * FROM item_grant WHERE order_id = \(order.id)").first.map { try cells($0).grant() })
+        }
+        return RestorePrompt(
+            request: request, transaction: transaction, product: try cells(productRow).product(), app: try cells(appRow).app(),
+            accounts: accounts, delivery: delivery)
+    }
+
+    /// The restore desk's order numbers, with room for `count` more: its newest block, or a new one.
+    func restoreDeskNumbers(_ db: PostgresSession.Transaction, needing count: Int, now: Instant) throws -> OrderNumbers {
+        if let row = try db.rows("SELECT id, orders_issued FROM payment_run WHERE kind = 'restores' ORDER BY id DESC LIMIT 1 FOR UPDATE").first {
+            let (run, issued) = try row.decode((Int64, Int64).self)
+            if let numbers = OrderNumbers(run: run, issued: issued), OrderNumbers.blockSize - 1 - numbers.issued >= Int64(count) {
+                return numbers
+            }
+        }
+        let pid = Int64(ProcessInfo.processInfo.processIdentifier)
+        let id = try db.rows(
+            """
+            INSERT INTO payment_run (kind, pid, started_at, heartbeat_at, ended_at)
+            VALUES ('restores', \(pid), \(now.millis), \(now.millis), \(now.millis)) RETURNING id
+            """
+        ).first?.decode(Int64.self)
+        guard let id, let numbers = OrderNumbers(run: id) else {
+            throw StoreError.database(path: name, message: "every payment run number has been used")
+        }
+        return numbers
+    }
+
+    /// Writes a decision: its rows and events, the prompt as it became, and the audit line.
+    func commit(_ decision: RestoreDecision, _ db: PostgresSession.Transaction) throws {
+        try write(decision.change, db)
+        let r = decision.request
+        try db.run(
+            """
+            UPDATE restore_request SET status = \(r.status.rawValue), resolved_at = \(r.resolvedAt?.millis),
+              resolved_by = \(r.resolvedBy), resolved_role = \(r.resolvedRole), target_user_id = \(r.targetUserId),
+              target_sid = \(r.targetSid), target_role_id = \(r.targetRoleId), reason = \(r.reason)
+            WHERE id = \(r.id ?? -1)
+            """)
+        let a = decision.audit
+        try db.run(
+            """
+            INSERT INTO audit_log (at, actor, role, action, subject, detail)
+            VALUES (\(a.at.millis), \(a.actor), \(a.role), \(a.action), \(a.subject), \(a.detail))
+            """)
+    }
+
+    /// The rows of one payment step: a transaction or order updated in place when it exists, else
+    /// inserted; its callback, grant and events appended.
+    func write(_ change: PaymentChange, run: Int64? = nil, _ db: PostgresSession.Transaction) throws {
+        if let t = change.transaction {
+            try db.run(
+                """
+                INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id, quantity, state,
+                  failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date, expires_date, revocation_date,
+                  revocation_reason, finished, run_id)
+                VALUES (\(t.id), \(t.originalTransactionId), \(t.userId), \(t.appId), \(t.productId), \(Int64(t.quantity)),
+                  \(t.state.rawValue), \(t.failureReason?.rawValue), \(t.environment.rawValue), \(t.sid), \(t.roleId),
+                  \(t.appOrderId), \(t.ext), \(t.purchaseDate.millis), \(t.expiresDate?.millis), \(t.revocationDate?.millis),
+                  \(t.revocationReason), \(t.finished ? Int64(1) : 0), \(run))
+                ON CONFLICT (id) DO UPDATE SET state = excluded.state, failure_reason = excluded.failure_reason,
+                  expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
+                  revocation_reason = excluded.revocation_reason, finished = excluded.finished
+                """)
+        }
+        if let o = change.order {
+            try db.run(
+                """
+                INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment, sub_payment,
+                  amount_cents, sid, role_id, app_order_id, ext, created_at, status)
+                VALUES (\(o.id), \(o.transactionId), \(o.appId), \(o.userId), \(o.productId), \(o.payment), \(o.subPayment),
+                  \(Int64(o.amountCents)), \(o.sid), \(o.roleId), \(o.appOrderId), \(o.ext), \(o.createdAt.millis), \(o.status.rawValue))
+                ON CONFLICT (order_id) DO UPDATE SET status = excluded.status
+                """)
+        }
+        if let c = change.callback {
+            try db.run(
+                """
+                INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason, reply,
+                  received_at, url, http_status, latency_us)
+                VALUES (\(c.orderId), \(Int64(c.attempt)), \(c.body), \(c.signExpected), \(c.signReceived), \(c.verdict),
+                  \(c.reason), \(c.reply), \(c.receivedAt.millis), \(c.url), \(c.httpStatus.map(Int64.init)),
+                  \(c.latencyMicros.map(Int64.init)))
+                """)
+        }
+        if let g = change.grant {
+            try db.run(
+                """
+                INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount, source, granted_at)
+                VALUES (\(g.orderId), \(g.userId), \(g.sid), \(g.roleId), \(g.productId), \(Int64(g.quantity)), \(g.kind.rawValue),
+                  \(Int64(g.currencyAmount)), \(g.source.rawValue), \(g.grantedAt.millis))
+                """)
+        }
+        for event in change.events { try insert(event, db) }
+        if let login = change.login { _ = try openPrompts(db, login) }
+    }
+
+    func insert(_ event: PaymentEvent, _ db: PostgresSession.Transaction) throws {
+        try db.run(
+            """
+            INSERT INTO transaction_event (transaction_id, at, kind, detail)
+            VALUES (\(event.transactionId), \(event.at.millis), \(event.kind.rawValue), \(event.detail))
+            """)
+    }
+}
+
+/// The desk's list on PostgreSQL: each order a keyset over its index, either way; never OFFSET.
+struct PostgresRestorePager: ListPager {
+    let store: PostgresStore
+    let query: RestoreQuery
+
+    func cursor(of row: RestoreRow) -> RestoreCursor { row.cursor }
+
+    func page(_ anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
+        var sql = SQLBuilder("SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id WHERE true")
+        if let status = query.status { sql.append(" AND r.status = \(sql.bind(status.rawValue))") }
+        if !query.text.isEmpty {
+            sql.append(" AND strpos(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, \(sql.bind(query.text))) > 0")
+        }
+        let (order, reversed): (String, Bool)
+        switch query.order {
+        case .prompted:
+            (order, reversed) = PostgresKeyset(key: "r.created_at", tie: "r.id", descending: query.descending)
+                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.createdAt.millis), sql.bind(c.id)] }
+        case .player:
+            (order, reversed) = PostgresKeyset(key: "r.user_id", tie: "r.id", descending: query.descending)
+                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.userId), sql.bind(c.id)] }
+        case .transaction:
+            (order, reversed) = PostgresKeyset(key: nil, tie: "r.transaction_id", descending: query.descending)
+                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.transactionId)] }
+        }
+        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
+        let rows = try store.session.rows(sql.query).map { row in
+            let cells = store.cells(row)
+            return RestoreRow(request: try cells.restoreRequest(), appId: try cells.text("sd_app_id"))
+        }
+        return reversed ? rows.reversed() : rows
+    }
+
+    func cursor(id: Int64?) throws -> RestoreCursor? {
+        guard let id else { return nil }
+        return try store.session.rows("SELECT * FROM restore_request WHERE id = \(id)").first.map { row in
+            RestoreRow(request: try store.cells(row).restoreRequest(), appId: "").cursor
+        }
+    }
+}
