@@ -61,8 +61,8 @@ extension PostgresStore: LoginEntryStore {
     }
 
     func unknownApp(_ appId: String, _ db: PostgresSession.Transaction) throws -> StoreError {
-        let known = try db.rows("SELECT id FROM app ORDER BY id").map { try $0.decode(String.self) }
-        return StoreError.invalidArgument("no app with id '\(appId)' (known: \(known.joined(separator: ", ")))")
+        let known = try db.rows(#"SELECT id FROM app ORDER BY id COLLATE "C""#).map { try $0.decode(String.self) }
+        return AppWrites.unknownApp(appId, known: known)
     }
 
     /// The entries as the SQLite store keeps them: a JSON array of the SDK's names, or NULL.

@@ -1,5 +1,6 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension AppDatabase {
     /// One app, or nil when the store has none with that id.
@@ -25,16 +26,11 @@ extension AppDatabase {
     /// Adds an app with an audit line, in one transaction. Only a developer may; an id already taken is
     /// refused and nothing is written.
     public func addApp(_ app: App, by staff: StaffMember, at now: Instant) throws {
-        try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the app was not added")
+        try AppWrites.check(staff, readOnly: isReadOnly, what: "the app was not added")
         try writeImmediate { db in
-            if let existing = try App.fetchOne(db, matching: "id", app.id) {
-                throw StoreError.invalidArgument(
-                    "app \(app.id) already exists (\(existing.name)): change it with `storedesk apps set \(app.id) ...`")
-            }
+            if let existing = try App.fetchOne(db, matching: "id", app.id) { throw AppWrites.alreadyExists(app, existing: existing) }
             try app.insert(db)
-            var audit = AuditEntry(
-                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "app.add", subject: "app \(app.id)",
-                detail: AppSettings.summary(app))
+            var audit = AppWrites.added(app, by: staff, at: try StoreMeta.stamp(now, in: db))
             try audit.insert(db)
         }
     }
@@ -48,25 +44,17 @@ extension AppDatabase {
     public func updateApp(
         id: String, _ settings: AppSettings, by staff: StaffMember, at now: Instant
     ) throws -> (old: App, new: App)? {
-        try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the app was not changed")
+        try AppWrites.check(staff, readOnly: isReadOnly, what: "the app was not changed")
         return try writeImmediate { db in
             guard let old = try App.fetchOne(db, matching: "id", id) else { throw Self.unknownApp(id, db) }
-            let new = settings.applied(to: old)
-            let changes = AppSettings.differences(old, new)
-            guard !changes.isEmpty else { return nil }
+            guard let change = AppWrites.change(old, settings, by: staff, at: try StoreMeta.stampInstant(now, in: db)) else { return nil }
+            let new = change.new
             try new.update(db)
-            var audit = AuditEntry(
-                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "app.set", subject: "app \(id)",
-                detail: changes.joined(separator: "; "))
-            try audit.insert(db)
+            var line = change.audit
+            line.at = try StoreMeta.stamp(now, in: db)
+            try line.insert(db)
             return (old, new)
         }
-    }
-
-    /// Refuses a write to an app's configuration by anyone but a developer, or on a read-only store.
-    static func checkAppWriter(_ staff: StaffMember, readOnly: Bool, what: String, permission: Permission = .editApps) throws {
-        guard !readOnly else { throw StoreError.invalidArgument("the store is open read-only: \(what)") }
-        if let refusal = staff.refusal(permission) { throw StoreError.invalidArgument(refusal) }
     }
 
     private static func overviews(_ db: Database, appId: String?) throws -> [AppOverview] {

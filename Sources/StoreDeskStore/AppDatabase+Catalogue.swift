@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension AppDatabase {
     /// The catalogue of one app.
@@ -34,43 +35,21 @@ extension AppDatabase {
     public func importCatalogue(
         _ configuration: StoreKitConfiguration, appId: String, source: String, by staff: StaffMember, at now: Instant
     ) throws -> CatalogueImport.Report {
-        try Self.checkAppWriter(staff, readOnly: isReadOnly, what: "the catalogue was not imported", permission: .importCatalogue)
+        try AppWrites.check(staff, readOnly: isReadOnly, what: "the catalogue was not imported", permission: .importCatalogue)
         return try writeImmediate { db in
             guard let app = try App.fetchOne(db, matching: "id", appId) else { throw Self.unknownApp(appId, db) }
             let rows = CatalogueRows(db: db)
-            let ids = configuration.products.map(\.id)
-            let existing = try rows.products(ids: ids)
             let names = try Dictionary(
                 uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT id, name FROM app").map { (try $0.column("id") as String, try $0.column("name") as String) })
-            if let conflict = CatalogueImport.conflict(appId: appId, existing: Array(existing.values), apps: names) {
-                throw StoreError.invalidArgument("\(conflict); nothing was imported")
-            }
-            let before = try rows.catalogue(of: app)
-            let previousDetails = Dictionary(
-                before.entries.compactMap { entry in entry.details.map { (entry.product.id, $0) } }, uniquingKeysWith: { a, _ in a })
-            var report = CatalogueImport.Report(appId: appId, source: source, configuration: configuration)
-            report.notes = CatalogueImport.notes(app: app, settings: configuration.settings)
-            for entry in configuration.products {
-                let old = existing[entry.id]
-                let row = CatalogueImport.product(entry, appId: appId, settings: configuration.settings, existing: old)
-                if old == nil {
-                    report.added.append(entry.id)
-                } else if old == row && previousDetails[entry.id] == entry {
-                    report.unchanged.append(entry.id)
-                } else {
-                    report.updated.append(entry.id)
-                }
-                if old != row { try row.save(db) }
-            }
-            let listed = Set(ids)
-            report.notInFile = before.entries.map(\.product.id).filter { !listed.contains($0) }
+            let plan = try CatalogueImport.plan(
+                configuration, app: app, source: source, existing: try rows.products(ids: configuration.products.map(\.id)), apps: names,
+                before: try rows.catalogue(of: app))
+            for row in plan.saves { try row.save(db) }
             let now = try StoreMeta.stamp(now, in: db)
             try rows.replace(appId: appId, with: configuration, source: source, by: staff.name, at: now)
-            var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "catalog.import", subject: "app \(appId)",
-                detail: "\(source) (StoreKit \(configuration.version)): \(report.summary)")
+            var audit = CatalogueImport.audit(plan.report, configuration: configuration, by: staff, at: now)
             try audit.insert(db)
-            return report
+            return plan.report
         }
     }
 }

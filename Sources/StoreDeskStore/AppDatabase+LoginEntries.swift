@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension LoginEntryHistory: FetchableRecord, MutablePersistableRecord {
     public static let databaseTableName = "login_entry_history"
@@ -58,6 +59,6 @@ extension AppDatabase {
 
     static func unknownApp(_ appId: String, _ db: Database) -> StoreError {
         let known = (try? String.fetchAll(db, sql: "SELECT id FROM app ORDER BY id")) ?? []
-        return StoreError.invalidArgument("no app with id '\(appId)' (known: \(known.joined(separator: ", ")))")
+        return AppWrites.unknownApp(appId, known: known)
     }
 }

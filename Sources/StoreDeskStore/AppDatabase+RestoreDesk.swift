@@ -1,5 +1,6 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// The restore desk's reads and writes. Every write runs in one `BEGIN IMMEDIATE` transaction: the
 /// write lock is taken before the prompt is read, so of two processes confirming one prompt the
@@ -112,20 +113,8 @@ extension AppDatabase {
             let roles = try GameAccount.fetchAll(
                 db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id",
                 arguments: [target.userId])
-            let matching = roles.filter {
-                $0.sid == target.sid && $0.roleId == target.roleId && (appId == nil || $0.appId == appId)
-            }
-            guard let account = matching.first else {
-                throw RestoreRefusal.unknownRole(
-                    target, appId: appId, known: roles.filter { appId == nil || $0.appId == appId }.map(RestoreAccount.init))
-            }
-            guard matching.count == 1 else {
-                let apps = matching.map(\.appId).joined(separator: ", ")
-                throw StoreError.invalidArgument("role \(target.roleId) on \(target.sid) plays in apps \(apps): choose one with --app")
-            }
-            guard let app = try App.fetchOne(db, matching: "id", account.appId) else {
-                throw StoreError.invalidArgument("game account \(account.id ?? 0) names app \(account.appId), which does not exist")
-            }
+            let account = try RestorePurchases.account(for: target, appId: appId, roles: roles)
+            guard let app = try App.fetchOne(db, matching: "id", account.appId) else { throw RestorePurchases.missingApp(of: account) }
             let purchases = try RestoreDesk.pastPurchases(db, appleId: account.appleId, app: app)
             let numbers = try PaymentRuns.restoreDesk(db, needing: purchases.count, now: now, path: path)
             let result = RestorePurchases.plan(
@@ -350,17 +339,10 @@ enum RestoreDesk {
                   AND p.type IN ('non_consumable', 'auto_renewable')
                 ORDER BY t.purchase_date, t.id
                 """, arguments: StatementArguments(players) + [app.id])
-        var latest: [String: StoreTransaction] = [:]
-        var order: [String] = []
-        for row in rows {
-            let transaction = try StoreTransaction(row: row)
-            if latest[transaction.originalTransactionId] == nil { order.append(transaction.originalTransactionId) }
-            latest[transaction.originalTransactionId] = transaction
-        }
-        return try order.compactMap { original in
-            guard let newest = latest[original], let product = try Product.fetchOne(db, matching: "id", newest.productId) else {
-                return nil
-            }
+        let newest = try RestorePurchases.newestByOriginal(rows.map(StoreTransaction.init(row:)))
+        return try newest.compactMap { newest in
+            let original = newest.originalTransactionId
+            guard let product = try Product.fetchOne(db, matching: "id", newest.productId) else { return nil }
             let holders = try Row.fetchAll(
                 db,
                 sql: """

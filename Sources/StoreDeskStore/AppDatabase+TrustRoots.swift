@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension TrustedRoot {
     init(row: Row) throws {
@@ -40,11 +41,10 @@ extension AppDatabase {
     /// - Returns: the root as stored, with its id.
     @discardableResult
     public func addTrustRoot(_ root: TrustedRoot, by staff: StaffMember, at now: Instant) throws -> TrustedRoot {
-        try Self.refuseUnlessDeveloper(staff, isReadOnly: isReadOnly)
+        try TrustWrites.check(staff, readOnly: isReadOnly)
         return try writeImmediate { db in
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM trust_root WHERE sha256 = ?", arguments: [root.sha256]) {
-                throw StoreError.invalidArgument(
-                    "already trusted as root \(id) (\(root.subject), SHA-256 \(TrustedRoot.spaced(root.sha256)))")
+                throw TrustWrites.alreadyTrusted(root, id: id)
             }
             let now = try StoreMeta.stamp(now, in: db)
             try db.execute(
@@ -53,14 +53,8 @@ extension AppDatabase {
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [root.sha256, root.subject, Data(root.der), root.notValidBefore, root.notValidAfter, now, staff.name])
-            let id = db.lastInsertedRowID
-            var stored = root
-            stored.id = id
-            stored.addedAt = now
-            stored.addedBy = staff.name
-            var audit = AuditEntry(
-                at: now, actor: staff.name, role: staff.role.rawValue, action: "trust.root.add", subject: "root \(id)",
-                detail: "\(root.subject), SHA-256 \(root.sha256)")
+            let (stored, line) = TrustWrites.added(root, id: db.lastInsertedRowID, by: staff, at: now)
+            var audit = line
             try audit.insert(db)
             return stored
         }
@@ -72,31 +66,14 @@ extension AppDatabase {
     /// - Returns: the root removed.
     @discardableResult
     public func removeTrustRoot(_ key: String, by staff: StaffMember, at now: Instant) throws -> TrustedRoot {
-        try Self.refuseUnlessDeveloper(staff, isReadOnly: isReadOnly)
+        try TrustWrites.check(staff, readOnly: isReadOnly)
         return try writeImmediate { db in
-            let roots = try Self.trustRoots(db)
-            let lowered = key.lowercased()
-            let matches = roots.filter { root in
-                if let id = Int64(key) { return root.id == id }
-                return lowered.count >= 8 && root.sha256.hasPrefix(lowered)
-            }
-            guard let root = matches.first, matches.count == 1, let id = root.id else {
-                throw StoreError.invalidArgument(
-                    matches.isEmpty
-                        ? "no trusted root \(key): `storedesk trust list` shows their ids"
-                        : "\(key) names \(matches.count) roots: give more of the SHA-256, or the id")
-            }
+            let root = try TrustWrites.root(named: key, in: try Self.trustRoots(db))
+            let id = root.id ?? 0
             try db.execute(sql: "DELETE FROM trust_root WHERE id = ?", arguments: [id])
-            var audit = AuditEntry(
-                at: try StoreMeta.stamp(now, in: db), actor: staff.name, role: staff.role.rawValue, action: "trust.root.remove", subject: "root \(id)",
-                detail: "\(root.subject), SHA-256 \(root.sha256)")
+            var audit = TrustWrites.removed(root, id: id, by: staff, at: try StoreMeta.stamp(now, in: db))
             try audit.insert(db)
             return root
         }
-    }
-
-    private static func refuseUnlessDeveloper(_ staff: StaffMember, isReadOnly: Bool) throws {
-        guard !isReadOnly else { throw StoreError.invalidArgument("the store is open read-only: the trusted roots were not changed") }
-        if let refusal = staff.refusal(.editTrustRoots) { throw StoreError.invalidArgument(refusal + ": use --role developer") }
     }
 }

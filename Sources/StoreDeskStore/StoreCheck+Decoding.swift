@@ -1,5 +1,6 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// What every other command needs of a store before it can read a row, checked the way they read it:
 /// the tables and columns the migrations make (a column dropped by hand fails every read of its table),
@@ -18,20 +19,18 @@ extension StoreCheck {
         /// The column holds a JSON array of such values (a record's array property, as GRDB stores it).
         var jsonArray = false
 
-        init<Record: TableRecord, Value: RawRepresentable & CaseIterable>(
-            _ record: Record.Type, key: some CodingKey, _ column: some CodingKey, _ type: Value.Type
-        ) where Value.RawValue: DatabaseValueConvertible {
-            table = Record.databaseTableName
-            self.key = key.stringValue
-            self.column = column.stringValue
-            values = Value.allCases.map(\.rawValue.databaseValue)
-        }
-
-        init<Record: TableRecord, Value: RawRepresentable & CaseIterable>(
-            _ record: Record.Type, key: some CodingKey, jsonArrayOf column: some CodingKey, _ type: Value.Type
-        ) where Value.RawValue: DatabaseValueConvertible {
-            self.init(record, key: key, column, type)
-            jsonArray = true
+        init(_ shared: StoreCheckRules.DecodedColumn) {
+            table = shared.table
+            key = shared.key
+            column = shared.column
+            values = shared.values.map { value in
+                switch value {
+                case .integer(let number): number.databaseValue
+                case .text(let text): text.databaseValue
+                default: .null
+                }
+            }
+            jsonArray = shared.jsonArray
         }
 
         /// The rows whose value the decoder refuses: `(id, message)`. A value of another type (text in a
@@ -56,26 +55,7 @@ extension StoreCheck {
     }
 
     /// Every column a record decodes into a Core enum.
-    static let decodedColumns: [DecodedColumn] = [
-        DecodedColumn(User.self, key: User.CodingKeys.id, User.CodingKeys.site, Site.self),
-        DecodedColumn(User.self, key: User.CodingKeys.id, User.CodingKeys.adultType, AdultType.self),
-        DecodedColumn(App.self, key: App.CodingKeys.id, App.CodingKeys.restoreOwnership, RestoreOwnership.self),
-        DecodedColumn(App.self, key: App.CodingKeys.id, App.CodingKeys.environments, AppEnvironments.self),
-        DecodedColumn(Product.self, key: Product.CodingKeys.id, Product.CodingKeys.type, ProductType.self),
-        DecodedColumn(Product.self, key: Product.CodingKeys.id, Product.CodingKeys.period, SubscriptionPeriod.self),
-        DecodedColumn(StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.state, TransactionState.self),
-        DecodedColumn(StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.failureReason, FailureReason.self),
-        DecodedColumn(
-            StoreTransaction.self, key: StoreTransaction.CodingKeys.id, StoreTransaction.CodingKeys.environment, StoreEnvironment.self),
-        DecodedColumn(PaymentOrder.self, key: PaymentOrder.CodingKeys.id, PaymentOrder.CodingKeys.status, OrderStatus.self),
-        DecodedColumn(Grant.self, key: Grant.CodingKeys.id, Grant.CodingKeys.kind, GrantKind.self),
-        DecodedColumn(Grant.self, key: Grant.CodingKeys.id, Grant.CodingKeys.source, GrantSource.self),
-        DecodedColumn(Subscription.self, key: Subscription.CodingKeys.id, Subscription.CodingKeys.state, SubscriptionState.self),
-        DecodedColumn(RestoreRequest.self, key: RestoreRequest.CodingKeys.id, RestoreRequest.CodingKeys.status, RestoreStatus.self),
-        DecodedColumn(
-            LoginEntryConfiguration.self, key: LoginEntryConfiguration.CodingKeys.appId, jsonArrayOf: LoginEntryConfiguration.CodingKeys.entries,
-            LoginEntry.self),
-    ]
+    static let decodedColumns: [DecodedColumn] = StoreCheckRules.decodedColumns.map(DecodedColumn.init)
 
     /// A table as `PRAGMA table_info` describes it.
     struct SchemaTable: Sendable {
@@ -136,16 +116,12 @@ extension StoreCheck {
         for expected in expectedSchema {
             let table = expected.table
             guard let have = present[table] else {
-                violations.append(
-                    Violation(kind: "schema_table_missing", subject: table, message: "table \(table) is missing (the schema was changed outside StoreDesk)"))
+                violations.append(StoreCheckRules.missing(table: table))
                 continue
             }
             // A `rowid` column declared by the schema is the table's own rowid, which every rowid table has.
             for column in expected.names where !have.contains(column) && column != "rowid" {
-                violations.append(
-                    Violation(
-                        kind: "schema_column_missing", subject: "\(table).\(column)",
-                        message: "table \(table) has no column \(column) (the schema was changed outside StoreDesk)"))
+                violations.append(StoreCheckRules.missing(column: column, of: table))
             }
         }
         return violations

@@ -1,5 +1,6 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// `storedesk check`: SQLite's own integrity check plus the domain's invariants. Later features add
 /// their invariants to `invariants`.
@@ -8,13 +9,19 @@ public enum StoreCheck {
 
     /// One named rule: a query whose every row is a violation `(subject, message)`.
     struct Invariant {
-        var kind: String
+        var invariant: StoreInvariant
         var sql: String
+        var kind: String { invariant.rawValue }
+
+        init(kind invariant: StoreInvariant, sql: String) {
+            self.invariant = invariant
+            self.sql = sql
+        }
     }
 
     static let invariants: [Invariant] = [
         Invariant(
-            kind: "store_clock_invalid",
+            kind: .storeClockInvalid,
             sql: """
                 SELECT 'clock', 'store_meta clock ' || quote(value) || ' \(StoreMeta.clockProblem)'
                 FROM store_meta WHERE key = 'clock'
@@ -22,7 +29,7 @@ public enum StoreCheck {
                        OR CAST(value AS INTEGER) NOT BETWEEN 0 AND \(Instant.supported.upperBound.millis))
                 """),
         Invariant(
-            kind: "schema_key_missing",
+            kind: .schemaKeyMissing,
             sql: """
                 SELECT k.tbl, 'table ' || k.tbl || ' has no unique key on ' || k.col
                   || ': its rows can no longer be told apart (the schema was changed outside StoreDesk)'
@@ -34,32 +41,32 @@ public enum StoreCheck {
                   AND NOT EXISTS (SELECT 1 FROM pragma_table_info(k.tbl) c WHERE c.name = k.col AND c.pk = 1 AND c.type = 'INTEGER')
                 """),
         Invariant(
-            kind: "user_count_drift",
+            kind: .userCountDrift,
             sql: """
                 SELECT 'user_count', 'store_meta says ' || m.value || ' users but the table holds ' || (SELECT COUNT(*) FROM user)
                 FROM store_meta m WHERE m.key = 'user_count' AND CAST(m.value AS INTEGER) != (SELECT COUNT(*) FROM user)
                 """),
         Invariant(
-            kind: "order_granted_twice",
+            kind: .orderGrantedTwice,
             sql: """
                 SELECT order_id, 'order ' || order_id || ' was granted ' || COUNT(*) || ' times'
                 FROM item_grant GROUP BY order_id HAVING COUNT(*) > 1
                 """),
         Invariant(
-            kind: "grant_without_order",
+            kind: .grantWithoutOrder,
             sql: """
                 SELECT CAST(g.id AS TEXT), 'grant ' || g.id || ' points at order ' || g.order_id || ', which does not exist'
                 FROM item_grant g LEFT JOIN payment_order o ON o.order_id = g.order_id WHERE o.order_id IS NULL
                 """),
         Invariant(
-            kind: "order_pending_with_grant",
+            kind: .orderPendingWithGrant,
             sql: """
                 SELECT o.order_id, 'order ' || o.order_id || ' (transaction ' || o.transaction_id
                   || ') is pending but holds grant ' || g.id
                 FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id WHERE o.status = 'pending'
                 """),
         Invariant(
-            kind: "order_without_payment",
+            kind: .orderWithoutPayment,
             sql: """
                 SELECT o.order_id, 'order ' || o.order_id || ' is for transaction ' || o.transaction_id || ', which is '
                   || t.state || ', not paid'
@@ -67,7 +74,7 @@ public enum StoreCheck {
                 WHERE t.state NOT IN ('purchased', 'restored')
                 """),
         Invariant(
-            kind: "finished_purchase_not_delivered",
+            kind: .finishedPurchaseNotDelivered,
             sql: """
                 SELECT t.id, 'transaction ' || t.id || ' (user ' || t.user_id || ', ' || t.product_id
                   || ') is purchased and finished but has no grant and no open restore request'
@@ -78,7 +85,7 @@ public enum StoreCheck {
                   AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id AND r.status = 'open')
                 """),
         Invariant(
-            kind: "accepted_callback_grants",
+            kind: .acceptedCallbackGrants,
             sql: """
                 SELECT c.order_id, 'order ' || c.order_id || ' has an accepted callback but '
                   || (SELECT COUNT(*) FROM item_grant g WHERE g.order_id = c.order_id) || ' grants'
@@ -86,13 +93,13 @@ public enum StoreCheck {
                   AND (SELECT COUNT(*) FROM item_grant g WHERE g.order_id = c.order_id) != 1
                 """),
         Invariant(
-            kind: "order_accepted_twice",
+            kind: .orderAcceptedTwice,
             sql: """
                 SELECT order_id, 'order ' || order_id || ' has ' || COUNT(*) || ' accepted callbacks'
                 FROM server_callback WHERE verdict = 'accepted' GROUP BY order_id HAVING COUNT(*) > 1
                 """),
         Invariant(
-            kind: "grant_without_accepted_callback",
+            kind: .grantWithoutAcceptedCallback,
             sql: """
                 SELECT g.order_id, 'simulated order ' || g.order_id || ' was granted without an accepted callback'
                 FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
@@ -100,7 +107,7 @@ public enum StoreCheck {
                   AND NOT EXISTS (SELECT 1 FROM server_callback c WHERE c.order_id = g.order_id AND c.verdict = 'accepted')
                 """),
         Invariant(
-            kind: "dropped_order_granted",
+            kind: .droppedOrderGranted,
             sql: """
                 SELECT e.transaction_id, 'transaction ' || e.transaction_id
                   || ' was dropped by a client crash but has an order or a grant without a confirmed restore'
@@ -110,7 +117,7 @@ public enum StoreCheck {
                   AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = e.transaction_id AND r.status = 'confirmed')
                 """),
         Invariant(
-            kind: "dropped_order_lost",
+            kind: .droppedOrderLost,
             sql: """
                 SELECT e.transaction_id, 'transaction ' || e.transaction_id
                   || ' was dropped by a client crash but is no longer purchased and unfinished, and no restore was confirmed'
@@ -119,7 +126,7 @@ public enum StoreCheck {
                   AND NOT EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id AND r.status = 'confirmed')
                 """),
         Invariant(
-            kind: "transaction_restored_twice",
+            kind: .transactionRestoredTwice,
             sql: """
                 SELECT transaction_id, 'transaction ' || transaction_id || ' has ' || COUNT(*) || ' confirmed restores'
                 FROM restore_request WHERE status = 'confirmed' GROUP BY transaction_id HAVING COUNT(*) > 1
@@ -129,7 +136,7 @@ public enum StoreCheck {
                 WHERE g.source = 'restore' GROUP BY o.transaction_id HAVING COUNT(*) > 1
                 """),
         Invariant(
-            kind: "confirmed_restore_grants",
+            kind: .confirmedRestoreGrants,
             sql: """
                 SELECT r.transaction_id, 'the confirmed restore of transaction ' || r.transaction_id || ' has '
                   || (SELECT COUNT(*) FROM payment_order o JOIN item_grant g ON g.order_id = o.order_id
@@ -139,7 +146,7 @@ public enum StoreCheck {
                        WHERE o.transaction_id = r.transaction_id) != 1
                 """),
         Invariant(
-            kind: "served_success_without_grant",
+            kind: .servedSuccessWithoutGrant,
             sql: """
                 SELECT c.order_id, 'the game server answered success to order ' || c.order_id || ' of ' || c.app_id
                   || ' but holds no grant for it'
@@ -152,7 +159,7 @@ public enum StoreCheck {
                 WHERE c.outcome != 'granted' OR c.order_id != g.order_id
                 """),
         Invariant(
-            kind: "event_without_transaction",
+            kind: .eventWithoutTransaction,
             sql: """
                 SELECT DISTINCT e.transaction_id, 'events for transaction ' || e.transaction_id || ', which does not exist'
                 FROM transaction_event e
@@ -163,24 +170,21 @@ public enum StoreCheck {
 
     /// The keys rows are found and referenced by: a store whose table lost one (rebuilt by hand without
     /// `UNIQUE`) fails every write that references it with "foreign key mismatch".
-    static let keyColumns: [(table: String, column: String)] = [
-        ("app", "id"), ("user", "id"), ("product", "id"), ("store_transaction", "id"), ("payment_order", "order_id"),
-        ("subscription", "original_transaction_id"), ("restore_request", "id"), ("login_entry_configuration", "app_id"),
-    ]
+    static var keyColumns: [(table: String, column: String)] { StoreCheckRules.keyColumns }
 
     /// A subscription row must not give access it no longer gives, and its dates must follow each other.
     /// "Now" is the store's clock (demo and seeded stores keep one); a store without one skips the
     /// expiry rule, since its rows were computed at the wall clock of their import.
     static let subscriptionInvariants: [Invariant] = [
         Invariant(
-            kind: "subscription_entitled_after_revocation",
+            kind: .subscriptionEntitledAfterRevocation,
             sql: """
                 SELECT original_transaction_id, 'subscription ' || original_transaction_id || ' (user ' || user_id
                   || ') is ' || state || ' but was revoked on ' || \(iso("revocation_date"))
                 FROM subscription WHERE state IN ('active', 'grace_period') AND revocation_date IS NOT NULL
                 """),
         Invariant(
-            kind: "subscription_entitled_after_expiry",
+            kind: .subscriptionEntitledAfterExpiry,
             sql: """
                 SELECT s.original_transaction_id, 'subscription ' || s.original_transaction_id || ' (user ' || s.user_id
                   || ') is ' || s.state || ' at the store clock ' || \(iso("c.now")) || ' but '
@@ -191,7 +195,7 @@ public enum StoreCheck {
                    OR (s.state = 'grace_period' AND COALESCE(s.grace_period_expires_date, s.expires_date) <= c.now)
                 """),
         Invariant(
-            kind: "subscription_dates_out_of_order",
+            kind: .subscriptionDatesOutOfOrder,
             sql: """
                 SELECT original_transaction_id, 'subscription ' || original_transaction_id || ': ' || CASE
                   WHEN original_purchase_date > purchase_date THEN 'first bought ' || \(iso("original_purchase_date"))
@@ -209,7 +213,7 @@ public enum StoreCheck {
                    OR (state = 'revoked' AND revocation_date IS NULL)
                 """),
         Invariant(
-            kind: "subscription_event_without_subscription",
+            kind: .subscriptionEventWithoutSubscription,
             sql: """
                 SELECT DISTINCT e.original_transaction_id, 'notifications for subscription ' || e.original_transaction_id
                   || ', which has no subscription row'
@@ -219,20 +223,13 @@ public enum StoreCheck {
     ]
 
     /// The columns a write stamps with the store's clock, which `StoreMeta.stamp` keeps at or before it.
-    /// (A notification's own dates are Apple's, and run leases are wall-clock time: neither is the store's;
-    /// when a notification was imported is.)
-    static let stampedColumns: [(table: String, column: String)] = [
-        ("audit_log", "at"), ("restore_request", "created_at"), ("restore_request", "resolved_at"),
-        ("store_transaction", "purchase_date"), ("transaction_event", "at"), ("payment_order", "created_at"),
-        ("server_callback", "received_at"), ("item_grant", "granted_at"), ("login_entry_history", "at"),
-        ("login_entry_configuration", "updated_at"), ("subscription_event", "imported_at"),
-    ]
+    static var stampedColumns: [(table: String, column: String)] { StoreCheckRules.stampedColumns }
 
     /// A row stamped after the store's clock (or, in a store without one, after the latest stamp it
     /// remembers): one finding a column, with how many and the latest. Such a row says the time line ran
     /// back: a later write would be stamped before it.
     static let stampAfterClock = Invariant(
-        kind: "stamp_after_clock",
+        kind: .stampAfterClock,
         sql: """
             WITH c(now) AS (
               SELECT MAX(CAST(value AS INTEGER)) FROM store_meta
@@ -291,9 +288,7 @@ public enum StoreCheck {
                 // A table or column the rule reads is gone (a schema edited by hand): that is the finding,
                 // and the other rules still run.
                 violations.append(
-                    Violation(
-                        kind: "schema", subject: invariant.kind,
-                        message: "cannot check \(invariant.kind): \(error.message ?? "SQLite error \(error.resultCode.rawValue)")"))
+                    StoreCheckRules.cannotCheck(invariant.kind, because: error.message ?? "SQLite error \(error.resultCode.rawValue)"))
             }
         }
         return violations

@@ -38,7 +38,7 @@ public enum StoreMeta {
     }
 
     /// What is wrong with a clock `clock` refuses, for its error and `storedesk check`.
-    static let clockProblem = "is not milliseconds from 1970 to 9999"
+    static let clockProblem = StoreCheckRules.clockProblem
 
     /// The latest instant a write stamped in a store without a clock of its own; nil when none did (or
     /// the value is not a date, which `check` reports through the clock's rule's sibling).
