@@ -41,16 +41,17 @@ extension AppDatabase: HistoryStore {
     static func historyPage(_ read: HistoryRead, userId: String, before: HistoryCursor?, limit: Int) -> (String, StatementArguments) {
         var arguments: [String: (any DatabaseValueConvertible)?] = ["user": userId, "limit": limit]
         var condition = ""
-        if let before {
-            arguments["at"] = before.at.millis
-            if read.kind < before.kind {
-                condition = "WHERE at <= :at"
-            } else if read.kind > before.kind {
-                condition = "WHERE at < :at"
-            } else {
-                condition = "WHERE (at < :at OR (at = :at AND id < :id))"
-                arguments["id"] = before.id
-            }
+        switch HistoryBound(before, kind: read.kind) {
+        case .none: break
+        case .atOrBefore(let at):
+            condition = "WHERE at <= :at"
+            arguments["at"] = at.millis
+        case .before(let at):
+            condition = "WHERE at < :at"
+            arguments["at"] = at.millis
+        case .beforeId(let at, let id):
+            condition = "WHERE (at < :at OR (at = :at AND id < :id))"
+            (arguments["at"], arguments["id"]) = (at.millis, id)
         }
         let sql = "SELECT * FROM (\(read.sql)) \(condition) ORDER BY at DESC, id DESC LIMIT :limit"
         return (sql, StatementArguments(arguments))

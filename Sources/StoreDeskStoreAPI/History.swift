@@ -99,3 +99,27 @@ public protocol HistoryStore: Sendable {
     /// empty), after `before` when given. Throws `StoreError.unknownUser` for an unknown player.
     func history(userId: String, kinds: Set<HistoryKind>, before: HistoryCursor?, limit: Int) throws -> [HistoryEntry]
 }
+
+/// Where one kind's rows stop on a page that starts after a cursor: the keyset `(at, kind, id)` newest
+/// first, so a kind before the cursor's keeps rows at its instant, a kind after it does not, and the
+/// cursor's own kind keeps rows at its instant with a smaller id.
+public enum HistoryBound: Hashable, Sendable {
+    case none
+    case atOrBefore(Instant)
+    case before(Instant)
+    case beforeId(Instant, String)
+
+    public init(_ cursor: HistoryCursor?, kind: HistoryKind) {
+        guard let cursor else {
+            self = .none
+            return
+        }
+        if kind < cursor.kind {
+            self = .atOrBefore(cursor.at)
+        } else if kind > cursor.kind {
+            self = .before(cursor.at)
+        } else {
+            self = .beforeId(cursor.at, cursor.id)
+        }
+    }
+}

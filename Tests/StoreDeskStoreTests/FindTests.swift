@@ -160,8 +160,9 @@ import Testing
     /// The plan of every statement `find` runs, for exact text and for a prefix.
     static func plans(_ store: AppDatabase, _ text: String) throws -> [(String, [String])] {
         try store.reader.read { db in
-            try FindPlan(try FindQuery(text)).statements().map { sql, arguments in
-                let details = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            try FindPlan(try FindQuery(text), .sqlite).statements().map { sql, arguments in
+                let details = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
+                    .map { $0["detail"] as String }
                 return (sql, details)
             }
         }
@@ -188,11 +189,11 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
         for text in ["13800000000", "2000000100000093", "G20261111-0004", "1234", "剑客阿伟"] {
-            let plan = FindPlan(try FindQuery(text))
+            let plan = FindPlan(try FindQuery(text), .sqlite)
             for arms in [plan.exactArms(), plan.prefixArms()] where !arms.isEmpty {
                 let (sql, arguments) = FindPlan.probe(arms)
                 let details = try store.reader.read { db in
-                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments)).map { $0["detail"] as String }
                 }
                 #expect(details.filter { $0.hasPrefix("SEARCH") }.count == arms.count, "\(text): \(details)")
                 // The one row of flags is SQLite's constant row; no table is scanned.
@@ -220,9 +221,9 @@ import Testing
         }
         #expect(shared == transactions, "\(prefix) is not every transaction's prefix")
         try store.reader.read { db in
-            for (sql, arguments) in FindPlan(try FindQuery(prefix, limit: 5)).statements() {
+            for (sql, arguments) in FindPlan(try FindQuery(prefix, limit: 5), .sqlite).statements() {
                 let statement = try db.makeStatement(sql: sql)
-                try statement.setArguments(arguments)
+                try statement.setArguments(StatementArguments(arguments))
                 _ = try Row.fetchAll(statement)
                 let steps = Int(sqlite3_stmt_status(statement.sqliteStatement, SQLITE_STMTSTATUS_VM_STEP, 0))
                 #expect(steps < transactions, "\(steps) steps for \(sql)")
