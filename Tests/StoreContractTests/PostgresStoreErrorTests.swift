@@ -99,7 +99,7 @@ import Testing
         let readOnly = try PostgresStore.open(store.address, access: .readOnly)
         #expect(try readOnly.userCount() == 40)
         let write = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
-        #expect(write.contains("cannot be written"), "\(write)")
+        #expect(write.contains("cannot be written from here") && !write.contains("SQLite"), "\(write)")
         let again = Self.oneLine { _ = try store.load(from: try stores.sqlite()) }
         #expect(again.contains("already holds a store"), "\(again)")
         #expect(try store.userCount() == 40)
