@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
+                "StoreDeskTrust",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -244,16 +244,6 @@ extension PostgresStore: QueueStore {
         }
         return (work, from)
     }
-
-    /// Moves the store's time line up to `instant` (rows were stamped there); never back.
-    func advance(to instant: Instant, _ db: PostgresSession.Transaction) throws {
-        let hasClock = !(try db.rows("SELECT 1 FROM store_meta WHERE key = 'clock'").isEmpty)
-        try db.run(
-            """
-            INSERT INTO store_meta (key, value) VALUES (\(hasClock ? "clock" : "stamped_through"), \(String(instant.millis)))
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_meta.value::bigint < excluded.value::bigint
-            """)
-    }
 }
 
 /// A run's advisory lock on its store's connection; released when the run ends cleanly.
