@@ -157,7 +157,7 @@ extension PostgresStore: QueueStore {
         guard !changes.isEmpty else { return }
         try write { db in
             try beat(db, run)
-            for change in changes { try write(change, run: run.id, db) }
+            try write(changes, run: run.id, db)
             if let latest = changes.compactMap(\.latestStamp).max() { try advance(to: latest, db) }
         }
     }
