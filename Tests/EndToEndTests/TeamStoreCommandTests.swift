@@ -102,4 +102,28 @@ import Testing
             }
         }
     }
+
+    @Test func seedWritesTheSameStoreOnPostgreSQLAndRefusesToOverwrite() throws {
+        let team = try TeamStore()
+        try team.cluster.psql("CREATE DATABASE seeded")
+        let url = team.cluster.url(database: "seeded")
+        let file = team.home.path("seeded.sqlite")
+        let onServer = try Binary.run(["seed", "--users", "120", "--seed", "9", "--db", url], home: team.home)
+        #expect(onServer.status == 0, "\(onServer.stderr)")
+        #expect(onServer.stdout.contains("seeded 120 users"), "\(onServer.stdout)")
+        #expect(try Binary.run(["seed", "--users", "120", "--seed", "9", "--db", file], home: team.home).status == 0)
+        for arguments in [["check", "--json"], ["user", "show", "10000007", "--json"], ["subs", "10000003", "--json"]] {
+            let a = try Binary.run(arguments + ["--db", url], home: team.home)
+            let b = try Binary.run(arguments + ["--db", file], home: team.home)
+            #expect(a.status == b.status, "\(arguments): \(a.stderr)")
+            #expect(a.stdout.replacingOccurrences(of: url, with: "S") == b.stdout.replacingOccurrences(of: file, with: "S"), "\(arguments)")
+        }
+        // A database that holds a store is never overwritten, --force or not: one line, the store as it was.
+        for force in [[], ["--force"]] {
+            let again = try Binary.run(["seed", "--users", "5", "--db", url] + force, home: team.home)
+            HardeningTests.expectOneLineError(again, "seed over a store")
+            #expect(again.stderr.contains(url), "\(again.stderr)")
+        }
+        #expect(try team.cluster.psql(#"SELECT count(*) FROM "user""#, database: "seeded").contains("120"))
+    }
 }
