@@ -71,7 +71,7 @@ let package = Package(
         ),
         // The one place that opens a store from `--db` and chooses its backend (`StoreOpener`), and the
         // benchmarks' SQLite baselines. Everything else holds `any Store` (StoreDeskStoreAPI).
-        .target(name: "StoreDeskStores", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskStore"]),
+        .target(name: "StoreDeskStores", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres"]),
         // PostgreSQL (the team store): the same areas as StoreDeskStore, on a server, through PostgresNIO;
         // implements StoreDeskStoreAPI. Its own schema and migrations; no GRDB.
         .target(
@@ -79,6 +79,7 @@ let package = Package(
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
+                "StoreDeskTrust",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -138,10 +139,15 @@ let package = Package(
             dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Golden")]),
         // One suite every backend passes: SQLite (a file) and PostgreSQL (a throwaway server of the suite's own).
+        // A throwaway PostgreSQL cluster (Debian's initdb, 127.0.0.1, stopped when dropped) for the suites
+        // that need a real server.
+        .target(name: "PostgresClusterSupport", path: "Tests/PostgresClusterSupport"),
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres", "StoreDeskCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
+            dependencies: ["StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres", "StoreDeskCore", "PostgresClusterSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust", "StoreDeskPostgres", "PostgresClusterSupport"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
             dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust"],

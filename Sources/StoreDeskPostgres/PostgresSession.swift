@@ -121,7 +121,10 @@ final class PostgresSession: @unchecked Sendable {
 
     /// An error of the connection or the server as one line naming the store, never the statement; any
     /// other error (a rule's refusal) as it is.
-    func describe(_ error: any Error) -> any Error {
+    func describe(_ error: any Error) -> any Error { Self.describe(error, address: address) }
+
+    /// `describe` for a store at `address`, with or without a session.
+    static func describe(_ error: any Error, address: PostgresAddress) -> any Error {
         if error is StoreError { return error }
         let store = address.description
         guard let error = error as? PSQLError else {

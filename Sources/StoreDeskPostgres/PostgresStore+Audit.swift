@@ -16,30 +16,6 @@ extension PostgresStore: AuditStore {
                 """)
         }
     }
-
-    /// The instant a write stamps its rows at, as the SQLite store does it: never before the store's clock
-    /// (or, in a store without one, the latest stamp written), and the clock moved up to it, in the
-    /// writer's transaction. The clock's row is locked, so writers on several machines stamp in order.
-    func stamp(_ proposed: Instant, in db: PostgresSession.Transaction) throws -> Instant {
-        let rows = try db.rows("SELECT key, value FROM store_meta WHERE key IN ('clock', 'stamped_through') FOR UPDATE")
-        var clock: Instant?, floor: Instant?
-        for row in rows {
-            let (key, value) = try row.decode((String, String).self)
-            guard let millis = Int64(value) else {
-                throw StoreError.damaged(path: name, detail: "its \(key) (store_meta '\(key)' = '\(value)') is not milliseconds from 1970 to 9999")
-            }
-            if key == "clock" { clock = Instant(millis: millis) } else { floor = Instant(millis: millis) }
-        }
-        let now = StoreNow.resolve(storeClock: clock, floor: floor, wall: proposed)
-        let stamp = max(proposed, now.instant)
-        let key = now.source == .store ? "clock" : "stamped_through"
-        try db.run(
-            """
-            INSERT INTO store_meta (key, value) VALUES (\(key), \(String(stamp.millis)))
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_meta.value::bigint < excluded.value::bigint
-            """)
-        return stamp
-    }
 }
 
 /// The audit log on PostgreSQL: by its sequence, newest first unless asked otherwise.

@@ -20,7 +20,7 @@ extension PostgresStore {
                     let columns = try source.columns(of: table)
                     let expected = try source.count(of: table)
                     try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
-                        try insert(rows, into: table, columns: columns, upsert: table == "store_meta", db)
+                        try insert(rows, into: table, columns: columns, onConflict: table == "store_meta" ? "(key) DO UPDATE SET value = excluded.value" : nil, db)
                     }
                     let copied = try db.rows("SELECT count(*) FROM \(unescaped: Self.quoted(table))").first?.decode(Int64.self) ?? 0
                     guard copied == expected else {
@@ -41,14 +41,24 @@ extension PostgresStore {
         }
     }
 
-    private func insert(_ rows: [[StoreValue]], into table: String, columns: [String], upsert: Bool, _ db: PostgresSession.Transaction) throws {
-        var sql = SQLBuilder("INSERT INTO \(Self.quoted(table)) (\(columns.map(Self.quoted).joined(separator: ", "))) VALUES ")
-        for (index, row) in rows.enumerated() {
-            if index > 0 { sql.append(", ") }
-            sql.append("(" + row.map { value in sql.bind(value) }.joined(separator: ", ") + ")")
+    /// Inserts `rows` by multi-row INSERTs, as many rows a statement as PostgreSQL's bound values allow;
+    /// `onConflict` (after `ON CONFLICT`) says what a row already there becomes.
+    func insert(
+        _ rows: [[StoreValue]], into table: String, columns: [String], onConflict: String? = nil, _ db: PostgresSession.Transaction
+    ) throws {
+        let batch = Self.batchRows(columns: columns.count)
+        var start = rows.startIndex
+        while start < rows.endIndex {
+            let slice = rows[start..<min(start + batch, rows.endIndex)]
+            start = slice.endIndex
+            var sql = SQLBuilder("INSERT INTO \(Self.quoted(table)) (\(columns.map(Self.quoted).joined(separator: ", "))) VALUES ")
+            for (index, row) in slice.enumerated() {
+                if index > 0 { sql.append(", ") }
+                sql.append("(" + row.map { value in sql.bind(value) }.joined(separator: ", ") + ")")
+            }
+            if let onConflict { sql.append(" ON CONFLICT \(onConflict)") }
+            try db.run(sql.query)
         }
-        if upsert { sql.append(" ON CONFLICT (key) DO UPDATE SET value = excluded.value") }
-        try db.run(sql.query)
     }
 
     /// Rows per INSERT: PostgreSQL takes at most 65,535 bound values a statement.

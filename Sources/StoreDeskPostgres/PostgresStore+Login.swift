@@ -105,17 +105,6 @@ extension PostgresStore: OneTapStore {
         }
     }
 
-    /// The store's now (its clock, else the wall clock, never before the latest stamp).
-    func storeNow(_ db: PostgresSession.Transaction, wall: Instant) throws -> StoreNow {
-        var clock: Instant?, floor: Instant?
-        for row in try db.rows("SELECT key, value FROM store_meta WHERE key IN ('clock', 'stamped_through')") {
-            let (key, value) = try row.decode((String, String).self)
-            guard let millis = Int64(value) else { continue }
-            if key == "clock" { clock = Instant(millis: millis) } else { floor = Instant(millis: millis) }
-        }
-        return StoreNow.resolve(storeClock: clock, floor: floor, wall: wall)
-    }
-
     func loadOneTap(_ db: PostgresSession.Transaction) throws -> OneTapLogin {
         var login = OneTapLogin()
         if let row = try db.rows("SELECT * FROM onetap_simulator WHERE id = 1").first {

@@ -157,7 +157,7 @@ extension PostgresStore: QueueStore {
         guard !changes.isEmpty else { return }
         try write { db in
             try beat(db, run)
-            for change in changes { try write(change, run: run.id, db) }
+            try write(changes, run: run.id, db)
             if let latest = changes.compactMap(\.latestStamp).max() { try advance(to: latest, db) }
         }
     }
@@ -243,16 +243,6 @@ extension PostgresStore: QueueStore {
             return PaymentSimulation.InFlight(transaction: t, order: order, callbacks: callbacks, granted: granted)
         }
         return (work, from)
-    }
-
-    /// Moves the store's time line up to `instant` (rows were stamped there); never back.
-    func advance(to instant: Instant, _ db: PostgresSession.Transaction) throws {
-        let hasClock = !(try db.rows("SELECT 1 FROM store_meta WHERE key = 'clock'").isEmpty)
-        try db.run(
-            """
-            INSERT INTO store_meta (key, value) VALUES (\(hasClock ? "clock" : "stamped_through"), \(String(instant.millis)))
-            ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_meta.value::bigint < excluded.value::bigint
-            """)
     }
 }
 

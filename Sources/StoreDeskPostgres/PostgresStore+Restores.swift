@@ -216,60 +216,91 @@ extension PostgresStore: RestoreStore {
     /// The rows of one payment step: a transaction or order updated in place when it exists, else
     /// inserted; its callback, grant and events appended.
     func write(_ change: PaymentChange, run: Int64? = nil, _ db: PostgresSession.Transaction) throws {
-        if let t = change.transaction {
-            try db.run(
-                """
-                INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id, quantity, state,
-                  failure_reason, environment, sid, role_id, app_order_id, ext, purchase_date, expires_date, revocation_date,
-                  revocation_reason, finished, run_id)
-                VALUES (\(t.id), \(t.originalTransactionId), \(t.userId), \(t.appId), \(t.productId), \(Int64(t.quantity)),
-                  \(t.state.rawValue), \(t.failureReason?.rawValue), \(t.environment.rawValue), \(t.sid), \(t.roleId),
-                  \(t.appOrderId), \(t.ext), \(t.purchaseDate.millis), \(t.expiresDate?.millis), \(t.revocationDate?.millis),
-                  \(t.revocationReason), \(t.finished ? Int64(1) : 0), \(run))
-                ON CONFLICT (id) DO UPDATE SET state = excluded.state, failure_reason = excluded.failure_reason,
-                  expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
-                  revocation_reason = excluded.revocation_reason, finished = excluded.finished
-                """)
-        }
-        if let o = change.order {
-            try db.run(
-                """
-                INSERT INTO payment_order (order_id, transaction_id, app_id, user_id, product_id, payment, sub_payment,
-                  amount_cents, sid, role_id, app_order_id, ext, created_at, status)
-                VALUES (\(o.id), \(o.transactionId), \(o.appId), \(o.userId), \(o.productId), \(o.payment), \(o.subPayment),
-                  \(Int64(o.amountCents)), \(o.sid), \(o.roleId), \(o.appOrderId), \(o.ext), \(o.createdAt.millis), \(o.status.rawValue))
-                ON CONFLICT (order_id) DO UPDATE SET status = excluded.status
-                """)
-        }
-        if let c = change.callback {
-            try db.run(
-                """
-                INSERT INTO server_callback (order_id, attempt, body, sign_expected, sign_received, verdict, reason, reply,
-                  received_at, url, http_status, latency_us)
-                VALUES (\(c.orderId), \(Int64(c.attempt)), \(c.body), \(c.signExpected), \(c.signReceived), \(c.verdict),
-                  \(c.reason), \(c.reply), \(c.receivedAt.millis), \(c.url), \(c.httpStatus.map(Int64.init)),
-                  \(c.latencyMicros.map(Int64.init)))
-                """)
-        }
-        if let g = change.grant {
-            try db.run(
-                """
-                INSERT INTO item_grant (order_id, user_id, sid, role_id, product_id, quantity, kind, currency_amount, source, granted_at)
-                VALUES (\(g.orderId), \(g.userId), \(g.sid), \(g.roleId), \(g.productId), \(Int64(g.quantity)), \(g.kind.rawValue),
-                  \(Int64(g.currencyAmount)), \(g.source.rawValue), \(g.grantedAt.millis))
-                """)
-        }
-        for event in change.events { try insert(event, db) }
-        if let login = change.login { _ = try openPrompts(db, login) }
+        try write([change], run: run, db)
     }
 
-    func insert(_ event: PaymentEvent, _ db: PostgresSession.Transaction) throws {
-        try db.run(
-            """
-            INSERT INTO transaction_event (transaction_id, at, kind, detail)
-            VALUES (\(event.transactionId), \(event.at.millis), \(event.kind.rawValue), \(event.detail))
-            """)
+    /// The rows of many payment steps, a statement a table (many rows each): transactions and orders
+    /// upserted (the latest state of each, once), then callbacks, grants and events appended in order,
+    /// then the prompts a login opens.
+    func write(_ changes: [PaymentChange], run: Int64? = nil, _ db: PostgresSession.Transaction) throws {
+        let transactions = Self.latest(changes.compactMap(\.transaction), key: \.id)
+        try insert(
+            transactions.map { t -> [StoreValue] in
+                [
+                    .text(t.id), .text(t.originalTransactionId), .text(t.userId), .text(t.appId), .text(t.productId),
+                    .integer(Int64(t.quantity)), .text(t.state.rawValue), Self.value(t.failureReason?.rawValue), .text(t.environment.rawValue),
+                    .text(t.sid), .text(t.roleId), .text(t.appOrderId), .text(t.ext), .integer(t.purchaseDate.millis),
+                    Self.value(t.expiresDate?.millis), Self.value(t.revocationDate?.millis), Self.value(t.revocationReason),
+                    .integer(t.finished ? 1 : 0), Self.value(run),
+                ]
+            }, into: "store_transaction",
+            columns: [
+                "id", "original_transaction_id", "user_id", "app_id", "product_id", "quantity", "state", "failure_reason", "environment",
+                "sid", "role_id", "app_order_id", "ext", "purchase_date", "expires_date", "revocation_date", "revocation_reason",
+                "finished", "run_id",
+            ],
+            onConflict: """
+                (id) DO UPDATE SET state = excluded.state, failure_reason = excluded.failure_reason,
+                  expires_date = excluded.expires_date, revocation_date = excluded.revocation_date,
+                  revocation_reason = excluded.revocation_reason, finished = excluded.finished
+                """, db)
+        try insert(
+            Self.latest(changes.compactMap(\.order), key: \.id).map { o -> [StoreValue] in
+                [
+                    .text(o.id), .text(o.transactionId), .text(o.appId), .text(o.userId), .text(o.productId), .text(o.payment),
+                    Self.value(o.subPayment), .integer(Int64(o.amountCents)), .text(o.sid), .text(o.roleId), .text(o.appOrderId), .text(o.ext),
+                    .integer(o.createdAt.millis), .text(o.status.rawValue),
+                ]
+            }, into: "payment_order",
+            columns: [
+                "order_id", "transaction_id", "app_id", "user_id", "product_id", "payment", "sub_payment", "amount_cents", "sid", "role_id",
+                "app_order_id", "ext", "created_at", "status",
+            ],
+            onConflict: "(order_id) DO UPDATE SET status = excluded.status", db)
+        try insert(
+            changes.compactMap(\.callback).map { c -> [StoreValue] in
+                [
+                    .text(c.orderId), .integer(Int64(c.attempt)), .text(c.body), .text(c.signExpected), .text(c.signReceived), .text(c.verdict),
+                    .text(c.reason), .text(c.reply), .integer(c.receivedAt.millis), Self.value(c.url), Self.value(c.httpStatus.map(Int64.init)),
+                    Self.value(c.latencyMicros.map(Int64.init)),
+                ]
+            }, into: "server_callback",
+            columns: [
+                "order_id", "attempt", "body", "sign_expected", "sign_received", "verdict", "reason", "reply", "received_at", "url",
+                "http_status", "latency_us",
+            ], db)
+        try insert(
+            changes.compactMap(\.grant).map { g -> [StoreValue] in
+                [
+                    .text(g.orderId), .text(g.userId), .text(g.sid), .text(g.roleId), .text(g.productId), .integer(Int64(g.quantity)),
+                    .text(g.kind.rawValue), .integer(Int64(g.currencyAmount)), .text(g.source.rawValue), .integer(g.grantedAt.millis),
+                ]
+            }, into: "item_grant",
+            columns: ["order_id", "user_id", "sid", "role_id", "product_id", "quantity", "kind", "currency_amount", "source", "granted_at"], db)
+        try insert(changes.flatMap(\.events), db)
+        for login in changes.compactMap(\.login) { _ = try openPrompts(db, login) }
     }
+
+    func insert(_ event: PaymentEvent, _ db: PostgresSession.Transaction) throws { try insert([event], db) }
+
+    func insert(_ events: [PaymentEvent], _ db: PostgresSession.Transaction) throws {
+        try insert(
+            events.map { [.text($0.transactionId), .integer($0.at.millis), .text($0.kind.rawValue), .text($0.detail)] },
+            into: "transaction_event", columns: ["transaction_id", "at", "kind", "detail"], db)
+    }
+
+    /// Each key's last value, in the order of their first appearance (a row upserted once a statement).
+    static func latest<T>(_ values: [T], key: (T) -> String) -> [T] {
+        var order: [String] = [], last: [String: T] = [:]
+        for value in values {
+            let k = key(value)
+            if last.updateValue(value, forKey: k) == nil { order.append(k) }
+        }
+        return order.map { last[$0]! }
+    }
+
+    static func value(_ text: String?) -> StoreValue { text.map { .text($0) } ?? .null }
+    static func value(_ number: Int64?) -> StoreValue { number.map { .integer($0) } ?? .null }
 }
 
 /// The desk's list on PostgreSQL: each order a keyset over its index, either way; never OFFSET.

@@ -7,37 +7,13 @@ import StoreDeskStoreAPI
 /// over the clock and the latest stamp in `store_meta`), moved up only, under the clock row's lock.
 extension PostgresStore: StoreTimeLine {
     public func now(wall: Instant) throws -> StoreNow {
-        try session.transaction(readOnly: true) { db in
-            var clock: Instant?, floor: Instant?
-            for row in try db.rows("SELECT key, value FROM store_meta WHERE key IN ('clock', 'stamped_through')") {
-                let (key, value) = try row.decode((String, String).self)
-                let instant = Int64(value).map(Instant.init(millis:)).flatMap { $0.isSupported ? $0 : nil }
-                if key == "clock" {
-                    // A clock that is not a date is damage (`check` says so), never a time to answer at.
-                    guard let instant else {
-                        throw StoreError.damaged(path: name, detail: "its clock (store_meta 'clock' = '\(value)') \(StoreCheckRules.clockProblem)")
-                    }
-                    clock = instant
-                } else {
-                    floor = instant
-                }
-            }
-            return StoreNow.resolve(storeClock: clock, floor: floor, wall: wall)
-        }
+        try session.transaction(readOnly: true) { db in try storeNow(db, wall: wall) }
     }
 
     public func remember(clock instant: Instant) throws {
         guard instant.isSupported else { return }
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
-        try write { db in
-            let hasClock = !(try db.rows("SELECT 1 FROM store_meta WHERE key = 'clock' FOR UPDATE").isEmpty)
-            let key = hasClock ? "clock" : "stamped_through"
-            try db.run(
-                """
-                INSERT INTO store_meta (key, value) VALUES (\(key), \(String(instant.millis)))
-                ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE store_meta.value::bigint < excluded.value::bigint
-                """)
-        }
+        try write { db in try advance(to: instant, db) }
     }
 }
 

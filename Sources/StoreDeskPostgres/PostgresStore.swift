@@ -18,7 +18,7 @@ public final class PostgresStore: @unchecked Sendable {
     public let address: PostgresAddress
     public let isReadOnly: Bool
     let session: PostgresSession
-    private let observers = CommitObservers()
+    let observers = CommitObservers()
 
     /// Opens the store at `address`. A database without StoreDesk's schema is refused unless `access` is
     /// `.create`; one a newer StoreDesk migrated is refused by name; an older schema is upgraded only with
@@ -188,3 +188,6 @@ final class PostgresCommitWatcher: CommitWatcher, @unchecked Sendable {
         }
     }
 }
+
+/// The team store is a whole store: every area's protocol is met by its `PostgresStore+AREA.swift` file.
+extension PostgresStore: Store {}

@@ -36,6 +36,21 @@ public struct GameServerGrant: Hashable, Sendable, Codable {
     public var currencyAmount: Int
     public var grantedAt: Instant
 
+    public init(
+        appId: String, orderId: String, userId: String, sid: String, roleId: String, productId: String, kind: String,
+        currencyAmount: Int, grantedAt: Instant
+    ) {
+        self.appId = appId
+        self.orderId = orderId
+        self.userId = userId
+        self.sid = sid
+        self.roleId = roleId
+        self.productId = productId
+        self.kind = kind
+        self.currencyAmount = currencyAmount
+        self.grantedAt = grantedAt
+    }
+
     public enum CodingKeys: String, CodingKey {
         case sid, kind
         case appId = "app_id"

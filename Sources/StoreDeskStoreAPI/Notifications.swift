@@ -54,3 +54,54 @@ public struct NotificationFile {
         path = name
     }
 }
+
+extension NotificationImport {
+    /// Why an operator's file with no line at all (empty, or blank lines only) is refused.
+    public static let noLineMessage = "no line is an App Store notification (the file is empty or holds only blank lines)"
+}
+
+extension NotificationImport.Judged {
+    /// A notification a writer takes in: what the line carries to be stored.
+    public struct Taken: Sendable {
+        public var event: SubscriptionEvent
+        public var transaction: TransactionInfo
+        public var product: Product
+        /// The notification as stored (Apple's JSON).
+        public var payload: String
+    }
+
+    /// What a writer does with a judged line, every backend's: its fate when nothing is to be written (a
+    /// refusal, a problem or a notification without a transaction, each answered as a repeat when it is
+    /// already stored: `repeated` looks that up), else the notification to take in, its line's fate
+    /// `.imported` until the store says otherwise.
+    public enum Step {
+        case done(NotificationImport.Line)
+        case take(NotificationImport.Line, Taken)
+    }
+
+    public func step(repeated: (SubscriptionEvent) throws -> NotificationImport.Outcome?) throws -> Step {
+        var line = NotificationImport.Line(line: line, outcome: .imported)
+        switch verdict {
+        case .unreadable(let reason):
+            line.outcome = .rejected(reason)
+            return .done(line)
+        case .refused(let reason, let event):
+            line.notificationUUID = event.notificationUUID
+            line.originalTransactionId = event.originalTransactionId
+            line.outcome = .rejected(reason)
+            return .done(line)
+        case .event(let event, let product, let payload, let problem):
+            line.notificationUUID = event.notificationUUID
+            line.originalTransactionId = event.originalTransactionId
+            if let problem {
+                line.outcome = try repeated(event) ?? problem
+                return .done(line)
+            }
+            guard let transaction = event.transaction, let product else {
+                line.outcome = try repeated(event) ?? .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
+                return .done(line)
+            }
+            return .take(line, Taken(event: event, transaction: transaction, product: product, payload: payload))
+        }
+    }
+}

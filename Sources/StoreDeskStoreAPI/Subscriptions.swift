@@ -93,3 +93,42 @@ public struct SubscriptionDemoSetup: Sendable, Hashable {
             seed: firstTransactionId)
     }
 }
+
+/// What a demo's setup decides, every backend's: the product, and the refusal of a player who already has
+/// a live subscription in its group. The backend reads what these need.
+extension SubscriptionDemoSetup {
+    /// The app's catalogue (its auto-renewable products with a period and a group, by id) and the product
+    /// the demo subscribes to: `chosen`, else the monthly subscription (what a time rate is stated in),
+    /// else the shortest period.
+    public static func product(chosen: Product?, app: App, appProducts: [Product]) throws -> (catalogue: [Product], product: Product) {
+        let catalogue = appProducts.filter { $0.subscriptionGroup != nil && $0.type == .autoRenewable && $0.period != nil }
+            .sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
+        guard !catalogue.isEmpty else { throw StoreError.invalidArgument("\(app.name) sells no auto-renewable subscription") }
+        if let chosen {
+            guard catalogue.contains(chosen) else { throw StoreError.invalidArgument("\(chosen.id) is not an auto-renewable subscription") }
+            return (catalogue, chosen)
+        }
+        let days = { (product: Product) in product.period == .oneMonth ? 0 : product.period?.approximateDays ?? .max }
+        return (catalogue, catalogue.min { (days($0), $0.id) < (days($1), $1.id) }!)
+    }
+
+    /// The setup for `user`, refused when they already have a live subscription in the product's group
+    /// at `instant` (judged as readers see it, at each chain's own rate, from `stored`: their rows in the
+    /// group still active, in grace or billing retry, with `events` their notifications). `highest` is the
+    /// largest numeric original transaction id stored (of at most 18 digits).
+    public static func checked(
+        user: User, app: App, catalogue: [Product], product: Product, appAccountToken: String?, stored: [Subscription],
+        events: [SubscriptionEvent], highest: UInt64, at instant: Instant
+    ) throws -> SubscriptionDemoSetup {
+        let live = SubscriptionSnapshot(at: instant, rows: stored, events: events).all
+            .filter { [.active, .gracePeriod, .billingRetry].contains($0.state) }
+            .min { $0.originalTransactionId < $1.originalTransactionId }
+        if let live {
+            throw StoreError.invalidArgument(
+                "\(user.id) already has subscription \(live.originalTransactionId) in \(product.subscriptionGroup ?? "its group") (\(live.state.name)): pick another player or group")
+        }
+        return SubscriptionDemoSetup(
+            userId: user.id, userName: user.displayName, app: app, catalogue: catalogue, product: product,
+            appAccountToken: appAccountToken, firstTransactionId: max(highest, 3_000_000_000_000_000) + 1_000_001)
+    }
+}

@@ -1,14 +1,18 @@
 import Foundation
 import StoreDeskCore
+import StoreDeskPostgres
 import StoreDeskStore
 import StoreDeskStoreAPI
 
 /// The one place that turns a location (`--db`, `STOREDESK_DB`, the config file's `store`, the default
 /// store) into an opened store and chooses its backend. Everything else holds `any Store` (or one of its
-/// areas) and never names a backend. Today every location is a SQLite file (`SQLiteBackend`).
+/// areas) and never names a backend. A `postgres://` (or `postgresql://`) address is a team store on a
+/// PostgreSQL server (`PostgresBackend`); any other location a SQLite file (`SQLiteBackend`).
 public enum StoreOpener {
     /// The backend of the store at `location`.
-    public static func backend(for location: String) -> any StoreBackend { SQLiteBackend() }
+    public static func backend(for location: String) -> any StoreBackend {
+        PostgresAddress.names(location) ? PostgresBackend() : SQLiteBackend()
+    }
 
     /// Opens the store at `location`. `verify` is what the caller needs of it before using it: a store it
     /// refuses is left as it was.
@@ -84,6 +88,62 @@ struct SQLiteBackend: StoreBackend {
     }
 
     func storeError(for error: any Error, location: String) -> StoreError? { StoreError(failure: error, path: location) }
+}
+
+/// Team stores on a PostgreSQL server (`PostgresStore`), at `postgres://USER@HOST:PORT/DB?sslmode=…`; the
+/// password from `passfile=`, `PGPASSFILE` or `~/.pgpass`, never the address.
+struct PostgresBackend: StoreBackend {
+    func open(
+        _ location: String, access: StoreAccess, migrate: Bool, verifying verify: ((any Store) throws -> Void)?
+    ) throws -> any Store {
+        let address = try PostgresAddress(location)
+        // Read-only: every statement in a read-only transaction, so the server refuses any write.
+        let store = try PostgresStore.open(address, access: access == .readOnly ? .readOnly : .readWrite, migrate: migrate)
+        do {
+            try verify?(store)
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    func whyNotWritable(_ location: String) throws -> String? {
+        let store = try PostgresStore.open(try PostgresAddress(location), access: .readWrite)
+        defer { store.close() }
+        return try store.whyNotWritable()
+    }
+
+    func checkDestination(_ location: String, replacing: Bool) throws {
+        try PostgresStore.checkDestination(try PostgresAddress(location), replacing: replacing)
+    }
+
+    /// Seeds through a SQLite store of the same rows made beside it (the one generator), copied into the
+    /// server in one transaction, many rows a statement (`PostgresStore.load`); nothing is left on the
+    /// server when it fails.
+    func seed(
+        _ location: String, users: Int, seed: UInt64, catalogue: Catalogue, clock: Instant, replacing: Bool,
+        progress: (Int) -> Void
+    ) throws -> SeedSummary {
+        let address = try PostgresAddress(location)
+        try PostgresStore.checkDestination(address, replacing: replacing)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-seed-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("seed.sqlite").path
+        let summary = try SyntheticSeeder.seed(
+            path: file, users: users, seed: seed, catalogue: catalogue, clock: clock, replacing: false, progress: progress)
+        let source = try AppDatabase.open(path: file, access: .readOnly)
+        let store = try PostgresStore.open(address, access: .create)
+        defer { store.close() }
+        _ = try store.load(from: source)
+        return summary
+    }
+
+    func storeError(for error: any Error, location: String) -> StoreError? {
+        guard let address = try? PostgresAddress(location) else { return error as? StoreError }
+        return PostgresStore.storeError(for: error, address: address)
+    }
 }
 
 /// The embedded demo dataset, as far as a new store needs it.

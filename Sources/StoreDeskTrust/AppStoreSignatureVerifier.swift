@@ -279,3 +279,17 @@ extension Instant {
     /// The same moment as a Foundation `Date`, as swift-certificates takes it.
     var date: Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 }
+
+extension NotificationTrust {
+    /// The trust an import judges signed lines with, every backend's: the store's roots and those given
+    /// for the run (each once), verified as Apple's library does; none at all leaves signed lines to
+    /// `allowUnverified`.
+    public static func forImport(
+        storeRoots: [TrustedRoot], extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
+    ) throws -> NotificationTrust {
+        var roots = storeRoots
+        for root in extraRoots where !roots.contains(where: { $0.sha256 == root.sha256 }) { roots.append(root) }
+        let verifier = roots.isEmpty ? nil : try AppStoreSignatureVerifier(roots: roots)
+        return NotificationTrust(verifier: verifier, allowUnverified: allowUnverified, now: now)
+    }
+}

@@ -35,6 +35,7 @@ import Testing
 
     @Test func onlyTheOpenerNamesTheBackend() throws {
         #expect(try Self.importers(of: "StoreDeskStore") == ["StoreDeskStores"])
+        #expect(try Self.importers(of: "StoreDeskPostgres") == ["StoreDeskStores"])
     }
 
     @Test func theNetworkAndTheConsoleSeeTheProtocolsOnly() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresClusterSupport
 import StoreDeskCore
 import StoreDeskPostgres
 import StoreDeskStore

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 import Testing
 
 @testable import StoreDeskStore
@@ -234,7 +235,7 @@ let importStories: [ImportStory] = [
     @Test func aMovedClockSettlesEveryRowItLeftBehindPageAfterPage() throws {
         // Given the demo store and 1,100 chains bought just after its clock, running out on 11-21 at midnight
         let (store, _) = try Self.demoStore()
-        let count = NotificationImporter.settlePageSize * 2 + 76
+        let count = SubscriptionSettling.pageSize * 2 + 76
         var lines = (0..<count).map { i in
             Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "page-\(i)", signed: "11-20T09:00", original: String(79_000 + i),
                       purchased: "11-20T09:00", expires: "11-21T00:00")

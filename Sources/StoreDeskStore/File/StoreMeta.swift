@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// Small facts about a store kept in `store_meta`: its clock and what it was built from.
 public enum StoreMeta {
@@ -102,7 +103,7 @@ public enum StoreMeta {
     /// `subscription_on_state` within the longest retry's reach, so a write that moves the clock a little
     /// costs an index probe, not a walk of every row in billing retry.
     static func subscriptionEnded(between old: Instant, and new: Instant, in db: Database) throws -> Bool {
-        let limit = SubscriptionSearch.billingRetryLimit(), reach = SubscriptionSearch.realRetry
+        let limit = SubscriptionSettling.billingRetryLimit(), reach = SubscriptionSettling.realRetry
         let retryEnd = "expires_date + \(limit)"
         let graceEnd = "MIN(COALESCE(grace_period_expires_date, expires_date), \(retryEnd))"
         return try Bool.fetchOne(

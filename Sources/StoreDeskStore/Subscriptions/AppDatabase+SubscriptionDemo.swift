@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension AppDatabase {
     /// Looks up what a demo subscription of `userId` needs. `productId` nil picks the app's monthly
@@ -19,34 +20,12 @@ extension AppDatabase {
             let accountApp: String? = account?["app_id"]
             guard let appId = chosen?.appId ?? accountApp ?? firstApp, let app = try App.fetchOne(db, matching: "id", appId)
             else { throw StoreError.invalidArgument("the store has no app to subscribe in") }
-            let catalogue = try Product.filter(Column("app_id") == app.id && Column("subscription_group") != nil)
-                .order(Column("id")).fetchAll(db)
-                .filter { $0.type == .autoRenewable && $0.period != nil }
-            guard !catalogue.isEmpty else {
-                throw StoreError.invalidArgument("\(app.name) sells no auto-renewable subscription")
-            }
-            let product: Product
-            if let chosen {
-                guard catalogue.contains(chosen) else {
-                    throw StoreError.invalidArgument("\(chosen.id) is not an auto-renewable subscription")
-                }
-                product = chosen
-            } else {
-                let days = { (product: Product) in product.period == .oneMonth ? 0 : product.period?.approximateDays ?? .max }
-                product = catalogue.min { (days($0), $0.id) < (days($1), $1.id) }!
-            }
+            let (catalogue, product) = try SubscriptionDemoSetup.product(
+                chosen: chosen, app: app, appProducts: try Product.filter(Column("app_id") == app.id).fetchAll(db))
             let stored = try Subscription.fetchAll(
                 db,
                 sql: "SELECT * FROM subscription WHERE user_id = ? AND group_id = ? AND state IN ('active', 'grace_period', 'billing_retry') ORDER BY original_transaction_id",
                 arguments: [user.id, product.subscriptionGroup])
-            let events = try SubscriptionEventRow.events(db, originalTransactionIds: stored.map(\.id))
-            let live = SubscriptionSnapshot(at: instant, rows: stored, events: events).all
-                .filter { [.active, .gracePeriod, .billingRetry].contains($0.state) }
-                .min { $0.originalTransactionId < $1.originalTransactionId }
-            if let live {
-                throw StoreError.invalidArgument(
-                    "\(user.id) already has subscription \(live.originalTransactionId) in \(product.subscriptionGroup ?? "its group") (\(live.state.name)): pick another player or group")
-            }
             let highest = try UInt64.fetchOne(
                 db,
                 sql: """
@@ -54,9 +33,9 @@ extension AppDatabase {
                     WHERE original_transaction_id GLOB '[0-9]*' AND length(original_transaction_id) <= 18
                     """) ?? 0
             let token: String? = account?["app_id"] == app.id ? account?["app_account_token"] : nil
-            return SubscriptionDemoSetup(
-                userId: user.id, userName: user.displayName, app: app, catalogue: catalogue, product: product,
-                appAccountToken: token, firstTransactionId: max(highest, 3_000_000_000_000_000) + 1_000_001)
+            return try SubscriptionDemoSetup.checked(
+                user: user, app: app, catalogue: catalogue, product: product, appAccountToken: token, stored: stored,
+                events: try SubscriptionEventRow.events(db, originalTransactionIds: stored.map(\.id)), highest: highest, at: instant)
         }
     }
 

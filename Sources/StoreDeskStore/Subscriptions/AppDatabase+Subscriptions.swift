@@ -49,10 +49,8 @@ extension AppDatabase {
     static func notificationTrust(
         _ db: Database, extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
     ) throws -> NotificationTrust {
-        var roots = try trustRoots(db)
-        for root in extraRoots where !roots.contains(where: { $0.sha256 == root.sha256 }) { roots.append(root) }
-        let verifier = roots.isEmpty ? nil : try AppStoreSignatureVerifier(roots: roots)
-        return NotificationTrust(verifier: verifier, allowUnverified: allowUnverified, now: now)
+        try NotificationTrust.forImport(
+            storeRoots: try trustRoots(db), extraRoots: extraRoots, allowUnverified: allowUnverified, now: now)
     }
 
     /// Imports notifications already decoded (tests; a simulation uses `recordSimulatedNotifications`),

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// Takes judged App Store notifications into the store inside the caller's transaction: each line in a
 /// savepoint of its own (the notification, a new owner if one is needed, and its subscription's row),
@@ -64,7 +65,7 @@ struct NotificationImporter {
     }
 
     /// Why an operator's file with no line at all (empty, or blank lines only) is refused.
-    static let noLineMessage = "no line is an App Store notification (the file is empty or holds only blank lines)"
+    static let noLineMessage = NotificationImport.noLineMessage
 
     /// What a notification signed after is judged against, with the wall clock: the store's clock, or in
     /// a store without one its instant (the wall clock, never before its latest stamp).
@@ -72,16 +73,8 @@ struct NotificationImporter {
 
     /// Events already decoded and trusted (a simulation's), judged here against the catalogue and clocks.
     func run(_ decoded: SubscriptionEventLines) throws -> NotificationImport.Report {
-        var judged = decoded.failures.map {
-            NotificationImport.Judged(line: $0.line, verdict: .unreadable($0.error.description))
-        }
-        for entry in decoded.entries {
-            judged.append(
-                NotificationImport.judge(
-                    line: entry.line, event: entry.event, catalogue: catalogue, clock: judgingClock, wallClock: wallClock))
-        }
-        judged.sort { $0.line < $1.line }
-        return try run(judged, keepLines: true)
+        try run(
+            NotificationImport.judged(decoded, catalogue: catalogue, clock: judgingClock, wallClock: wallClock), keepLines: true)
     }
 
     /// Streams a file's lines through `ParallelJudgement` (judged on every core with `trust`) and writes
@@ -90,25 +83,13 @@ struct NotificationImporter {
         _ file: NotificationFile, trust: NotificationTrust, keepLines: Bool,
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
-        let catalogue = self.catalogue, clock = judgingClock, wallClock = self.wallClock
-        let judgement = ParallelJudgement(reader: file.reader) { line, text in
-            NotificationImport.judge(
-                line: line, text: text[...], trust: trust, catalogue: catalogue, clock: clock, wallClock: wallClock)
+        try NotificationImport.streamed(file, trust: trust, catalogue: catalogue, clock: judgingClock, wallClock: wallClock) {
+            try run($0, keepLines: keepLines, each: each)
         }
-        let report: NotificationImport.Report
-        do {
-            report = try run(judgement, keepLines: keepLines, each: each)
-        } catch StoreError.dataFile(_, let message) {
-            throw StoreError.dataFile(path: file.path, message: message)
-        }
-        if let failure = judgement.failure {
-            throw StoreError.dataFile(path: file.path, message: "cannot be read to the end: \(failure)")
-        }
-        return report
     }
 
-    /// Writes judged lines in order. `each` hears every line's fate as it is decided; `keepLines` also
-    /// keeps them in the report (for small imports).
+    /// Writes judged lines in order (`NotificationImport.written`). `each` hears every line's fate as it is
+    /// decided; `keepLines` also keeps them in the report (for small imports).
     ///
     /// - Throws: `StoreError.dataFile` when no line at all was a notification (the caller's transaction
     ///   then rolls back: the store is untouched), and any error writing the store.
@@ -117,32 +98,9 @@ struct NotificationImporter {
         each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
         var writer = try Writer(importer: self)
-        var report = NotificationImport.Report()
-        var firstUnreadable: (line: Int, reason: String)?
-        var readable = 0
-        var batch: [NotificationImport.Judged] = []
-        batch.reserveCapacity(Writer.batchSize)
-        func flush() throws {
-            for outcome in try writer.write(batch: batch, report: &report) {
-                report.record(outcome, keep: keepLines)
-                each(outcome)
-            }
-            batch.removeAll(keepingCapacity: true)
-        }
-        for line in judged {
-            if case .unreadable(let reason) = line.verdict {
-                if firstUnreadable == nil { firstUnreadable = (line.line, reason) }
-            } else {
-                readable += 1
-            }
-            batch.append(line)
-            if batch.count == Writer.batchSize { try flush() }
-        }
-        try flush()
-        if readable == 0, let firstUnreadable {
-            throw StoreError.dataFile(
-                path: source, message: "no line is an App Store notification (line \(firstUnreadable.line): \(firstUnreadable.reason))")
-        }
+        let report = try NotificationImport.written(
+            judged, batchSize: Writer.batchSize, source: source, keepLines: keepLines, each: each
+        ) { batch, report in try writer.write(batch: batch, report: &report) }
         try writer.owners.search.restore()
         // The time line reaches what the run wrote: its stamp, once a notification carries it, and in a
         // store with a clock of its own the latest signedDate taken in, where the rows are settled.
@@ -166,12 +124,7 @@ struct NotificationImporter {
     /// expires_date, key), so a small import into a big store reads only the rows it settles (`serve`
     /// imports one notification a request).
     func settleRows(at now: Instant) throws {
-        let limit = SubscriptionSearch.billingRetryLimit()
-        let passes: [(state: String, stale: String)] = [
-            ("active", "expires_date <= :now"),
-            ("grace_period", "(COALESCE(grace_period_expires_date, expires_date) <= :now OR expires_date + \(limit) <= :now)"),
-            ("billing_retry", "expires_date + \(limit) <= :now"),
-        ]
+        let passes = SubscriptionSettling.stalePasses(now: ":now")
         let rows = try SubscriptionRowStatement(db)
         for pass in passes {
             let page = try db.cachedStatement(sql: """
@@ -179,7 +132,7 @@ struct NotificationImporter {
                 WHERE state = :state AND \(pass.stale)
                   AND (expires_date, original_transaction_id) > (:expires, :after)
                 ORDER BY expires_date, original_transaction_id
-                LIMIT \(Self.settlePageSize)
+                LIMIT \(SubscriptionSettling.pageSize)
                 """)
             var after: (expires: Int64, id: String) = (.min, "")
             while true {
@@ -194,36 +147,13 @@ struct NotificationImporter {
         }
     }
 
-    /// How many stale rows `settleRows` holds at once.
-    static let settlePageSize = 512
-
     private func settle(_ stale: [Subscription], at now: Instant, rows: SubscriptionRowStatement) throws {
         for row in stale {
             let events = try SubscriptionEventRow.events(db, originalTransactionIds: [row.id])
-            if !events.isEmpty, let product = catalogue.products[row.productId] {
-                if let derived = Self.derive(
-                    row.id, folding: ChainFolding(events: events), owner: row.userId, product: product, rate: row.timeRate,
-                    now: now)
-                {
-                    try rows.save(derived)
-                }
-            } else if var settled = row.info(at: now)?.subscription(userId: row.userId, appId: row.appId) {
-                settled.timeRate = row.timeRate
+            if let settled = SubscriptionSettling.settled(row, events: events, product: catalogue.products[row.productId], at: now) {
                 try rows.save(settled)
             }
         }
-    }
-
-    /// A chain's row as its notifications describe it at `now` (all of them signed by then), at the
-    /// chain's time rate.
-    static func derive(
-        _ originalTransactionId: String, folding: ChainFolding, owner: String, product: Product, rate: TimeRate, now: Instant
-    ) -> Subscription? {
-        guard let info = folding.info(at: now, billingRetryLimit: rate.billingRetryLimit) else { return nil }
-        var row = info.subscription(userId: owner, appId: product.appId)
-        if row.groupId.isEmpty { row.groupId = product.subscriptionGroup ?? "" }
-        row.timeRate = rate
-        return row
     }
 }
 
@@ -297,8 +227,7 @@ extension NotificationImporter {
     /// named it) and rate. (Its product comes with each line.)
     struct Chain {
         var folding: ChainFolding
-        var owner: String?
-        var ownerToken: String?
+        var owner: NotificationImport.ChainOwner
         var rate: TimeRate
         /// Whether this run already wrote the chain's row (it is counted once).
         var written: Bool
@@ -452,29 +381,12 @@ extension NotificationImporter {
         private mutating func write(
             _ judged: NotificationImport.Judged, report: inout NotificationImport.Report, alone: Bool
         ) throws -> NotificationImport.Line {
-            var line = NotificationImport.Line(line: judged.line, outcome: .imported)
-            let event: SubscriptionEvent, product: Product?, payload: String, problem: NotificationImport.Outcome?
-            switch judged.verdict {
-            case .unreadable(let reason):
-                line.outcome = .rejected(reason)
-                return line
-            case .refused(let reason, let event):
-                line.notificationUUID = event.notificationUUID
-                line.originalTransactionId = event.originalTransactionId
-                line.outcome = .rejected(reason)
-                return line
-            case .event(let e, let p, let json, let issue): (event, product, payload, problem) = (e, p, json, issue)
+            var line: NotificationImport.Line, taken: NotificationImport.Judged.Taken
+            switch try judged.step(repeated: repeated) {
+            case .done(let done): return done
+            case .take(let l, let t): (line, taken) = (l, t)
             }
-            line.notificationUUID = event.notificationUUID
-            line.originalTransactionId = event.originalTransactionId
-            if let problem {
-                line.outcome = try repeated(event) ?? problem
-                return line
-            }
-            guard let transaction = event.transaction, let product else {
-                line.outcome = try repeated(event) ?? .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
-                return line
-            }
+            let (event, transaction, product, payload) = (taken.event, taken.transaction, taken.product, taken.payload)
             let chainId = transaction.originalTransactionId
             let lineNow = max(now, event.signedDate)
             if alone { try savepoint.run { _ in } }
@@ -535,7 +447,7 @@ extension NotificationImporter {
                     // Earlier than what was folded: fold the chain again from everything stored, this one included.
                     chain.folding = ChainFolding(events: try SubscriptionEventRow.events(events, chain: chainId))
                 }
-                if let row = NotificationImporter.derive(
+                if let row = SubscriptionSettling.derive(
                     chainId, folding: chain.folding, owner: owner, product: product, rate: chain.rate, now: lineNow)
                 {
                     try rows.save(row, stored: chain.stored)
@@ -587,7 +499,7 @@ extension NotificationImporter {
             var stored = SubscriptionRowStatement.Stored.none
             if let row { stored = .row(userId: try row.column("user_id"), appId: try row.column("app_id"), productId: try row.column("product_id")) }
             let chain = Chain(
-                folding: folding, owner: row?["user_id"], ownerToken: nil,
+                folding: folding, owner: NotificationImport.ChainOwner(owner: row?["user_id"]),
                 rate: kept.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime, written: false,
                 stored: stored)
             return (chain, row != nil)
@@ -621,23 +533,16 @@ extension NotificationImporter {
         }
 
         func owner(of transaction: TransactionInfo, chain: inout Chain, created: inout String?) throws -> String {
-            if let token = transaction.appAccountToken?.lowercased() {
-                if token == chain.ownerToken, let owner = chain.owner { return owner }
-                if let user = try String.fetchOne(byToken, arguments: [token]) {
-                    chain.owner = user
-                    chain.ownerToken = token
-                    return user
-                }
+            let found = try NotificationImport.owner(
+                of: transaction, chain: &chain.owner, byToken: { try String.fetchOne(byToken, arguments: [$0]) },
+                byTransaction: { try String.fetchOne(byTransaction, arguments: [$0]) })
+            let id: String
+            switch found {
+            case .player(let owner): return owner
+            case .newPlayer(let new): id = new
             }
-            if let owner = chain.owner { return owner }
-            let original = transaction.originalTransactionId
-            if let user = try String.fetchOne(byTransaction, arguments: [original]) {
-                chain.owner = user
-                return user
-            }
-            let id = NotificationImport.newOwnerId(original)
-            chain.owner = id
             if try Bool.fetchOne(userExists, arguments: [id]) != nil { return id }
+            let original = transaction.originalTransactionId
             let user = NotificationImport.newOwner(
                 originalTransactionId: original, firstPurchase: transaction.originalPurchaseDate ?? transaction.purchaseDate)
             try search.beforeNewUser()
@@ -771,7 +676,7 @@ enum SubscriptionEventRow {
         guard !originalTransactionIds.isEmpty else { return [] }
         let marks = Array(repeating: "?", count: originalTransactionIds.count).joined(separator: ", ")
         let rows = try Row.fetchAll(
-            db, sql: "SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN (\(marks))",
+            db, sql: "SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN (\(marks)) ORDER BY id",
             arguments: StatementArguments(originalTransactionIds))
         return try rows.map(decode(row:))
     }
@@ -787,7 +692,7 @@ enum SubscriptionEventRow {
             db,
             sql: """
                 SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN
-                  (SELECT original_transaction_id FROM subscription WHERE user_id = ?)
+                  (SELECT original_transaction_id FROM subscription WHERE user_id = ?) ORDER BY id
                 """,
             arguments: [userId])
         return try rows.map(decode(row:))

@@ -9,8 +9,8 @@ import StoreDeskCore
 /// lines whatever the file's size (a signed line is 11 KB: 768 of them are 8 MB), and the writer never
 /// waits long for the next batch. The reading thread only cuts lines; checking that they are UTF-8 is
 /// part of a batch's judging, on every core.
-final class ParallelJudgement: Sequence, IteratorProtocol {
-    typealias Judge = @Sendable (_ line: Int, _ text: String) -> NotificationImport.Judged
+package final class ParallelJudgement: Sequence, IteratorProtocol {
+    package typealias Judge = @Sendable (_ line: Int, _ text: String) -> NotificationImport.Judged
 
     private var reader: NotificationLineReader
     private let judge: Judge
@@ -21,9 +21,9 @@ final class ParallelJudgement: Sequence, IteratorProtocol {
     private var index = 0
     private var endOfFile = false
     /// A read error, raised to the writer where it stands.
-    private(set) var failure: (any Error)?
+    package private(set) var failure: (any Error)?
 
-    init(reader: NotificationLineReader, batchSize: Int = 128, inFlight: Int = 6, judge: @escaping Judge) {
+    package init(reader: NotificationLineReader, batchSize: Int = 128, inFlight: Int = 6, judge: @escaping Judge) {
         self.reader = reader
         self.judge = judge
         self.batchSize = batchSize
@@ -36,7 +36,7 @@ final class ParallelJudgement: Sequence, IteratorProtocol {
         var result: [NotificationImport.Judged] = []
     }
 
-    func next() -> NotificationImport.Judged? {
+    package func next() -> NotificationImport.Judged? {
         while index == current.count {
             fill()
             guard !pending.isEmpty else {

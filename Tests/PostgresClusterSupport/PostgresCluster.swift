@@ -1,5 +1,4 @@
 import Foundation
-import Testing
 
 /// A throwaway PostgreSQL cluster of the test's own: Debian's server binaries (`make test` installs
 /// `postgresql` when missing), `initdb` in a temporary folder, listening on 127.0.0.1 at a free port and
@@ -8,28 +7,28 @@ import Testing
 ///
 /// PostgreSQL refuses to run as root, and CI runs as root: then the cluster belongs to the `postgres`
 /// user the Debian package made, and its commands run through `runuser`.
-final class PostgresCluster {
-    let folder: URL
-    let port: Int
+public final class PostgresCluster {
+    public let folder: URL
+    public let port: Int
     /// The superuser: the user the server runs as.
-    let user: String
+    public let user: String
     private let bin: URL
     private var stopped = false
 
     /// The newest server version installed under /usr/lib/postgresql, or nil when none is.
-    static var binaries: URL? {
+    public static var binaries: URL? {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []).compactMap(Int.init).sorted()
         return versions.last.map { root.appendingPathComponent("\($0)/bin") }
     }
 
-    static var runsAsRoot: Bool { getuid() == 0 }
+    public static var runsAsRoot: Bool { getuid() == 0 }
 
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
     }
 
-    init() throws {
+    public init() throws {
         guard let bin = Self.binaries else {
             throw Failure(description: "no PostgreSQL server under /usr/lib/postgresql (make test installs Debian's postgresql)")
         }
@@ -66,12 +65,12 @@ final class PostgresCluster {
     deinit { stop() }
 
     /// `postgres://USER@127.0.0.1:PORT/DB`.
-    func url(database: String = "postgres") -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+    public func url(database: String = "postgres") -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
 
     /// Runs SQL through `psql` over TCP, one statement or a script, and returns what it printed
     /// (unaligned, tuples only); a failing statement throws with psql's message.
     @discardableResult
-    func psql(_ sql: String, database: String = "postgres") throws -> String {
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
         try Self.run(
             bin.appendingPathComponent("psql").path,
             ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-c", sql])
@@ -79,7 +78,7 @@ final class PostgresCluster {
 
     /// Makes a login role that must give `password` over TCP (SCRAM), where every other role is trusted:
     /// for tests of a wrong or missing password.
-    func requirePassword(role: String, password: String) throws {
+    public func requirePassword(role: String, password: String) throws {
         try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
         let hba = folder.appendingPathComponent("data/pg_hba.conf")
         let rules = try String(contentsOf: hba, encoding: .utf8)
@@ -89,12 +88,12 @@ final class PostgresCluster {
     }
 
     /// Whether the server answers on its port.
-    var isAccepting: Bool {
+    public var isAccepting: Bool {
         (try? Self.run(bin.appendingPathComponent("pg_isready").path, ["-q", "-h", "127.0.0.1", "-p", "\(port)", "-t", "1"])) != nil
     }
 
     /// Shuts the server down at once (`-m immediate`: the data is thrown away) and removes the folder.
-    func stop() {
+    public func stop() {
         guard !stopped else { return }
         stopped = true
         let data = folder.appendingPathComponent("data").path
@@ -133,7 +132,7 @@ final class PostgresCluster {
     /// Runs a program to its end (at most 60 seconds) and returns its output; a non-zero exit throws
     /// with what it said.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String]) throws -> String {
+    public static func run(_ program: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -164,7 +163,7 @@ final class PostgresCluster {
     }
 
     /// A TCP port on 127.0.0.1 nobody listens on now (the kernel's pick for port 0).
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw Failure(description: "cannot open a socket to find a free port") }
         defer { close(socket) }
@@ -181,34 +180,3 @@ final class PostgresCluster {
     }
 }
 
-/// The throwaway cluster itself: it starts, holds a schema with CJK text, and is gone when stopped, even
-/// when the test that made it fails.
-@Suite(.serialized) struct PostgresClusterTests {
-    @Test func aThrowawayClusterServesAndIsGoneWhenStopped() throws {
-        let cluster = try PostgresCluster()
-        #expect(cluster.isAccepting)
-        try cluster.psql("CREATE DATABASE store")
-        try cluster.psql(
-            "CREATE TABLE player (id text PRIMARY KEY, name text NOT NULL); INSERT INTO player VALUES ('10000001', '阿伟'), ('10000002', '芳芳🌸')",
-            database: "store")
-        #expect(try cluster.psql("SELECT name FROM player ORDER BY id", database: "store") == "阿伟\n芳芳🌸\n")
-        #expect(throws: PostgresCluster.Failure.self) { try cluster.psql("SELECT * FROM no_such_table", database: "store") }
-        let folder = cluster.folder
-        cluster.stop()
-        #expect(!cluster.isAccepting)
-        #expect(!FileManager.default.fileExists(atPath: folder.path))
-    }
-
-    @Test func aClusterLeftByAFailingTestIsStoppedWhenItGoesAway() throws {
-        var folder: URL?
-        var port = 0
-        do {
-            let cluster = try PostgresCluster()
-            (folder, port) = (cluster.folder, cluster.port)
-            #expect(cluster.isAccepting)
-        }
-        let probe = try #require(PostgresCluster.binaries).appendingPathComponent("pg_isready").path
-        #expect(throws: PostgresCluster.Failure.self) { try PostgresCluster.run(probe, ["-q", "-h", "127.0.0.1", "-p", "\(port)", "-t", "1"]) }
-        #expect(!FileManager.default.fileExists(atPath: try #require(folder).path))
-    }
-}
