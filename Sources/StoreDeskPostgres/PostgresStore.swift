@@ -61,14 +61,18 @@ public final class PostgresStore: @unchecked Sendable {
                 message: "holds no StoreDesk store: make one with `storedesk store copy --from FILE --to \(name)`")
         }
         guard migrate else { throw StoreError.olderSchema(path: name, missing: missing) }
-        try session.transaction { transaction in
-            try transaction.run("SELECT pg_advisory_xact_lock(74152026)")
-            try transaction.run("CREATE TABLE IF NOT EXISTS storedesk_migration (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-            let done = Set(try transaction.rows("SELECT identifier FROM storedesk_migration").map { try $0.decode(String.self) })
-            for migration in PostgresSchema.migrations where !done.contains(migration.identifier) {
-                for statement in migration.statements { try transaction.run(PostgresQuery(unsafeSQL: statement)) }
-                try transaction.run("INSERT INTO storedesk_migration (identifier) VALUES (\(migration.identifier))")
-            }
+        try session.transaction { transaction in try Self.applyMigrations(transaction) }
+    }
+
+    /// Applies the migrations `transaction`'s database lacks, under an advisory lock so two processes never
+    /// migrate at once (inside the caller's transaction: PostgreSQL's DDL is transactional).
+    static func applyMigrations(_ transaction: PostgresSession.Transaction) throws {
+        try transaction.run("SELECT pg_advisory_xact_lock(74152026)")
+        try transaction.run("CREATE TABLE IF NOT EXISTS storedesk_migration (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        let done = Set(try transaction.rows("SELECT identifier FROM storedesk_migration").map { try $0.decode(String.self) })
+        for migration in PostgresSchema.migrations where !done.contains(migration.identifier) {
+            for statement in migration.statements { try transaction.run(PostgresQuery(unsafeSQL: statement)) }
+            try transaction.run("INSERT INTO storedesk_migration (identifier) VALUES (\(migration.identifier))")
         }
     }
 
