@@ -45,13 +45,18 @@ echo "== seed $USERS players into PostgreSQL, beside psql's \\copy of the same r
 t0=$(seconds)
 "$BIN" seed --users "$USERS" --seed 1 --db "$(url bench)" >"$work/seed.out"
 t1=$(seconds)
-tables=$(psql_to bench -At -c "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-  WHERE n.nspname = 'public' AND c.relkind = 'r' ORDER BY c.relname")
+# Parents before children, as `store copy` moves them (StoreTables.copyOrder), then any other table.
+order="app user game_account product payment_run store_transaction payment_order server_callback item_grant subscription
+  restore_request login_entry_configuration audit_log transaction_event login_entry_history onetap_simulator onetap_token
+  trust_root subscription_event catalogue catalogue_group catalogue_product catalogue_localization catalogue_offer
+  catalogue_billing_plan game_server_callback game_server_grant store_meta"
+others=$(psql_to bench -At -c "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename" | grep -vxF -f <(tr -s ' \n' '\n' <<<"$order") || true)
+tables="$order $others"
 mkdir -p "$work/rows"
 : >"$work/copy.sql"
 for t in $tables; do
   n=$(psql_to bench -At -c "SELECT COUNT(*) FROM \"$t\"")
-  [ "$n" = 0 ] && continue
+  [ "${n:-0}" = 0 ] && continue
   psql_to bench -c "\\copy \"$t\" TO '$work/rows/$t.tsv'"
   echo "\\copy \"$t\" FROM '$work/rows/$t.tsv'" >>"$work/copy.sql"
 done

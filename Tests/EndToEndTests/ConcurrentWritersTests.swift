@@ -121,11 +121,11 @@ import Testing
     }
 
     /// Quits the console and returns what it printed as its exit.
-    static func quit(_ tmux: Tmux, home: TemporaryHome) throws -> String {
+    static func quit(_ tmux: Tmux, home: TemporaryHome, marker: String? = nil) throws -> String {
         let screen = try tmux.capture()
         #expect(!screen.contains("simulation stopped"), "the console's simulation failed:\n\(screen)")
         try tmux.keys("q")
-        let marker = home.path("console.exit")
+        let marker = marker ?? home.path("console.exit")
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
         Thread.sleep(forTimeInterval: 0.2)

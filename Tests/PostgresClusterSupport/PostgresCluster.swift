@@ -28,7 +28,16 @@ public final class PostgresCluster {
         public var description: String
     }
 
-    public init() throws {
+    /// The address the server listens on (127.0.0.1, or an address in `namespace`).
+    public let host: String
+    /// The network namespace the server runs in (`ip netns exec`), nil for this machine's own.
+    public let namespace: String?
+
+    /// - Parameters:
+    ///   - host: the address to listen on; with `namespace`, an address of that namespace.
+    ///   - namespace: a network namespace to run the server in (a second machine, as far as the network
+    ///     goes). The test then talks to it over its socket in `folder`, which every namespace can reach.
+    public init(listen host: String = "127.0.0.1", namespace: String? = nil, port: Int? = nil) throws {
         guard let bin = Self.binaries else {
             throw Failure(description: "no PostgreSQL server under /usr/lib/postgresql (make test installs Debian's postgresql)")
         }
@@ -36,7 +45,9 @@ public final class PostgresCluster {
         user = Self.runsAsRoot ? "postgres" : (ProcessInfo.processInfo.environment["USER"] ?? NSUserName())
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-pg-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        self.host = host
+        self.namespace = namespace
+        self.port = try port ?? Self.freePort()
         do {
             if Self.runsAsRoot { try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
             let data = folder.appendingPathComponent("data").path
@@ -46,7 +57,7 @@ public final class PostgresCluster {
             // long as one of its descriptors is open, so the starter closes them first.
             let log = folder.appendingPathComponent("server.log").path
             try Self.launchClosingDescriptors(
-                serverCommand("pg_ctl", ["-D", data, "-l", log, "-o", "-c listen_addresses=127.0.0.1 -p \(port) -k \(folder.path) -c fsync=off", "start"]))
+                serverCommand("pg_ctl", ["-D", data, "-l", log, "-o", "-c listen_addresses=\(host) -p \(self.port) -k \(folder.path) -c fsync=off", "start"]))
             var waited = 0
             while !isAccepting {
                 guard waited < 300 else {
@@ -64,8 +75,10 @@ public final class PostgresCluster {
 
     deinit { stop() }
 
-    /// `postgres://USER@127.0.0.1:PORT/DB`.
-    public func url(database: String = "postgres") -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+    /// `postgres://USER@HOST:PORT/DB`.
+    public func url(database: String = "postgres", user: String? = nil) -> String {
+        "postgres://\(user ?? self.user)@\(host):\(port)/\(database)"
+    }
 
     /// Runs SQL through `psql` over TCP, one statement or a script, and returns what it printed
     /// (unaligned, tuples only); a failing statement throws with psql's message.
@@ -73,24 +86,27 @@ public final class PostgresCluster {
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         try Self.run(
             bin.appendingPathComponent("psql").path,
-            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", "\(port)", "-U", user, "-d", database, "-c", sql])
+            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", adminHost, "-p", "\(port)", "-U", user, "-d", database, "-c", sql])
     }
 
     /// Makes a login role that must give `password` over TCP (SCRAM), where every other role is trusted:
     /// for tests of a wrong or missing password.
-    public func requirePassword(role: String, password: String) throws {
+    public func requirePassword(role: String, password: String, from network: String = "127.0.0.1/32") throws {
         try psql("CREATE ROLE \(role) LOGIN PASSWORD '\(password)'")
         let hba = folder.appendingPathComponent("data/pg_hba.conf")
         let rules = try String(contentsOf: hba, encoding: .utf8)
-        try ("host all \(role) 127.0.0.1/32 scram-sha-256\n" + rules).write(to: hba, atomically: false, encoding: .utf8)
+        try ("host all \(role) \(network) scram-sha-256\n" + rules).write(to: hba, atomically: false, encoding: .utf8)
         try psql("SELECT pg_reload_conf()")
         Thread.sleep(forTimeInterval: 0.2)
     }
 
     /// Whether the server answers on its port.
     public var isAccepting: Bool {
-        (try? Self.run(bin.appendingPathComponent("pg_isready").path, ["-q", "-h", "127.0.0.1", "-p", "\(port)", "-t", "1"])) != nil
+        (try? Self.run(bin.appendingPathComponent("pg_isready").path, ["-q", "-h", adminHost, "-p", "\(port)", "-t", "1"])) != nil
     }
+
+    /// Where the test reaches the server: its address, or (in another namespace) its socket's folder.
+    private var adminHost: String { namespace == nil ? host : folder.path }
 
     /// Shuts the server down at once (`-m immediate`: the data is thrown away) and removes the folder.
     public func stop() {
@@ -106,7 +122,8 @@ public final class PostgresCluster {
     /// One of the server's own commands, as the user the server runs as: the program and its arguments.
     private func serverCommand(_ command: String, _ arguments: [String]) -> [String] {
         let path = bin.appendingPathComponent(command).path
-        return Self.runsAsRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments
+        let inNamespace = namespace.map { ["/usr/sbin/ip", "netns", "exec", $0] } ?? []
+        return inNamespace + (Self.runsAsRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--", path] + arguments : [path] + arguments)
     }
 
     @discardableResult
