@@ -99,15 +99,16 @@ import Testing
     }
 
     /// The console on `db` in tmux as a developer, its simulation started at 20×; its process id in
-    /// `console.pid`, and `EXIT=…` in `console.exit` once it ends.
-    static func console(_ db: String, home: TemporaryHome) throws -> Tmux {
+    /// `NAME.pid`, and `EXIT=…` in `NAME.exit` once it ends. `on` wraps the command that starts it (another
+    /// machine's `ip netns exec`).
+    static func console(_ db: String, home: TemporaryHome, name: String = "console", on machine: (String) -> String = { $0 }) throws -> Tmux {
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
-        let pid = home.path("console.pid"), exit = home.path("console.exit")
+        let pid = home.path(name + ".pid"), exit = home.path(name + ".exit")
         let tmux = try Tmux(
             width: 120, height: 40,
-            command: "env \(env) sh -c 'echo $$ > \(pid); exec \(Binary.path) --db \(db) --role developer --refresh 0.3'; "
+            command: machine("env \(env) sh -c 'echo $$ > \(pid); exec \(Binary.path) --db \(db) --role developer --refresh 0.3'; ")
                 + "echo \"EXIT=$?\" > \(exit); sleep 60")
-        try tmux.waitFor("Profile", timeout: 20)
+        try tmux.waitFor("Profile", timeout: 30)
         try tmux.keys("2")
         try tmux.waitFor("no simulation in this console (r starts one)", timeout: 20)
         try tmux.keys("r")

@@ -126,7 +126,7 @@ import Testing
         for serveURL in serveURLs { try Self.waitForServe(serveURL, on: machines) }
 
         // Two consoles, each running its own simulation; two simulations POSTing to one serve each.
-        let consoles = try (0..<2).map { n in try Self.console(n, url: url, home: home, on: machines) }
+        let consoles = try (0..<2).map { n in try ConcurrentWritersTests.console(url, home: home, name: "console\(n)", on: machines.onApp) }
         let simulations = try (0..<2).map { n in
             try ConcurrentWritersTests.Background(
                 "exec " + Self.storedesk(
@@ -175,27 +175,5 @@ import Testing
         // Both serves answered callbacks, and the consoles simulated.
         #expect(try Self.count(cluster, "SELECT count(*) FROM game_server_grant") > 20)
         #expect(try Self.count(cluster, "SELECT count(*) FROM transaction_event WHERE transaction_id LIKE 'live%'") > 20)
-    }
-
-    /// Console `n` on the app machine, as a developer, its own simulation started at 20×; its process id in
-    /// `consoleN.pid`, and `EXIT=…` in `consoleN.exit` once it ends.
-    static func console(_ n: Int, url: String, home: TemporaryHome, on machines: Machines) throws -> ConsoleInTmuxTests.Tmux {
-        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
-        let pid = home.path("console\(n).pid"), exit = home.path("console\(n).exit")
-        let tmux = try ConsoleInTmuxTests.Tmux(
-            width: 120, height: 40,
-            command: machines.onApp("env \(env) sh -c 'echo $$ > \(pid); exec \(Binary.path) --db \(url) --role developer --refresh 0.3'; ")
-                + "echo \"EXIT=$?\" > \(exit); sleep 60")
-        try tmux.waitFor("Profile", timeout: 30)
-        try tmux.keys("2")
-        try tmux.waitFor("no simulation in this console (r starts one)", timeout: 20)
-        try tmux.keys("r")
-        try tmux.waitFor("simulation ▶ 1×", timeout: 20)
-        try tmux.keys(":")
-        try tmux.literal("rate 20")
-        try tmux.keys("Enter")
-        try tmux.keys("+", "+", "+", "+")
-        try tmux.waitFor("simulation ▶ 20×", timeout: 20)
-        return tmux
     }
 }
