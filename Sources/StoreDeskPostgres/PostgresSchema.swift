@@ -21,6 +21,29 @@ enum PostgresSchema {
     /// Every migration, oldest first. A store a newer StoreDesk migrated further is refused by name.
     static let migrations: [Migration] = [
         Migration(identifier: "pg1-store", statements: tables + indexes + triggers),
+        // Apple's half: the store's own signing chain and each app's App Store Server API keys (SQLite's v19).
+        Migration(
+            identifier: "pg2-apple",
+            statements: [
+                """
+                CREATE TABLE signer (
+                    id bigint PRIMARY KEY CHECK (id = 1), leaf_der bytea NOT NULL, intermediate_der bytea NOT NULL,
+                    root_der bytea NOT NULL, leaf_key bytea NOT NULL, intermediate_key bytea NOT NULL, root_key bytea NOT NULL,
+                    root_sha256 text COLLATE "C" NOT NULL CHECK (length(root_sha256) = 64),
+                    created_at bigint NOT NULL, created_by text COLLATE "C" NOT NULL)
+                """,
+                """
+                CREATE TABLE app_api_key (
+                    app_id text COLLATE "C" NOT NULL REFERENCES app(id), key_id text COLLATE "C" NOT NULL,
+                    issuer_id text COLLATE "C" NOT NULL, public_key bytea NOT NULL, added_at bigint NOT NULL,
+                    added_by text COLLATE "C" NOT NULL, PRIMARY KEY (app_id, key_id))
+                """,
+                """
+                CREATE TABLE apple_app_account_token (
+                    original_transaction_id text COLLATE "C" PRIMARY KEY REFERENCES store_transaction(id),
+                    app_account_token text COLLATE "C" NOT NULL, set_at bigint NOT NULL, set_by text COLLATE "C" NOT NULL)
+                """,
+            ]),
     ]
 
     static let tables = [

@@ -50,6 +50,13 @@ extension AppDatabase {
         _ db: Database, extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
     ) throws -> NotificationTrust {
         var roots = try trustRoots(db)
+        // The store trusts its own root: what its API and notifications sign comes back in imports.
+        if let signer = try signer(db), !roots.contains(where: { $0.sha256 == signer.rootSHA256 }),
+            var own = try? TrustRootFile.root(from: Data(signer.chain.rootDER))
+        {
+            own.addedBy = "storedesk signer"
+            roots.append(own)
+        }
         for root in extraRoots where !roots.contains(where: { $0.sha256 == root.sha256 }) { roots.append(root) }
         let verifier = roots.isEmpty ? nil : try AppStoreSignatureVerifier(roots: roots)
         return NotificationTrust(verifier: verifier, allowUnverified: allowUnverified, now: now)

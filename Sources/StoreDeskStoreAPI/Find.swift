@@ -15,6 +15,8 @@ public enum FindField: String, Sendable, Hashable, CaseIterable {
     case orderId = "order_id", appOrderId = "app_order_id", transactionId = "transaction_id"
     case originalTransactionId = "original_transaction_id", webOrderLineItemId = "web_order_line_item_id"
     case notificationUUID = "notification_uuid", restorePromptId = "restore_prompt_id"
+    /// The order id on the player's Apple receipt (`AppleOrderId`).
+    case appleOrderId = "apple_order_id"
 
     /// A name a person gave (a player's, a role's), not an id.
     public var isName: Bool { self == .name || self == .friendlyName || self == .roleName }
