@@ -19,6 +19,7 @@ import StoreDeskTrust
 /// - `GET /inApps/v2/refund/lookup/{transactionId}`: Get Refund History.
 /// - `POST /inApps/v1/notifications/test`, `GET /inApps/v1/notifications/test/{token}`: a TEST notification.
 /// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App Account Token.
+/// - `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: Extend a Subscription Renewal Date.
 struct AppStoreServerAPIHandler: Sendable {
     let database: any Store
     let apps: AppDirectory
@@ -66,15 +67,27 @@ struct AppStoreServerAPIHandler: Sendable {
             await handle(request, context) { caller, _ in try testNotificationStatus(caller, context.parameters.get("token") ?? "") }
         }
         router.put("/inApps/v1/transactions/{transactionId}/appAccountToken") { request, context in
-            let bytes: [UInt8]
-            switch try await body.read(request) {
-            case .body(let read): bytes = read
-            case .tooLarge, .tooSlow: return Self.error(.generalBadRequest, context, "body too large or too slow")
-            }
-            return await handle(request, context) { caller, now in
+            try await withBody(request, context) { caller, bytes, now in
                 try setAppAccountToken(caller, context.parameters.get("transactionId") ?? "", bytes, now)
             }
         }
+        router.put("/inApps/v1/subscriptions/extend/{transactionId}") { request, context in
+            try await withBody(request, context) { caller, bytes, now in
+                try extendRenewalDate(caller, context.parameters.get("transactionId") ?? "", bytes, now)
+            }
+        }
+    }
+
+    /// `handle` for a request with a JSON body, read first (bounded in size and time).
+    private func withBody(
+        _ request: Request, _ context: ServeContext, _ work: @escaping @Sendable (Caller, [UInt8], Instant) throws -> Reply
+    ) async throws -> Response {
+        let bytes: [UInt8]
+        switch try await body.read(request) {
+        case .body(let read): bytes = read
+        case .tooLarge, .tooSlow: return Self.error(.generalBadRequest, context, "body too large or too slow")
+        }
+        return await handle(request, context) { caller, now in try work(caller, bytes, now) }
     }
 
     /// What an endpoint answers: a status and a JSON body (nil: none).
@@ -241,6 +254,19 @@ struct AppStoreServerAPIHandler: Sendable {
         return Reply(status: .ok, json: nil, note: "app account token of \(originalId) set")
     }
 
+    private func extendRenewalDate(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
+        let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
+        let request = try RenewalExtensionRequest(json: bytes)
+        guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id,
+            let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: "api key \(caller.keyId)", at: now)
+        else { throw AppStoreAPIError.originalTransactionIdNotFound }
+        return try Self.json(
+            ExtendRenewalDateResponse(
+                originalTransactionId: originalId, webOrderLineItemId: AppleOrderId.of(transactionId: originalId), success: true,
+                effectiveDate: done.effectiveDate.millis),
+            note: "renewal of \(originalId) extended by \(done.extendByDays) days to \(done.effectiveDate.iso8601)")
+    }
+
     /// Apple's JSON: nil fields left out, slashes as they are.
     private static func json(_ value: some Encodable, note: String) throws -> Reply {
         let encoder = JSONEncoder()
@@ -280,6 +306,13 @@ struct AppStoreServerAPIHandler: Sendable {
         var bundleId: String
         var appAppleId: Int64?
         var data: [Group]
+    }
+
+    struct ExtendRenewalDateResponse: Encodable {
+        var originalTransactionId: String
+        var webOrderLineItemId: String
+        var success: Bool
+        var effectiveDate: Int64
     }
 
     struct OrderLookupResponse: Encodable {

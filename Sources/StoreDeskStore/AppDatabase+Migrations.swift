@@ -93,7 +93,8 @@ extension AppDatabase {
     /// `signer`: the store's one signing chain (certificates DER, private keys PKCS#8 DER), made by
     /// `storedesk signer create` or on first use; `app_api_key`: each app's App Store Server API keys, the
     /// public half only, by (app, key id); `apple_app_account_token`: the token Set App Account Token gave
-    /// an original transaction, which its transactions carry instead of their game account's.
+    /// an original transaction, which its transactions carry instead of their game account's;
+    /// `apple_renewal_extension`: each Extend a Subscription Renewal Date done (at most twice in 365 days).
     static let appleAPISchema = """
         CREATE TABLE signer (
             id INTEGER PRIMARY KEY CHECK (id = 1),
@@ -122,6 +123,18 @@ extension AppDatabase {
             set_at INTEGER NOT NULL,
             set_by TEXT NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE apple_renewal_extension (
+            id INTEGER PRIMARY KEY,
+            original_transaction_id TEXT NOT NULL REFERENCES subscription(original_transaction_id),
+            request_identifier TEXT NOT NULL,
+            extend_by_days INTEGER NOT NULL CHECK (extend_by_days BETWEEN 1 AND 90),
+            extend_reason_code INTEGER NOT NULL CHECK (extend_reason_code BETWEEN 0 AND 3),
+            extended_at INTEGER NOT NULL,
+            previous_expires_date INTEGER NOT NULL,
+            effective_date INTEGER NOT NULL,
+            extended_by TEXT NOT NULL,
+            UNIQUE (original_transaction_id, request_identifier)
+        );
         """
 
     /// `trust_root`: the root certificates App Store chains are validated to (`storedesk trust add`), by

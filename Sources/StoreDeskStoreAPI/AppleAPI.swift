@@ -26,6 +26,13 @@ public protocol AppStoreServerStore: Sendable {
     /// Gives an original transaction (and every transaction of its chain) the app account token `token`,
     /// with an audit line by `actor` (the API key that asked).
     func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws
+    /// Extend a Subscription Renewal Date, decided by `RenewalExtension.decide` inside the write: the
+    /// subscription's expiry (and its latest transaction's) moved, the extension kept, an audit line. Nil
+    /// when the store has no subscription `originalTransactionId`; a request identifier used before answers
+    /// as it did and writes nothing.
+    func extendRenewalDate(
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+    ) throws -> RenewalExtension?
 }
 
 extension AppStoreCustomer {
@@ -122,6 +129,14 @@ public enum AppleAPIWrites {
         AuditEntry(
             at: now, actor: actor, role: "api", action: "apple.app_account_token.set", subject: "transaction \(originalTransactionId)",
             detail: "app account token \(token)")
+    }
+
+    /// The audit line of a renewal date extended (`actor`: the API key that asked).
+    public static func extensionAudit(_ done: RenewalExtension, actor: String) -> AuditEntry {
+        AuditEntry(
+            at: done.extendedAt, actor: actor, role: "api", action: "apple.renewal.extend", subject: "transaction \(done.originalTransactionId)",
+            detail: "renewal date extended by \(done.extendByDays) days (reason \(done.extendReasonCode), request \(done.requestIdentifier)): "
+                + "\(done.previousExpiresDate.iso8601) to \(done.effectiveDate.iso8601)")
     }
 
     /// The refusal of a key for an app the store does not have.

@@ -8,7 +8,7 @@
         prints the bearer JWT AppStoreServerAPIClient signs its requests with.
     apple_library.py api BASE_URL KEY_PEM KEY_ID ISSUER_ID ROOT_DER APP_APPLE_ID < calls.json
         calls.json: [{"call": "transaction_info" | "history" | "statuses" | "lookup" | "refunds" |
-                      "test_notification" | "set_token", "bundle": "...", "environment": "Production" | "Sandbox",
+                      "test_notification" | "set_token" | "extend", "bundle": "...", "environment": "Production" | "Sandbox",
                       "id": "...", "request": {...}, "token": "good" | "expired" | "other_key"}]
         drives AppStoreServerAPIClient (nothing changed but its base URL) against BASE_URL, and verifies every
         signed transaction, renewal info and notification it returns with SignedDataVerifier (ROOT_DER, online
@@ -135,6 +135,21 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
                 sent = api_client.request_test_notification()
                 response = api_client.get_test_notification_status(sent.testNotificationToken)
                 signed.append(("notification", response.signedPayload))
+            elif call == "extend":
+                from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+                from appstoreserverlibrary.models.ExtendRenewalDateRequest import ExtendRenewalDateRequest
+                from appstoreserverlibrary.models.ExtendRenewalDateResponse import ExtendRenewalDateResponse
+                reason = case["reason"]
+                if reason in [code.value for code in ExtendReasonCode]:
+                    response = api_client.extend_subscription_renewal_date(case["id"], ExtendRenewalDateRequest(
+                        extendByDays=case["days"], extendReasonCode=ExtendReasonCode(reason),
+                        requestIdentifier=case["request_id"]))
+                else:
+                    # A code the library's model cannot hold goes as raw JSON through the library's own request.
+                    body = json.dumps({"extendByDays": case["days"], "extendReasonCode": reason,
+                                       "requestIdentifier": case["request_id"]}).encode()
+                    response = api_client._make_request("/inApps/v1/subscriptions/extend/" + case["id"], "PUT", {}, body,
+                                                        ExtendRenewalDateResponse, "application/json")
             elif call == "set_token":
                 api_client.set_app_account_token(case["id"], UpdateAppAccountTokenRequest(appAccountToken=case["token_value"]))
                 response = None

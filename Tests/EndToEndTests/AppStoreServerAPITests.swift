@@ -53,6 +53,12 @@ import Testing
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try Binary.run(["signer", "root", "--pem", "--db", store], home: home).stdout != first.stdout)
 
+        // `find` takes the order id on a player's Apple receipt to its transaction.
+        let order = AppleOrderId.of(transactionId: "2000000100000001")
+        let found = try Binary.run(["find", order, "--json", "--db", store], home: home)
+        #expect(found.status == 0 && found.stdout.contains("\"apple_order_id\"") && found.stdout.contains("2000000100000001"), "\(found.stdout)")
+        #expect(found.stdout.contains("\"\(order)\""))
+
         // An API key: the private key given, its public half kept (91 bytes of SubjectPublicKeyInfo).
         let key = try Self.p8(home, "AuthKey_KEY1001.p8")
         let set = try Binary.run(
@@ -148,6 +154,16 @@ import Testing
             ["call": "test_notification", "environment": "Sandbox"],
             ["call": "set_token", "id": "2000000100000030", "token_value": token],
             ["call": "transaction_info", "id": "2000000100000030"],
+            // Extend a Subscription Renewal Date: twice in a year, the same request again changes nothing.
+            ["call": "extend", "id": "2000000100000030", "days": 30, "reason": 1, "request_id": "ticket-1"],
+            ["call": "extend", "id": "2000000100000030", "days": 30, "reason": 1, "request_id": "ticket-1"],
+            ["call": "extend", "id": "2000000100000030", "days": 10, "reason": 3, "request_id": "ticket-2"],
+            ["call": "extend", "id": "2000000100000030", "days": 5, "reason": 2, "request_id": "ticket-3"],
+            ["call": "extend", "id": "2000000100000030", "days": 91, "reason": 1, "request_id": "ticket-4"],
+            ["call": "extend", "id": "2000000100000030", "days": 5, "reason": 4, "request_id": "ticket-5"],
+            ["call": "extend", "id": "2000000100000078", "days": 5, "reason": 1, "request_id": "ticket-6"],
+            // The chain's latest transaction carries the new expiry.
+            ["call": "transaction_info", "id": "2000000100000084"],
             // Refusals: Apple's statuses and numbers.
             ["call": "transaction_info", "id": "2000000100000001", "token": "expired"],
             ["call": "transaction_info", "id": "2000000100000001", "token": "other_key"],
@@ -205,7 +221,20 @@ import Testing
         #expect(answers[9].ok, "\(answers[9])")
         #expect(decoded(10).first?["appAccountToken"] == .string(token))
 
-        for (index, status, code) in [(11, 401, nil), (12, 401, nil), (13, 401, nil), (14, 404, 4_040_010), (15, 400, 4_000_006), (16, 404, 4_040_010), (17, 400, 4_000_183)] {
+        // Extensions: 2026-12-03T10:00Z + 30 days, the same again, + 10 more; then Apple's refusals.
+        let expiry = 1_796_292_000_000.0, day = 86_400_000.0
+        #expect(answers[11].ok && answers[11].response?["effectiveDate"] == .number(expiry + 30 * day), "\(answers[11])")
+        #expect(answers[11].response?["success"] == .bool(true) && answers[11].response?["originalTransactionId"] == .string("2000000100000030"))
+        #expect(answers[12].response?["effectiveDate"] == .number(expiry + 30 * day))
+        #expect(answers[13].response?["effectiveDate"] == .number(expiry + 40 * day))
+        for (index, code) in [(14, 4_030_005), (15, 4_000_009), (16, 4_000_010), (17, 4_030_004)] {
+            #expect(!answers[index].ok && answers[index].errorCode == code, "call \(index): \(answers[index])")
+        }
+        #expect(answers[14].httpStatus == 403 && answers[15].httpStatus == 400 && answers[17].httpStatus == 403)
+        #expect(decoded(18).first?["expiresDate"] == .number(expiry + 40 * day))
+        #expect(try Self.sql(store, "SELECT count(*) FROM apple_renewal_extension") == "2")
+
+        for (index, status, code) in [(19, 401, nil), (20, 401, nil), (21, 401, nil), (22, 404, 4_040_010), (23, 400, 4_000_006), (24, 404, 4_040_010), (25, 400, 4_000_183)] {
             #expect(!answers[index].ok && answers[index].httpStatus == status && answers[index].errorCode == code, "call \(index): \(answers[index])")
         }
         #expect(serve.stop() == 0)

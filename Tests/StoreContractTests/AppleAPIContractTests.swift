@@ -96,4 +96,24 @@ import Testing
             try store.auditEntries(action: "apple", limit: 10).map(AppsContractTests.line)
                 == reference.auditEntries(action: "apple", limit: 10).map(AppsContractTests.line))
     }
+
+    @Test(arguments: Backend.allCases) func renewalDatesAreExtendedAsTheSQLiteStoreExtendsThem(_ backend: Backend) throws {
+        let store = try Self.store(backend)
+        let reference = try Self.store(.sqlite)
+        let at = Instant(millis: StoreContractTests.demoClock.millis + 1_000)
+        for (id, days, reason, identifier) in [
+            ("2000000100000030", 30, 1, "a"), ("2000000100000030", 30, 1, "a"), ("2000000100000030", 10, 2, "b"),
+            ("2000000100000030", 5, 0, "c"), ("2000000100000078", 5, 0, "d"), ("no-such", 5, 0, "e"),
+        ] {
+            let request = try RenewalExtensionRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier)
+            #expect(
+                said { try store.extendRenewalDate(originalTransactionId: id, request, actor: "api key K", at: at)?.effectiveDate }
+                    == said { try reference.extendRenewalDate(originalTransactionId: id, request, actor: "api key K", at: at)?.effectiveDate },
+                "\(id) \(identifier)")
+        }
+        #expect(try store.appStoreCustomer(transactionId: "2000000100000030") == reference.appStoreCustomer(transactionId: "2000000100000030"))
+        #expect(
+            try store.auditEntries(action: "apple", limit: 10).map(AppsContractTests.line)
+                == reference.auditEntries(action: "apple", limit: 10).map(AppsContractTests.line))
+    }
 }

@@ -197,4 +197,49 @@ import Testing
         #expect(AppStoreAPIError.transactionIdNotFound.status == 404 && AppStoreAPIError.transactionIdNotFound.errorCode == 4_040_010)
         #expect(AppStoreAPIError.invalidTransactionId.body == #"{"errorCode":4000006,"errorMessage":"Invalid transaction id."}"#)
     }
+
+    @Test func aRenewalDateIsExtendedAtMostNinetyDaysTwiceAYearWhileActive() throws {
+        let expires = Instant(millis: Self.start.millis + 30 * Self.day)
+        let active = Subscription(
+            id: "2000000000000001", userId: "u1", appId: "1001", productId: "vip.monthly", groupId: "vip", state: .active, autoRenew: true,
+            originalPurchaseDate: Self.start, purchaseDate: Self.start, expiresDate: expires)
+        let now = Instant(millis: Self.start.millis + 10 * Self.day)
+        let first = try RenewalExtension.decide(active, try RenewalExtensionRequest(extendByDays: 30, extendReasonCode: 1, requestIdentifier: "a"), earlier: [], at: now)
+        #expect(!first.repeated && first.extension.previousExpiresDate == expires)
+        #expect(first.extension.effectiveDate == expires.adding(.days(30)))
+        let again = try RenewalExtension.decide(
+            active, try RenewalExtensionRequest(extendByDays: 5, extendReasonCode: 0, requestIdentifier: "a"), earlier: [first.extension], at: now)
+        #expect(again.repeated && again.extension == first.extension)
+        let second = try RenewalExtension.decide(
+            active, try RenewalExtensionRequest(extendByDays: 90, extendReasonCode: 3, requestIdentifier: "b"), earlier: [first.extension], at: now)
+        #expect(throws: AppStoreAPIError.subscriptionMaxExtension) {
+            try RenewalExtension.decide(
+                active, try RenewalExtensionRequest(extendByDays: 1, extendReasonCode: 2, requestIdentifier: "c"),
+                earlier: [first.extension, second.extension], at: now)
+        }
+        // A year on, the first two no longer count.
+        let nextYear = Instant(millis: now.millis + 366 * Self.day)
+        var renewed = active
+        renewed.expiresDate = Instant(millis: nextYear.millis + 5 * Self.day)
+        renewed.purchaseDate = Instant(millis: nextYear.millis - 25 * Self.day)
+        #expect(throws: Never.self) {
+            try RenewalExtension.decide(
+                renewed, try RenewalExtensionRequest(extendByDays: 1, extendReasonCode: 2, requestIdentifier: "c"),
+                earlier: [first.extension, second.extension], at: nextYear)
+        }
+        var revoked = active
+        revoked.state = .revoked
+        revoked.revocationDate = now
+        #expect(throws: AppStoreAPIError.subscriptionExtensionIneligible) {
+            try RenewalExtension.decide(revoked, try RenewalExtensionRequest(extendByDays: 1, extendReasonCode: 0, requestIdentifier: "d"), earlier: [], at: now)
+        }
+        for (days, reason, identifier, error) in [
+            (0, 1, "x", AppStoreAPIError.invalidExtendByDays), (91, 1, "x", .invalidExtendByDays), (1, 4, "x", .invalidExtendReasonCode),
+            (1, -1, "x", .invalidExtendReasonCode), (1, 1, "", .invalidRequestIdentifier), (1, 1, String(repeating: "r", count: 129), .invalidRequestIdentifier),
+        ] {
+            #expect(throws: error) { try RenewalExtensionRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier) }
+        }
+        #expect(throws: AppStoreAPIError.generalBadRequest) { try RenewalExtensionRequest(json: Array("not json".utf8)) }
+        #expect(try RenewalExtensionRequest(json: Array(#"{"extendByDays":7,"extendReasonCode":0,"requestIdentifier":"t"}"#.utf8)).extendByDays == 7)
+    }
 }
