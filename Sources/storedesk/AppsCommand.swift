@@ -69,14 +69,16 @@ struct AppsCommand: ParsableCommand {
                 let developer = try staff.member("apps set", may: .editApps)
                 let settings = try options.settings()
                 let database = try store.open(.readWrite)
-                guard var app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }
+                var changed: App?
                 var changes: [String] = []
                 if options.givesSomething,
                     let (old, new) = try database.updateApp(id: id, settings, by: developer, at: database.commandNow().instant)
                 {
-                    app = new
+                    changed = new
                     changes = AppSettings.differences(old, new)
                 }
+                // An unknown app is refused as `apps show` refuses it, naming the known ones.
+                let app = try changed ?? database.appOverview(id: id).app
                 if let key {
                     let replaced = try database.setAppAPIKey(key, by: developer, at: database.commandNow().instant)
                     changes.append("API key \(key.keyId) (issuer \(key.issuerId)) \(replaced == nil ? "added" : "replaced"), its public key kept")
