@@ -243,9 +243,10 @@ struct AppStoreServerAPIHandler: Sendable {
 
     private func setAppAccountToken(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-            let text = object["appAccountToken"] as? String
-        else { throw AppStoreAPIError.invalidAppAccountTokenUUID }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw AppStoreAPIError.generalBadRequest
+        }
+        guard let text = object["appAccountToken"] as? String else { throw AppStoreAPIError.invalidAppAccountTokenUUID }
         guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id else {
             throw AppStoreAPIError.originalTransactionIdNotFound
         }

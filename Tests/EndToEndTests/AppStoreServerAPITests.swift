@@ -172,6 +172,8 @@ import Testing
             ["call": "transaction_info", "id": "bad!id"],
             ["call": "transaction_info", "id": "2000000100000002"],
             ["call": "set_token", "id": "2000000100000030", "token_value": "not-a-uuid"],
+            ["call": "raw_put", "path": "/inApps/v1/transactions/2000000100000030/appAccountToken", "body": "{not json"],
+            ["call": "raw_put", "path": "/inApps/v1/subscriptions/extend/2000000100000030", "body": "[1, 2"],
         ].map { call in
             var call = call
             call["bundle"] = call["bundle"] ?? bundle
@@ -234,9 +236,14 @@ import Testing
         #expect(decoded(18).first?["expiresDate"] == .number(expiry + 40 * day))
         #expect(try Self.sql(store, "SELECT count(*) FROM apple_renewal_extension") == "2")
 
-        for (index, status, code) in [(19, 401, nil), (20, 401, nil), (21, 401, nil), (22, 404, 4_040_010), (23, 400, 4_000_006), (24, 404, 4_040_010), (25, 400, 4_000_183)] {
+        for (index, status, code) in [(19, 401, nil), (20, 401, nil), (21, 401, nil), (22, 404, 4_040_010), (23, 400, 4_000_006), (24, 404, 4_040_010), (25, 400, 4_000_183),
+            (26, 400, 4_000_000), (27, 400, 4_000_000),
+        ] {
             #expect(!answers[index].ok && answers[index].httpStatus == status && answers[index].errorCode == code, "call \(index): \(answers[index])")
         }
+        // What was refused wrote nothing: one token set, two extensions, each with its audit line.
+        #expect(try Self.sql(store, "SELECT group_concat(action, ' ') FROM (SELECT action FROM audit_log WHERE action LIKE 'apple.%' ORDER BY id)")
+            == "apple.app_account_token.set apple.renewal.extend apple.renewal.extend")
         #expect(serve.stop() == 0)
         let log = (try? String(contentsOfFile: home.path("serve.log"), encoding: .utf8)) ?? ""
         #expect(log.contains("/inApps/v1/transactions/2000000100000001") && !log.contains("Bearer"))
