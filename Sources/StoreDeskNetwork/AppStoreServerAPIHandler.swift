@@ -20,6 +20,8 @@ import StoreDeskTrust
 /// - `POST /inApps/v1/notifications/test`, `GET /inApps/v1/notifications/test/{token}`: a TEST notification.
 /// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App Account Token.
 /// - `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: Extend a Subscription Renewal Date.
+/// - `POST /inApps/v1/notifications/history`: Get Notification History (the app's notifications the store
+///   holds, signed again by its chain; no send attempts are recorded, so `onlyFailures` finds none).
 struct AppStoreServerAPIHandler: Sendable {
     let database: any Store
     let apps: AppDirectory
@@ -70,6 +72,10 @@ struct AppStoreServerAPIHandler: Sendable {
             try await withBody(request, context) { caller, bytes, now in
                 try setAppAccountToken(caller, context.parameters.get("transactionId") ?? "", bytes, now)
             }
+        }
+        router.post("/inApps/v1/notifications/history") { request, context in
+            let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
+            return try await withBody(request, context) { caller, bytes, _ in try notificationHistory(caller, bytes, token) }
         }
         router.put("/inApps/v1/subscriptions/extend/{transactionId}") { request, context in
             try await withBody(request, context) { caller, bytes, now in
@@ -268,6 +274,24 @@ struct AppStoreServerAPIHandler: Sendable {
             note: "renewal of \(originalId) extended by \(done.extendByDays) days to \(done.effectiveDate.iso8601)")
     }
 
+    private func notificationHistory(_ caller: Caller, _ bytes: [UInt8], _ token: String?) throws -> Reply {
+        let query = try NotificationHistoryQuery(json: bytes, paginationToken: token)
+        let rows = query.onlyFailures ? [] : try database.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
+        let page = rows.prefix(AppStoreServerAPI.pageSize)
+        let items = try page.map { row in
+            let line = try chain.signedNotificationLine(row.event)
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], let signed = object["signedPayload"] else {
+                throw AppStoreAPIError.generalInternal
+            }
+            return NotificationHistoryResponse.Item(signedPayload: signed, sendAttempts: [])
+        }
+        let last = page.last?.id ?? query.after ?? 0
+        return try Self.json(
+            NotificationHistoryResponse(
+                notificationHistory: items, hasMore: rows.count > page.count, paginationToken: NotificationHistoryQuery.token(after: last)),
+            note: "notification history: \(items.count)")
+    }
+
     /// Apple's JSON: nil fields left out, slashes as they are.
     private static func json(_ value: some Encodable, note: String) throws -> Reply {
         let encoder = JSONEncoder()
@@ -314,6 +338,17 @@ struct AppStoreServerAPIHandler: Sendable {
         var webOrderLineItemId: String
         var success: Bool
         var effectiveDate: Int64
+    }
+
+    struct NotificationHistoryResponse: Encodable {
+        struct Item: Encodable {
+            var signedPayload: String
+            var sendAttempts: [String]
+        }
+
+        var notificationHistory: [Item]
+        var hasMore: Bool
+        var paginationToken: String
     }
 
     struct OrderLookupResponse: Encodable {

@@ -187,3 +187,37 @@ extension AppDatabase {
         }
     }
 }
+
+extension AppDatabase: NotificationHistoryStore {
+    public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
+        try reader.read { db in
+            var conditions = ["s.app_id = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?"]
+            var arguments: [any DatabaseValueConvertible] = [appId, query.startDate.millis, query.endDate.millis, query.after ?? 0]
+            if let type = query.notificationType {
+                conditions.append("e.notification_type = ?")
+                arguments.append(type)
+                if let subtype = query.notificationSubtype {
+                    conditions.append("e.subtype = ?")
+                    arguments.append(subtype)
+                }
+            }
+            if let transactionId = query.transactionId {
+                // Any transaction of the customer: its chain's notifications.
+                guard let original = try String.fetchOne(
+                    db, sql: "SELECT original_transaction_id FROM store_transaction WHERE id = ?", arguments: [transactionId])
+                else { return [] }
+                conditions.append("e.original_transaction_id = ?")
+                arguments.append(original)
+            }
+            arguments.append(limit)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.id AS event_id, \(SubscriptionEventRow.columns) FROM subscription_event e
+                    JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.id LIMIT ?
+                    """, arguments: StatementArguments(arguments))
+            return try rows.map { (id: try $0.column("event_id") as Int64, event: try SubscriptionEventRow.decode(row: $0)) }
+        }
+    }
+}

@@ -56,6 +56,13 @@ extension AppStoreCustomer {
     }
 }
 
+/// Get Notification History's read: an app's notifications the store holds.
+public protocol NotificationHistoryStore: Sendable {
+    /// The app's notifications signed in `[startDate, endDate)` that pass the query's filters, by the
+    /// store's id, after `query.after`, at most `limit`.
+    func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)]
+}
+
 /// The store's signing chain as kept: its certificates and private keys (`SigningChainDER`), the root's
 /// fingerprint, and when and by whom it was made. The keys never appear in a description, `dump` or a
 /// report: only the certificates' sizes and the root's fingerprint are named.

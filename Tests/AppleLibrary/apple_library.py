@@ -8,7 +8,7 @@
         prints the bearer JWT AppStoreServerAPIClient signs its requests with.
     apple_library.py api BASE_URL KEY_PEM KEY_ID ISSUER_ID ROOT_DER APP_APPLE_ID < calls.json
         calls.json: [{"call": "transaction_info" | "history" | "statuses" | "lookup" | "refunds" |
-                      "test_notification" | "set_token" | "extend" | "raw_put", "bundle": "...", "environment": "Production" | "Sandbox",
+                      "test_notification" | "set_token" | "extend" | "raw_put" | "notification_history", "bundle": "...", "environment": "Production" | "Sandbox",
                       "id": "...", "request": {...}, "token": "good" | "expired" | "other_key"}]
         drives AppStoreServerAPIClient (nothing changed but its base URL) against BASE_URL, and verifies every
         signed transaction, renewal info and notification it returns with SignedDataVerifier (ROOT_DER, online
@@ -150,6 +150,20 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
                                        "requestIdentifier": case["request_id"]}).encode()
                     response = api_client._make_request("/inApps/v1/subscriptions/extend/" + case["id"], "PUT", {}, body,
                                                         ExtendRenewalDateResponse, "application/json")
+            elif call == "notification_history":
+                from appstoreserverlibrary.models.NotificationHistoryRequest import NotificationHistoryRequest
+                from appstoreserverlibrary.models.NotificationTypeV2 import NotificationTypeV2
+                fields = dict(case["request"])
+                if "notificationType" in fields:
+                    fields["notificationType"] = NotificationTypeV2(fields["notificationType"])
+                request = NotificationHistoryRequest(**fields)
+                response = api_client.get_notification_history(None, request)
+                signed += [("notification", item.signedPayload) for item in response.notificationHistory or []]
+                # Every page, bounded: each page's token asks for the next.
+                while response.hasMore and pages < 200:
+                    response = api_client.get_notification_history(response.paginationToken, request)
+                    signed += [("notification", item.signedPayload) for item in response.notificationHistory or []]
+                    pages += 1
             elif call == "raw_put":
                 # A body the library's models cannot make (malformed JSON), sent by the library's own request.
                 response = api_client._make_request(case["path"], "PUT", {}, case["body"].encode(), None, "application/json")

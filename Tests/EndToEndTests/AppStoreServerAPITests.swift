@@ -8,6 +8,7 @@ import Testing
 /// the library's `SignedDataVerifier` over the store's root.
 @Suite(.serialized) struct AppStoreServerAPITests {
     static func sql(_ path: String, _ query: String) throws -> String { try RestoreCommandTests.sql(path, query) }
+    static func sqlInt(_ path: String, _ query: String) -> Int { Int((try? sql(path, query)) ?? "") ?? -1 }
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     /// A new P-256 private key as Apple's `.p8` (PKCS#8 PEM), made by OpenSSL.
@@ -174,6 +175,13 @@ import Testing
             ["call": "set_token", "id": "2000000100000030", "token_value": "not-a-uuid"],
             ["call": "raw_put", "path": "/inApps/v1/transactions/2000000100000030/appAccountToken", "body": "{not json"],
             ["call": "raw_put", "path": "/inApps/v1/subscriptions/extend/2000000100000030", "body": "[1, 2"],
+            // Get Notification History: the app's notifications the store holds, signed again by its chain.
+            ["call": "notification_history", "request": ["startDate": 0, "endDate": 2_000_000_000_000]],
+            ["call": "notification_history", "request": ["startDate": 0, "endDate": 2_000_000_000_000, "notificationType": "DID_RENEW"]],
+            ["call": "notification_history", "request": ["startDate": 0, "endDate": 2_000_000_000_000, "onlyFailures": true]],
+            ["call": "notification_history", "request": ["startDate": 5, "endDate": 4]],
+            ["call": "notification_history",
+             "request": ["startDate": 0, "endDate": 2_000_000_000_000, "notificationType": "DID_RENEW", "transactionId": "2000000100000030"]],
         ].map { call in
             var call = call
             call["bundle"] = call["bundle"] ?? bundle
@@ -241,6 +249,16 @@ import Testing
         ] {
             #expect(!answers[index].ok && answers[index].httpStatus == status && answers[index].errorCode == code, "call \(index): \(answers[index])")
         }
+        let notifications = Self.sqlInt(store, "SELECT count(*) FROM subscription_event e JOIN subscription s USING (original_transaction_id) WHERE s.app_id = '1001'")
+        let renewals = Self.sqlInt(
+            store, "SELECT count(*) FROM subscription_event e JOIN subscription s USING (original_transaction_id) WHERE s.app_id = '1001' AND notification_type = 'DID_RENEW'")
+        #expect(answers[28].ok && decoded(28).count == notifications && notifications > 0, "\(decoded(28).count) of \(notifications)")
+        #expect(decoded(28).allSatisfy { $0["data"]?.object?["bundleId"] == .string(bundle) })
+        #expect(answers[29].ok && decoded(29).count == renewals && decoded(29).allSatisfy { $0["notificationType"] == .string("DID_RENEW") })
+        #expect(answers[30].ok && decoded(30).isEmpty)
+        #expect(!answers[31].ok && answers[31].httpStatus == 400 && answers[31].errorCode == 4_000_013)
+        #expect(!answers[32].ok && answers[32].httpStatus == 400 && answers[32].errorCode == 4_000_019)
+
         // What was refused wrote nothing: one token set, two extensions, each with its audit line.
         #expect(try Self.sql(store, "SELECT group_concat(action, ' ') FROM (SELECT action FROM audit_log WHERE action LIKE 'apple.%' ORDER BY id)")
             == "apple.app_account_token.set apple.renewal.extend apple.renewal.extend")
@@ -265,6 +283,7 @@ enum JSONValue: Decodable, Equatable, CustomStringConvertible {
 
     var string: String? { if case .string(let value) = self { value } else { nil } }
     var number: Double? { if case .number(let value) = self { value } else { nil } }
+    var object: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
     var description: String {
         switch self {
         case .string(let value): value

@@ -242,4 +242,24 @@ import Testing
         #expect(throws: AppStoreAPIError.generalBadRequest) { try RenewalExtensionRequest(json: Array("not json".utf8)) }
         #expect(try RenewalExtensionRequest(json: Array(#"{"extendByDays":7,"extendReasonCode":0,"requestIdentifier":"t"}"#.utf8)).extendByDays == 7)
     }
+
+    @Test func notificationHistoryRequestsAreCheckedAsAppleChecksThem() throws {
+        func query(_ json: String, token: String? = nil) throws(AppStoreAPIError) -> NotificationHistoryQuery {
+            try NotificationHistoryQuery(json: Array(json.utf8), paginationToken: token)
+        }
+        let ok = try query(#"{"startDate":1,"endDate":2,"notificationType":"DID_RENEW","notificationSubtype":"BILLING_RECOVERY"}"#, token: "N41")
+        #expect(ok.startDate.millis == 1 && ok.endDate.millis == 2 && ok.notificationType == "DID_RENEW" && ok.after == 41 && !ok.onlyFailures)
+        #expect(try query(#"{"startDate":1,"endDate":2,"transactionId":"2000000100000030","onlyFailures":true}"#).onlyFailures)
+        for (json, token, error) in [
+            ("nope", nil, AppStoreAPIError.generalBadRequest), (#"{"endDate":2}"#, nil, .invalidStartDate),
+            (#"{"startDate":"1","endDate":2}"#, nil, .invalidStartDate), (#"{"startDate":1}"#, nil, .invalidEndDate),
+            (#"{"startDate":3,"endDate":2}"#, nil, .startDateAfterEndDate), (#"{"startDate":1,"endDate":2,"notificationType":"renew"}"#, nil, .invalidNotificationType),
+            (#"{"startDate":1,"endDate":2,"notificationType":"TEST","transactionId":"1"}"#, nil, .multipleFiltersSupplied),
+            (#"{"startDate":1,"endDate":2,"transactionId":"1 2"}"#, nil, .invalidTransactionId),
+            (#"{"startDate":1,"endDate":2}"#, "page-2", .invalidPaginationToken),
+        ] as [(String, String?, AppStoreAPIError)] {
+            #expect(throws: error) { try query(json, token: token) }
+        }
+        #expect(NotificationHistoryQuery.token(after: 41) == "N41")
+    }
 }
