@@ -106,6 +106,7 @@ let package = Package(
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
+                "StoreDeskTrust",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

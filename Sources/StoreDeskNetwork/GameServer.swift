@@ -18,6 +18,8 @@ import StoreDeskStoreAPI
 ///   connection's event loop by `CallbackChannelHandler`, ahead of Hummingbird's router (see there why).
 /// - `POST /notifications`: an App Store Server Notification V2, verified with the store's trusted roots
 ///   and imported before the reply (`NotificationHandler`).
+/// - `/inApps/…`: Apple's App Store Server API for the game server's own Apple client, each request
+///   authenticated by an app's API key, what it returns signed by the store's chain (`AppStoreServerAPIHandler`).
 /// - `GET /healthz`: 200 while the server runs and its store answers.
 ///
 /// Bodies are bounded (`bodyLimit`), a body must arrive within `readTimeout`, a connection idle for
@@ -65,6 +67,12 @@ public struct GameServer: Sendable {
         let notifications = NotificationHandler(
             database: database, ledger: ledger, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
         router.post("/notifications") { request, context in try await notifications.notification(request, context) }
+        // Apple's App Store Server API, signed with the store's own chain (made now when it has none).
+        let (chain, _) = try StoreSigner.chain(of: database, now: try database.now(wall: Instant(Date())).instant)
+        AppStoreServerAPIHandler(
+            database: database, apps: apps, chain: chain, tests: TestNotifications(),
+            body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout)
+        ).register(on: router)
         router.get("/healthz") { _, context in
             context.note.set("store ok")
             _ = try apps.healthy()
@@ -199,6 +207,21 @@ final class AppDirectory: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return apps[id]
+    }
+
+    /// The apps with this bundle id (an App Store Server API request names its app by `bid`), read again
+    /// as `app(_:)` does when none is known.
+    func apps(bundleId: String) -> [App] {
+        func cached() -> ([App], Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            let found = apps.values.map(\.app).filter { $0.bundleId == bundleId }.sorted { $0.id < $1.id }
+            return (found, DispatchTime.now().uptimeNanoseconds - loadedAt > 1_000_000_000)
+        }
+        let (found, stale) = cached()
+        guard found.isEmpty, stale else { return found }
+        try? reload()
+        return cached().0
     }
 
     func healthy() throws -> Int { try database.appsWithProducts().count }

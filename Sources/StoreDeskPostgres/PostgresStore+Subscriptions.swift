@@ -137,8 +137,9 @@ extension PostgresStore: NotificationImportStore {
         return try write { db in
             let importer = try PostgresNotificationImporter(store: self, db: db, source: source, wallClock: wallClock, stampAt: stampAt)
             let roots = try db.rows("SELECT * FROM trust_root ORDER BY id").map { try cells($0).trustedRoot() }
+            let own = try db.rows("SELECT * FROM signer WHERE id = 1").first.map { try cells($0).storedSigner() }
             let trust = try NotificationTrust.forImport(
-                storeRoots: roots, extraRoots: extraRoots, allowUnverified: allowUnverified, now: wallClock)
+                storeRoots: roots, ownRoot: own?.chain.rootDER, extraRoots: extraRoots, allowUnverified: allowUnverified, now: wallClock)
             let report = try importer.run(file, trust: trust, each: each)
             // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not
             // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.

@@ -28,6 +28,8 @@ public enum FindField: String, Sendable, Hashable, CaseIterable {
     case orderId = "order_id", appOrderId = "app_order_id", transactionId = "transaction_id"
     case originalTransactionId = "original_transaction_id", webOrderLineItemId = "web_order_line_item_id"
     case notificationUUID = "notification_uuid", restorePromptId = "restore_prompt_id"
+    /// The order id on the player's Apple receipt (`AppleOrderId`).
+    case appleOrderId = "apple_order_id"
 
     /// The field in words, as the console lists it (at most 14 columns; `rawValue` is the `--json` name).
     public var words: String {
@@ -48,6 +50,7 @@ public enum FindField: String, Sendable, Hashable, CaseIterable {
         case .webOrderLineItemId: "web order id"
         case .notificationUUID: "notification"
         case .restorePromptId: "prompt id"
+        case .appleOrderId: "Apple order id"
         }
     }
 

@@ -265,6 +265,18 @@ public struct FindPlan: Sendable {
                     arguments: [.integer(number)],
                     limit: query.limit))
         }
+        // The order id Apple prints on a receipt: made from the transaction id and turned back into it
+        // (`AppleOrderId`), so the lookup is the transaction's own key. Its characters are letters and
+        // digits only, so it is shown as a literal.
+        if let transactionId = AppleOrderId.transactionId(of: query.text) {
+            let order = AppleOrderId.of(transactionId: transactionId)
+            arms.append(
+                Arm(
+                    kind: .transaction, field: .appleOrderId, match: .exact,
+                    columns: Self.select("'\(order)'", transaction: "t.id", original: "t.original_transaction_id", order: Self.orderOf),
+                    tables: "store_transaction t JOIN \(dialect.user) u ON u.id = t.user_id", condition: "t.id = ?",
+                    arguments: [.text(transactionId)], limit: query.limit))
+        }
         return arms
     }
 

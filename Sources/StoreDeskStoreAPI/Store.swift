@@ -5,7 +5,8 @@ import StoreDeskCore
 /// backends reaches a store through this protocol (or one of its parts); only the opener
 /// (`StoreDeskStores.StoreOpener`) names a backend. `AppDatabase` (SQLite through GRDB) implements it.
 public protocol Store: ConsoleStore, AppsStore, CatalogueStore, TrustRootStore, NotificationImportStore, GameServerStore,
-    StoreChecking, StoreTimeLine, PlayerLookup, RestoreDeskStore, AuditLogStore
+    StoreChecking, StoreTimeLine, PlayerLookup, RestoreDeskStore, AuditLogStore, AppleAPIStore,
+    AppStoreServerStore, NotificationHistoryStore
 {}
 
 /// How a caller means to use a store.

@@ -28,6 +28,13 @@ public struct AppStoreAPIKey: Hashable, Sendable {
         self.publicKeyDER = Array(publicKey.derRepresentation)
     }
 
+    /// From a public key kept as SubjectPublicKeyInfo DER (a store's row); `publicKey` is nil if it is not P-256.
+    public init(keyId: String, issuerId: String, publicKeyDER: [UInt8]) {
+        self.keyId = keyId
+        self.issuerId = issuerId
+        self.publicKeyDER = publicKeyDER
+    }
+
     /// From a PEM holding a private key (reduced to its public half) or a public key.
     public init(keyId: String, issuerId: String, pem: String) throws(Problem) {
         self.init(keyId: keyId, issuerId: issuerId, publicKey: try Self.publicKey(fromPEM: pem))

@@ -36,6 +36,17 @@ public struct AppStoreAPITokenVerifier: Sendable {
         return verify(String(authorization.dropFirst("Bearer ".count)), bundleId: bundleId, now: now)
     }
 
+    /// The `bid` a bearer token claims, read before anything is verified: it says which app's keys the
+    /// token is then verified with (and `verify` checks it again). Nil when there is no readable claim.
+    public static func claimedBundleId(authorization: String?) -> String? {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return nil }
+        let parts = authorization.dropFirst("Bearer ".count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let data = UnverifiedJWS.base64URLDecode(parts[1]),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["bid"] as? String
+    }
+
     /// Checks a compact JWT for a request about the app whose bundle id is `bundleId`, at `now`.
     public func verify(_ token: String, bundleId: String, now: Instant) -> Result<AppStoreAPIToken, AppStoreAPITokenRefusal> {
         let parts = token.trimmingCharacters(in: .whitespaces).split(separator: ".", omittingEmptySubsequences: false)

@@ -284,10 +284,16 @@ extension NotificationTrust {
     /// The trust an import judges signed lines with, every backend's: the store's roots and those given
     /// for the run (each once), verified as Apple's library does; none at all leaves signed lines to
     /// `allowUnverified`.
+    /// - Parameter ownRoot: the root of the store's own signing chain (DER), trusted too: what the store's
+    ///   API and notifications sign comes back in imports.
     public static func forImport(
-        storeRoots: [TrustedRoot], extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
+        storeRoots: [TrustedRoot], ownRoot: [UInt8]? = nil, extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
     ) throws -> NotificationTrust {
         var roots = storeRoots
+        if let ownRoot, var own = try? TrustRootFile.root(from: Data(ownRoot)), !roots.contains(where: { $0.sha256 == own.sha256 }) {
+            own.addedBy = "storedesk signer"
+            roots.append(own)
+        }
         for root in extraRoots where !roots.contains(where: { $0.sha256 == root.sha256 }) { roots.append(root) }
         let verifier = roots.isEmpty ? nil : try AppStoreSignatureVerifier(roots: roots)
         return NotificationTrust(verifier: verifier, allowUnverified: allowUnverified, now: now)

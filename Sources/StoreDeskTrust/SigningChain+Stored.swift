@@ -13,86 +13,8 @@ import X509
 ///     let text = stored.pem                           // or one file: certificates, then keys
 ///     let same = try SigningChain.Stored(pem: text)
 public extension SigningChain {
-    struct Stored: Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-        public var leafDER: [UInt8]
-        public var intermediateDER: [UInt8]
-        public var rootDER: [UInt8]
-        /// PKCS#8 DER, as `openssl pkey` writes a key.
-        public var leafKeyDER: [UInt8]
-        public var intermediateKeyDER: [UInt8]
-        public var rootKeyDER: [UInt8]
-
-        public init(
-            leafDER: [UInt8], intermediateDER: [UInt8], rootDER: [UInt8], leafKeyDER: [UInt8], intermediateKeyDER: [UInt8],
-            rootKeyDER: [UInt8]
-        ) {
-            self.leafDER = leafDER
-            self.intermediateDER = intermediateDER
-            self.rootDER = rootDER
-            self.leafKeyDER = leafKeyDER
-            self.intermediateKeyDER = intermediateKeyDER
-            self.rootKeyDER = rootKeyDER
-        }
-
-        /// The chain as one PEM text: the leaf's, the intermediate's and the root's CERTIFICATE blocks,
-        /// then their PRIVATE KEY blocks in the same order. Secret: write it where only the store reads.
-        public var pem: String {
-            let blocks =
-                [leafDER, intermediateDER, rootDER].map { PEMDocument(type: "CERTIFICATE", derBytes: $0) }
-                + [leafKeyDER, intermediateKeyDER, rootKeyDER].map { PEMDocument(type: "PRIVATE KEY", derBytes: $0) }
-            return blocks.map(\.pemString).joined(separator: "\n") + "\n"
-        }
-
-        /// Reads what `pem` wrote: three CERTIFICATE blocks (leaf, intermediate, root) and three PRIVATE
-        /// KEY blocks (PKCS#8, or SEC1 `EC PRIVATE KEY`), each key matched to its certificate by its public key.
-        public init(pem text: String) throws(SigningChain.Problem) {
-            let documents: [PEMDocument]
-            do {
-                documents = try PEMDocument.parseMultiple(pemString: text)
-            } catch {
-                throw SigningChain.Problem("the PEM text cannot be read")
-            }
-            let certificates = documents.filter { $0.discriminator == "CERTIFICATE" }.map { Array($0.derBytes) }
-            guard certificates.count == 3 else {
-                throw SigningChain.Problem("the PEM holds \(certificates.count) certificates, not 3 (leaf, intermediate, root)")
-            }
-            var keys: [P256.Signing.PrivateKey] = []
-            for document in documents where document.discriminator.hasSuffix("PRIVATE KEY") {
-                guard let key = try? P256.Signing.PrivateKey(pemRepresentation: document.pemString) else {
-                    throw SigningChain.Problem("a \(document.discriminator) block is not a P-256 private key")
-                }
-                keys.append(key)
-            }
-            guard keys.count == 3 else {
-                throw SigningChain.Problem("the PEM holds \(keys.count) private keys, not 3 (one a certificate)")
-            }
-            func key(for der: [UInt8], _ role: String) throws(SigningChain.Problem) -> [UInt8] {
-                guard let certificate = try? Certificate(derEncoded: der) else {
-                    throw SigningChain.Problem("the \(role) certificate cannot be read")
-                }
-                guard let match = keys.first(where: { Certificate.PublicKey($0.publicKey) == certificate.publicKey }) else {
-                    throw SigningChain.Problem("no private key in the PEM is the \(role)'s")
-                }
-                return Array(match.derRepresentation)
-            }
-            self.init(
-                leafDER: certificates[0], intermediateDER: certificates[1], rootDER: certificates[2],
-                leafKeyDER: try key(for: certificates[0], "leaf"), intermediateKeyDER: try key(for: certificates[1], "intermediate"),
-                rootKeyDER: try key(for: certificates[2], "root"))
-        }
-
-        public var description: String {
-            let leaf = (try? Certificate(derEncoded: leafDER)).map { "'\($0.subject)'" } ?? "(unreadable)"
-            return "SigningChain.Stored(leaf: \(leaf), \(leafDER.count + intermediateDER.count + rootDER.count) bytes of "
-                + "certificates, 3 private keys not shown)"
-        }
-
-        public var debugDescription: String { description }
-
-        public var customMirror: Mirror {
-            Mirror(self, children: ["leafDER": leafDER.count, "intermediateDER": intermediateDER.count, "rootDER": rootDER.count])
-        }
-    }
+    /// The chain's bytes as a store keeps them (`SigningChainDER`, a plain value of StoreDeskCore).
+    typealias Stored = SigningChainDER
 
     /// Why stored or given certificates and keys are not a signing chain, in one line.
     struct Problem: Error, Hashable, Sendable, CustomStringConvertible {
@@ -175,5 +97,54 @@ extension SigningChain: CustomStringConvertible, CustomDebugStringConvertible, C
             children: [
                 "leaf": leaf.subject.description, "intermediate": intermediate.subject.description, "root": root.subject.description,
             ])
+    }
+}
+
+extension SigningChainDER {
+    /// The chain as one PEM text: the leaf's, the intermediate's and the root's CERTIFICATE blocks,
+    /// then their PRIVATE KEY blocks in the same order. Secret: write it where only the store reads.
+    public var pem: String {
+        let blocks =
+            [leafDER, intermediateDER, rootDER].map { PEMDocument(type: "CERTIFICATE", derBytes: $0) }
+            + [leafKeyDER, intermediateKeyDER, rootKeyDER].map { PEMDocument(type: "PRIVATE KEY", derBytes: $0) }
+        return blocks.map(\.pemString).joined(separator: "\n") + "\n"
+    }
+
+    /// Reads what `pem` wrote: three CERTIFICATE blocks (leaf, intermediate, root) and three PRIVATE
+    /// KEY blocks (PKCS#8, or SEC1 `EC PRIVATE KEY`), each key matched to its certificate by its public key.
+    public init(pem text: String) throws(SigningChain.Problem) {
+        let documents: [PEMDocument]
+        do {
+            documents = try PEMDocument.parseMultiple(pemString: text)
+        } catch {
+            throw SigningChain.Problem("the PEM text cannot be read")
+        }
+        let certificates = documents.filter { $0.discriminator == "CERTIFICATE" }.map { Array($0.derBytes) }
+        guard certificates.count == 3 else {
+            throw SigningChain.Problem("the PEM holds \(certificates.count) certificates, not 3 (leaf, intermediate, root)")
+        }
+        var keys: [P256.Signing.PrivateKey] = []
+        for document in documents where document.discriminator.hasSuffix("PRIVATE KEY") {
+            guard let key = try? P256.Signing.PrivateKey(pemRepresentation: document.pemString) else {
+                throw SigningChain.Problem("a \(document.discriminator) block is not a P-256 private key")
+            }
+            keys.append(key)
+        }
+        guard keys.count == 3 else {
+            throw SigningChain.Problem("the PEM holds \(keys.count) private keys, not 3 (one a certificate)")
+        }
+        func key(for der: [UInt8], _ role: String) throws(SigningChain.Problem) -> [UInt8] {
+            guard let certificate = try? Certificate(derEncoded: der) else {
+                throw SigningChain.Problem("the \(role) certificate cannot be read")
+            }
+            guard let match = keys.first(where: { Certificate.PublicKey($0.publicKey) == certificate.publicKey }) else {
+                throw SigningChain.Problem("no private key in the PEM is the \(role)'s")
+            }
+            return Array(match.derRepresentation)
+        }
+        self.init(
+            leafDER: certificates[0], intermediateDER: certificates[1], rootDER: certificates[2],
+            leafKeyDER: try key(for: certificates[0], "leaf"), intermediateKeyDER: try key(for: certificates[1], "intermediate"),
+            rootKeyDER: try key(for: certificates[2], "root"))
     }
 }

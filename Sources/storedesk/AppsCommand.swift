@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStoreAPI
+import StoreDeskTrust
 
 /// `storedesk apps add|set|list|show`: a team's own apps, their AppKeys (from a file or stdin, never the
 /// command line) and what StoreDesk checks signed data and sends callbacks against.
@@ -53,20 +54,36 @@ struct AppsCommand: ParsableCommand {
         @OptionGroup var options: AppSettingsOptions
         @OptionGroup var output: OutputOptions
 
+        @OptionGroup var apiKey: AppAPIKeyOptions
+
         func validate() throws {
-            guard options.givesSomething else { throw fail("apps set \(id): nothing to change (give at least one option, see --help)") }
+            guard options.givesSomething || apiKey.givesSomething else {
+                throw fail("apps set \(id): nothing to change (give at least one option, see --help)")
+            }
         }
 
         func run() throws {
             let (app, changes) = try reporting { () throws -> (App, [String]) in
-                let settings = try options.settings()
+                // The key is read and reduced to its public half before anything is written.
+                let key = try apiKey.key(appId: id)
                 let developer = try staff.member("apps set", may: .editApps)
+                let settings = try options.settings()
                 let database = try store.open(.readWrite)
-                if let (old, new) = try database.updateApp(id: id, settings, by: developer, at: database.commandNow().instant) {
-                    return (new, AppSettings.differences(old, new))
+                var changed: App?
+                var changes: [String] = []
+                if options.givesSomething,
+                    let (old, new) = try database.updateApp(id: id, settings, by: developer, at: database.commandNow().instant)
+                {
+                    changed = new
+                    changes = AppSettings.differences(old, new)
                 }
-                guard let app = try database.app(id: id) else { throw StoreError.invalidArgument("no app with id '\(id)'") }
-                return (app, [])
+                // An unknown app is refused as `apps show` refuses it, naming the known ones.
+                let app = try changed ?? database.appOverview(id: id).app
+                if let key {
+                    let replaced = try database.setAppAPIKey(key, by: developer, at: database.commandNow().instant)
+                    changes.append("API key \(key.keyId) (issuer \(key.issuerId)) \(replaced == nil ? "added" : "replaced"), its public key kept")
+                }
+                return (app, changes)
             }
             try output.show(AppChangeReport(app: app, changes: changes))
         }
@@ -161,6 +178,54 @@ struct AppSettingsOptions: ParsableArguments {
             return try body()
         } catch {
             throw StoreError.invalidArgument(error.description)
+        }
+    }
+}
+
+/// `apps set APP --api-key-file KEY.pem --key-id ID --issuer-id ISS`: an App Store Server API key the
+/// app's server signs its requests to `serve`'s `/inApps` with. Only its public half is kept: a private
+/// key given (Apple's `.p8`) is reduced to it at once. The key comes from a file, never the command line.
+struct AppAPIKeyOptions: ParsableArguments {
+    @Option(
+        name: .customLong("api-key-file"),
+        help: ArgumentHelp("An App Store Server API key (.p8 private key or PUBLIC KEY PEM); only its public half is kept.", valueName: "file"))
+    var file: String?
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("The API key's id (the JWT's kid).", valueName: "id")) var keyId: String?
+    @Option(name: .customLong("issuer-id"), help: ArgumentHelp("The API key's issuer id (the JWT's iss).", valueName: "id"))
+    var issuerId: String?
+
+    var givesSomething: Bool { file != nil || keyId != nil || issuerId != nil }
+
+    func validate() throws {
+        guard givesSomething else { return }
+        guard file != nil, let keyId, let issuerId else { throw fail("--api-key-file, --key-id and --issuer-id go together: give all three") }
+        for (name, value) in [("--key-id", keyId), ("--issuer-id", issuerId)] {
+            guard !value.isEmpty, value.count <= 64, value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                throw fail("\(name) must be 1 to 64 letters, digits or '-'")
+            }
+        }
+    }
+
+    /// The key's public half, read from its file; nil when no key was given.
+    func key(appId: String) throws -> AppAPIKey? {
+        guard let file, let keyId, let issuerId else { return nil }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw StoreError.invalidArgument("--api-key-file \(file): no such file")
+        }
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw StoreError.invalidArgument("--api-key-file \(file): cannot read it (permission denied)")
+        }
+        defer { try? handle.close() }
+        let data = (try? handle.read(upToCount: AppKeyFile.limit + 1)) ?? Data()
+        guard data.count <= AppKeyFile.limit, let text = String(data: data, encoding: .utf8) else {
+            throw StoreError.invalidArgument("--api-key-file \(file): not a PEM key file")
+        }
+        do {
+            let key = try AppStoreAPIKey(keyId: keyId, issuerId: issuerId, pem: text)
+            return AppAPIKey(appId: appId, keyId: keyId, issuerId: issuerId, publicKeyDER: key.publicKeyDER)
+        } catch {
+            throw StoreError.invalidArgument("--api-key-file \(file): \(error.description)")
         }
     }
 }

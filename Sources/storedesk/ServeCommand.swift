@@ -14,7 +14,11 @@ struct ServeCommand: ParsableCommand {
             success (also for a repeat) or fail. One log line per request on stderr (or --log), the AppKey \
             never shown and phone numbers masked. POST /notifications takes an App Store Server Notification \
             V2 ({"signedPayload": ...}), verified with the store's trusted roots (`trust add`) and imported \
-            before the reply: 200, or 4xx with nothing stored. SIGTERM or SIGINT stops it gracefully: \
+            before the reply: 200, or 4xx with nothing stored. /inApps/... is Apple's App Store Server API \
+            (Get Transaction Info, Transaction History v2, All Subscription Statuses, Look Up Order ID, Refund \
+            History v2, test notifications, Set App Account Token), for a game server's Apple client with its base \
+            URL changed: every request's JWT must be signed by a key registered with `apps set APP --api-key-file`; \
+            what it returns is signed by the store's own chain (`signer root --pem` is the root to trust). SIGTERM or SIGINT stops it gracefully: \
             requests in flight finish and commit.
             """)
 
@@ -55,7 +59,7 @@ struct ServeCommand: ParsableCommand {
             try waitFor {
                 try await server.run { port in
                     FileHandle.standardOutput.write(
-                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, GET /healthz), store \(path)\n".utf8))
+                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, /inApps, GET /healthz), store \(path)\n".utf8))
                 }
             }
         }

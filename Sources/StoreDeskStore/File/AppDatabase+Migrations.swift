@@ -83,8 +83,59 @@ extension AppDatabase {
         migrator.registerMigration("v18-restore-sorts") { db in
             try db.execute(sql: restoreSortIndexes)
         }
+        // Apple's half: the store's own signing chain and each app's App Store Server API keys.
+        migrator.registerMigration("v19-apple-api") { db in
+            try db.execute(sql: appleAPISchema)
+        }
         return migrator
     }()
+
+    /// `signer`: the store's one signing chain (certificates DER, private keys PKCS#8 DER), made by
+    /// `storedesk signer create` or on first use; `app_api_key`: each app's App Store Server API keys, the
+    /// public half only, by (app, key id); `apple_app_account_token`: the token Set App Account Token gave
+    /// an original transaction, which its transactions carry instead of their game account's;
+    /// `apple_renewal_extension`: each Extend a Subscription Renewal Date done (at most twice in 365 days).
+    static let appleAPISchema = """
+        CREATE TABLE signer (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            leaf_der BLOB NOT NULL,
+            intermediate_der BLOB NOT NULL,
+            root_der BLOB NOT NULL,
+            leaf_key BLOB NOT NULL,
+            intermediate_key BLOB NOT NULL,
+            root_key BLOB NOT NULL,
+            root_sha256 TEXT NOT NULL CHECK (length(root_sha256) = 64),
+            created_at INTEGER NOT NULL,
+            created_by TEXT NOT NULL
+        );
+        CREATE TABLE app_api_key (
+            app_id TEXT NOT NULL REFERENCES app(id),
+            key_id TEXT NOT NULL,
+            issuer_id TEXT NOT NULL,
+            public_key BLOB NOT NULL,
+            added_at INTEGER NOT NULL,
+            added_by TEXT NOT NULL,
+            PRIMARY KEY (app_id, key_id)
+        ) WITHOUT ROWID;
+        CREATE TABLE apple_app_account_token (
+            original_transaction_id TEXT PRIMARY KEY NOT NULL REFERENCES store_transaction(id),
+            app_account_token TEXT NOT NULL,
+            set_at INTEGER NOT NULL,
+            set_by TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE apple_renewal_extension (
+            id INTEGER PRIMARY KEY,
+            original_transaction_id TEXT NOT NULL REFERENCES subscription(original_transaction_id),
+            request_identifier TEXT NOT NULL,
+            extend_by_days INTEGER NOT NULL CHECK (extend_by_days BETWEEN 1 AND 90),
+            extend_reason_code INTEGER NOT NULL CHECK (extend_reason_code BETWEEN 0 AND 3),
+            extended_at INTEGER NOT NULL,
+            previous_expires_date INTEGER NOT NULL,
+            effective_date INTEGER NOT NULL,
+            extended_by TEXT NOT NULL,
+            UNIQUE (original_transaction_id, request_identifier)
+        );
+        """
 
     /// `trust_root`: the root certificates App Store chains are validated to (`storedesk trust add`), by
     /// their SHA-256. `subscription_event` is rebuilt to say how each notification was trusted:

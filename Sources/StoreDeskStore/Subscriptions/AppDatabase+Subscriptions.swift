@@ -50,7 +50,8 @@ extension AppDatabase {
         _ db: Database, extraRoots: [TrustedRoot], allowUnverified: Bool, now: Instant
     ) throws -> NotificationTrust {
         try NotificationTrust.forImport(
-            storeRoots: try trustRoots(db), extraRoots: extraRoots, allowUnverified: allowUnverified, now: now)
+            storeRoots: try trustRoots(db), ownRoot: try signer(db)?.chain.rootDER, extraRoots: extraRoots,
+            allowUnverified: allowUnverified, now: now)
     }
 
     /// Imports notifications already decoded (tests; a simulation uses `recordSimulatedNotifications`),

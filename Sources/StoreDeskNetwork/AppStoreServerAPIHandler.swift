@@ -1,0 +1,386 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import StoreDeskCore
+import StoreDeskStoreAPI
+import StoreDeskTrust
+
+/// `/inApps`: Apple's App Store Server API, served from the store, for a game server's own Apple client
+/// (Apple's libraries with their base URL changed). Every request carries an ES256 JWT that one of the
+/// app's registered API keys signed (`apps set APP --api-key-file …`), checked by
+/// `AppStoreAPITokenVerifier` at the wall clock's time; a token refused gets 401 and nothing is done.
+/// Core decides (`AppStoreServerAPI`, `AppStorePayloads`); this moves bytes, reads and writes the store,
+/// and signs the payloads with the store's chain (`StoreSigner`).
+///
+/// - `GET /inApps/v1/transactions/{transactionId}`: Get Transaction Info.
+/// - `GET /inApps/v1|v2/history/{transactionId}`: Get Transaction History (pages of 20, `revision`, filters).
+/// - `GET /inApps/v1/subscriptions/{transactionId}`: Get All Subscription Statuses (`status` filter).
+/// - `GET /inApps/v1/lookup/{orderId}`: Look Up Order ID (`AppleOrderId`).
+/// - `GET /inApps/v2/refund/lookup/{transactionId}`: Get Refund History.
+/// - `POST /inApps/v1/notifications/test`, `GET /inApps/v1/notifications/test/{token}`: a TEST notification.
+/// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App Account Token.
+/// - `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: Extend a Subscription Renewal Date.
+/// - `POST /inApps/v1/notifications/history`: Get Notification History (the app's notifications the store
+///   holds, signed again by its chain; no send attempts are recorded, so `onlyFailures` finds none).
+struct AppStoreServerAPIHandler: Sendable {
+    let database: any Store
+    let apps: AppDirectory
+    let chain: SigningChain
+    let tests: TestNotifications
+    let body: BodyReader
+
+    /// Who asked: the app whose key signed the token, and the key.
+    struct Caller: Sendable {
+        var app: App
+        var keyId: String
+    }
+
+    func register(on router: Router<ServeContext>) {
+        router.get("/inApps/v1/transactions/{transactionId}") { request, context in
+            await handle(request, context) { caller, now in try transactionInfo(caller, context.parameters.get("transactionId") ?? "", now) }
+        }
+        for version in ["v1", "v2"] {
+            router.get("/inApps/\(version)/history/{transactionId}") { request, context in
+                let items = request.uri.queryParameters.map { (name: String($0.key), value: String($0.value)) }
+                return await handle(request, context) { caller, now in
+                    try history(caller, context.parameters.get("transactionId") ?? "", items, now)
+                }
+            }
+        }
+        router.get("/inApps/v1/subscriptions/{transactionId}") { request, context in
+            let statuses = request.uri.queryParameters.getAll("status").map { String($0) }
+            return await handle(request, context) { caller, now in
+                try subscriptionStatuses(caller, context.parameters.get("transactionId") ?? "", statuses, now)
+            }
+        }
+        router.get("/inApps/v1/lookup/{orderId}") { request, context in
+            await handle(request, context) { caller, now in try orderLookup(caller, context.parameters.get("orderId") ?? "", now) }
+        }
+        router.get("/inApps/v2/refund/lookup/{transactionId}") { request, context in
+            let revision = request.uri.queryParameters.get("revision").map { String($0) }
+            return await handle(request, context) { caller, now in
+                try refundHistory(caller, context.parameters.get("transactionId") ?? "", revision, now)
+            }
+        }
+        router.post("/inApps/v1/notifications/test") { request, context in
+            await handle(request, context) { caller, now in try requestTestNotification(caller, now) }
+        }
+        router.get("/inApps/v1/notifications/test/{token}") { request, context in
+            await handle(request, context) { caller, _ in try testNotificationStatus(caller, context.parameters.get("token") ?? "") }
+        }
+        router.put("/inApps/v1/transactions/{transactionId}/appAccountToken") { request, context in
+            try await withBody(request, context) { caller, bytes, now in
+                try setAppAccountToken(caller, context.parameters.get("transactionId") ?? "", bytes, now)
+            }
+        }
+        router.post("/inApps/v1/notifications/history") { request, context in
+            let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
+            return try await withBody(request, context) { caller, bytes, _ in try notificationHistory(caller, bytes, token) }
+        }
+        router.put("/inApps/v1/subscriptions/extend/{transactionId}") { request, context in
+            try await withBody(request, context) { caller, bytes, now in
+                try extendRenewalDate(caller, context.parameters.get("transactionId") ?? "", bytes, now)
+            }
+        }
+    }
+
+    /// `handle` for a request with a JSON body, read first (bounded in size and time).
+    private func withBody(
+        _ request: Request, _ context: ServeContext, _ work: @escaping @Sendable (Caller, [UInt8], Instant) throws -> Reply
+    ) async throws -> Response {
+        let bytes: [UInt8]
+        switch try await body.read(request) {
+        case .body(let read): bytes = read
+        case .tooLarge, .tooSlow: return Self.error(.generalBadRequest, context, "body too large or too slow")
+        }
+        return await handle(request, context) { caller, now in try work(caller, bytes, now) }
+    }
+
+    /// What an endpoint answers: a status and a JSON body (nil: none).
+    struct Reply: Sendable {
+        var status: HTTPResponse.Status = .ok
+        var json: Data?
+        var note: String
+    }
+
+    /// Authenticates, then runs `work` off the event loops (store reads, ES256 signatures) at the store's
+    /// instant; Apple's errors become their JSON, a refused token a bare 401.
+    private func handle(
+        _ request: Request, _ context: ServeContext, _ work: @escaping @Sendable (Caller, Instant) throws -> Reply
+    ) async -> Response {
+        let authorization = request.headers[.authorization]
+        let database = self.database, apps = self.apps
+        let outcome: Result<Reply, any Error> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(
+                    returning: Result {
+                        let caller = try Self.authenticate(authorization, database: database, apps: apps, wall: Instant(Date()))
+                        return try work(caller, try database.now(wall: Instant(Date())).instant)
+                    })
+            }
+        }
+        switch outcome {
+        case .success(let reply):
+            context.note.set("\(reply.status.code) \(reply.note)")
+            var headers: HTTPFields = [:]
+            if reply.json != nil { headers[.contentType] = "application/json" }
+            return Response(status: reply.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: reply.json ?? Data())))
+        case .failure(let refusal as AppStoreAPITokenRefusal):
+            context.note.set("401 " + refusal.description)
+            return Response(status: .unauthorized, headers: [:], body: .init())
+        case .failure(let error as AppStoreAPIError):
+            return Self.error(error, context, error.errorMessage)
+        case .failure(let error):
+            return Self.error(.generalInternal, context, "store: \(error)")
+        }
+    }
+
+    private static func error(_ error: AppStoreAPIError, _ context: ServeContext, _ note: String) -> Response {
+        context.note.set("\(error.status) \(error.errorCode) \(note)")
+        return Response(
+            status: HTTPResponse.Status(code: error.status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: error.body)))
+    }
+
+    /// The app whose registered key signed the bearer token, for the app its `bid` names.
+    static func authenticate(_ authorization: String?, database: any Store, apps: AppDirectory, wall: Instant) throws -> Caller {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { throw AppStoreAPITokenRefusal.missing }
+        guard let bundleId = AppStoreAPITokenVerifier.claimedBundleId(authorization: authorization) else {
+            throw AppStoreAPITokenRefusal.malformed("no bid claim can be read")
+        }
+        var owners: [String: App] = [:]
+        var keys: [AppStoreAPIKey] = []
+        for app in apps.apps(bundleId: bundleId) {
+            for key in try database.appAPIKeys(appId: app.id) {
+                owners[key.keyId] = owners[key.keyId] ?? app
+                keys.append(AppStoreAPIKey(keyId: key.keyId, issuerId: key.issuerId, publicKeyDER: key.publicKeyDER))
+            }
+        }
+        switch AppStoreAPITokenVerifier(keys: keys).verify(authorization: authorization, bundleId: bundleId, now: wall) {
+        case .success(let token):
+            guard let app = owners[token.keyId] else { throw AppStoreAPITokenRefusal.unknownKeyId(token.keyId) }
+            return Caller(app: app, keyId: token.keyId)
+        case .failure(let refusal):
+            throw refusal
+        }
+    }
+
+    /// The customer of a transaction of the caller's app; another app's transaction is not found.
+    private func customer(_ caller: Caller, _ transactionId: String) throws -> AppStoreCustomer {
+        guard let customer = try database.appStoreCustomer(transactionId: transactionId), customer.app.id == caller.app.id else {
+            throw AppStoreAPIError.transactionIdNotFound
+        }
+        return customer
+    }
+
+    private func transactionInfo(_ caller: Caller, _ id: String, _ now: Instant) throws -> Reply {
+        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let payload = try AppStoreServerAPI.transaction(customer, at: now)
+        return try Self.json(["signedTransactionInfo": try chain.signTransaction(payload)], note: "transaction \(id)")
+    }
+
+    private func history(_ caller: Caller, _ id: String, _ items: [(name: String, value: String)], _ now: Instant) throws -> Reply {
+        let query = try AppStoreHistoryQuery(items: items)
+        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let page = AppStoreServerAPI.history(customer, query: query, at: now)
+        return try Self.json(
+            HistoryResponse(
+                revision: page.revision.token, hasMore: page.hasMore, bundleId: customer.app.bundleId, appAppleId: customer.app.appleAppId,
+                environment: customer.environment.rawValue, signedTransactions: try page.payloads.map(chain.signTransaction)),
+            note: "history of \(id): \(page.payloads.count)\(page.hasMore ? ", more" : "")")
+    }
+
+    private func refundHistory(_ caller: Caller, _ id: String, _ revision: String?, _ now: Instant) throws -> Reply {
+        let after = try revision.map { token throws(AppStoreAPIError) in try AppStoreRevision(token: token) }
+        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let page = AppStoreServerAPI.refunds(customer, revision: after, at: now)
+        return try Self.json(
+            RefundHistoryResponse(
+                signedTransactions: try page.payloads.map(chain.signTransaction), revision: page.revision.token, hasMore: page.hasMore),
+            note: "refunds of \(id): \(page.payloads.count)")
+    }
+
+    private func subscriptionStatuses(_ caller: Caller, _ id: String, _ statuses: [String], _ now: Instant) throws -> Reply {
+        let filter = try AppStoreServerAPI.statusFilter(statuses)
+        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let groups = AppStoreServerAPI.statuses(customer, statuses: filter, at: now)
+        let data = try groups.map { group in
+            StatusResponse.Group(
+                subscriptionGroupIdentifier: group.subscriptionGroupIdentifier,
+                lastTransactions: try group.lastTransactions.map { item in
+                    StatusResponse.Item(
+                        status: item.status, originalTransactionId: item.originalTransactionId,
+                        signedTransactionInfo: try chain.signTransaction(item.transaction),
+                        signedRenewalInfo: try chain.signRenewalInfo(item.renewal))
+                })
+        }
+        return try Self.json(
+            StatusResponse(
+                environment: customer.environment.rawValue, bundleId: customer.app.bundleId, appAppleId: customer.app.appleAppId, data: data),
+            note: "statuses of \(id): \(groups.reduce(0) { $0 + $1.lastTransactions.count })")
+    }
+
+    private func orderLookup(_ caller: Caller, _ orderId: String, _ now: Instant) throws -> Reply {
+        let customer = try AppleOrderId.transactionId(of: orderId).flatMap { try database.appStoreCustomer(transactionId: $0) }
+        guard let customer, customer.app.id == caller.app.id, let payloads = AppStoreServerAPI.order(customer, orderId: orderId, at: now) else {
+            return try Self.json(OrderLookupResponse(status: 1, signedTransactions: nil), note: "order \(orderId): none")
+        }
+        return try Self.json(
+            OrderLookupResponse(status: 0, signedTransactions: try payloads.map(chain.signTransaction)), note: "order \(orderId)")
+    }
+
+    private func requestTestNotification(_ caller: Caller, _ now: Instant) throws -> Reply {
+        let uuid = UUID().uuidString.lowercased()
+        let environment = caller.app.environments == .production ? "Production" : "Sandbox"
+        let payload = ResponseBodyV2DecodedPayload(
+            notificationType: .test, notificationUUID: uuid,
+            data: NotificationData(environment: environment, appAppleId: caller.app.appleAppId, bundleId: caller.app.bundleId),
+            signedDate: now)
+        let token = "\(uuid)_\(now.millis)"
+        tests.keep(token, appId: caller.app.id, signedPayload: try chain.signNotification(payload))
+        return try Self.json(["testNotificationToken": token], note: "test notification \(token)")
+    }
+
+    private func testNotificationStatus(_ caller: Caller, _ token: String) throws -> Reply {
+        guard token.split(separator: "_").count == 2, token.utf8.count <= 128 else { throw AppStoreAPIError.invalidTestNotificationToken }
+        guard let signedPayload = tests.signedPayload(token, appId: caller.app.id) else { throw AppStoreAPIError.testNotificationNotFound }
+        return try Self.json(CheckTestNotificationResponse(signedPayload: signedPayload, sendAttempts: []), note: "test notification \(token)")
+    }
+
+    private func setAppAccountToken(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
+        let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+            throw AppStoreAPIError.generalBadRequest
+        }
+        guard let text = object["appAccountToken"] as? String else { throw AppStoreAPIError.invalidAppAccountTokenUUID }
+        guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id else {
+            throw AppStoreAPIError.originalTransactionIdNotFound
+        }
+        let token = try AppStoreServerAPI.checkAppAccountToken(customer, token: text)
+        try database.setAppAccountToken(token, originalTransactionId: originalId, actor: "api key \(caller.keyId)", at: now)
+        return Reply(status: .ok, json: nil, note: "app account token of \(originalId) set")
+    }
+
+    private func extendRenewalDate(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
+        let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
+        let request = try RenewalExtensionRequest(json: bytes)
+        guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id,
+            let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: "api key \(caller.keyId)", at: now)
+        else { throw AppStoreAPIError.originalTransactionIdNotFound }
+        return try Self.json(
+            ExtendRenewalDateResponse(
+                originalTransactionId: originalId, webOrderLineItemId: AppleOrderId.of(transactionId: originalId), success: true,
+                effectiveDate: done.effectiveDate.millis),
+            note: "renewal of \(originalId) extended by \(done.extendByDays) days to \(done.effectiveDate.iso8601)")
+    }
+
+    private func notificationHistory(_ caller: Caller, _ bytes: [UInt8], _ token: String?) throws -> Reply {
+        let query = try NotificationHistoryQuery(json: bytes, paginationToken: token)
+        let rows = query.onlyFailures ? [] : try database.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
+        let page = rows.prefix(AppStoreServerAPI.pageSize)
+        let items = try page.map { row in
+            let line = try chain.signedNotificationLine(row.event)
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], let signed = object["signedPayload"] else {
+                throw AppStoreAPIError.generalInternal
+            }
+            return NotificationHistoryResponse.Item(signedPayload: signed, sendAttempts: [])
+        }
+        let last = page.last?.id ?? query.after ?? 0
+        return try Self.json(
+            NotificationHistoryResponse(
+                notificationHistory: items, hasMore: rows.count > page.count, paginationToken: NotificationHistoryQuery.token(after: last)),
+            note: "notification history: \(items.count)")
+    }
+
+    /// Apple's JSON: nil fields left out, slashes as they are.
+    private static func json(_ value: some Encodable, note: String) throws -> Reply {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return Reply(json: try encoder.encode(value), note: note)
+    }
+
+    struct HistoryResponse: Encodable {
+        var revision: String
+        var hasMore: Bool
+        var bundleId: String
+        var appAppleId: Int64?
+        var environment: String
+        var signedTransactions: [String]
+    }
+
+    struct RefundHistoryResponse: Encodable {
+        var signedTransactions: [String]
+        var revision: String
+        var hasMore: Bool
+    }
+
+    struct StatusResponse: Encodable {
+        struct Item: Encodable {
+            var status: Int
+            var originalTransactionId: String
+            var signedTransactionInfo: String
+            var signedRenewalInfo: String
+        }
+
+        struct Group: Encodable {
+            var subscriptionGroupIdentifier: String
+            var lastTransactions: [Item]
+        }
+
+        var environment: String
+        var bundleId: String
+        var appAppleId: Int64?
+        var data: [Group]
+    }
+
+    struct ExtendRenewalDateResponse: Encodable {
+        var originalTransactionId: String
+        var webOrderLineItemId: String
+        var success: Bool
+        var effectiveDate: Int64
+    }
+
+    struct NotificationHistoryResponse: Encodable {
+        struct Item: Encodable {
+            var signedPayload: String
+            var sendAttempts: [String]
+        }
+
+        var notificationHistory: [Item]
+        var hasMore: Bool
+        var paginationToken: String
+    }
+
+    struct OrderLookupResponse: Encodable {
+        var status: Int
+        var signedTransactions: [String]?
+    }
+
+    struct CheckTestNotificationResponse: Encodable {
+        var signedPayload: String
+        var sendAttempts: [String]
+    }
+}
+
+/// The TEST notifications this server signed, by token, for Get Test Notification Status (kept while it
+/// runs: at most the newest 1,000).
+final class TestNotifications: @unchecked Sendable {
+    private let lock = NSLock()
+    private var kept: [String: (appId: String, signedPayload: String)] = [:]
+    private var order: [String] = []
+
+    func keep(_ token: String, appId: String, signedPayload: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        kept[token] = (appId, signedPayload)
+        order.append(token)
+        if order.count > 1000 { kept[order.removeFirst()] = nil }
+    }
+
+    func signedPayload(_ token: String, appId: String) -> String? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let found = kept[token], found.appId == appId else { return nil }
+        return found.signedPayload
+    }
+}

@@ -1,0 +1,225 @@
+import NIOCore
+import PostgresNIO
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The store's signing chain and apps' App Store Server API keys on PostgreSQL (migration `pg2-apple`).
+/// `AppleAPIWrites` decides (who may, the audit lines); this persists. The chain's row is one (`id = 1`):
+/// of two machines making one on first use, the second finds the first's and keeps it.
+extension PostgresStore: AppleAPIStore {
+    public func signer() throws -> StoredSigner? {
+        try session.rows("SELECT * FROM signer WHERE id = 1").first.map { try cells($0).storedSigner() }
+    }
+
+    public func saveSigner(_ signer: StoredSigner, replacing: Bool, by staff: StaffMember, at now: Instant) throws
+        -> (signer: StoredSigner, created: Bool)
+    {
+        try AppleAPIWrites.check(staff, .editTrustRoots, readOnly: isReadOnly, what: "the signing chain was")
+        return try write { db in
+            let old = try db.rows("SELECT * FROM signer WHERE id = 1 FOR UPDATE").first.map { try cells($0).storedSigner() }
+            if let old, !replacing { return (old, false) }
+            let now = try stamp(now, in: db)
+            var stored = signer
+            stored.createdAt = now
+            stored.createdBy = staff.name
+            let inserted = try db.rows(
+                """
+                INSERT INTO signer (id, leaf_der, intermediate_der, root_der, leaf_key, intermediate_key, root_key, root_sha256,
+                  created_at, created_by)
+                VALUES (1, \(ByteBuffer(bytes: signer.chain.leafDER)), \(ByteBuffer(bytes: signer.chain.intermediateDER)),
+                  \(ByteBuffer(bytes: signer.chain.rootDER)), \(ByteBuffer(bytes: signer.chain.leafKeyDER)),
+                  \(ByteBuffer(bytes: signer.chain.intermediateKeyDER)), \(ByteBuffer(bytes: signer.chain.rootKeyDER)), \(signer.rootSHA256),
+                  \(now.millis), \(staff.name))
+                ON CONFLICT (id) DO UPDATE SET leaf_der = excluded.leaf_der, intermediate_der = excluded.intermediate_der,
+                  root_der = excluded.root_der, leaf_key = excluded.leaf_key, intermediate_key = excluded.intermediate_key,
+                  root_key = excluded.root_key, root_sha256 = excluded.root_sha256, created_at = excluded.created_at,
+                  created_by = excluded.created_by
+                WHERE \(replacing)
+                RETURNING id
+                """)
+            guard !inserted.isEmpty else {
+                // Another machine made one meanwhile: theirs is the store's.
+                let theirs = try db.rows("SELECT * FROM signer WHERE id = 1").first.map { try cells($0).storedSigner() }
+                return (theirs ?? stored, false)
+            }
+            try insert(AppleAPIWrites.signerAudit(stored, replaced: old != nil, by: staff, at: now), db)
+            return (stored, true)
+        }
+    }
+
+    public func appAPIKeys(appId: String?) throws -> [AppAPIKey] {
+        let rows =
+            if let appId {
+                try session.rows("SELECT * FROM app_api_key WHERE app_id = \(appId) ORDER BY key_id")
+            } else {
+                try session.rows("SELECT * FROM app_api_key ORDER BY app_id, key_id")
+            }
+        return try rows.map { try cells($0).appAPIKey() }
+    }
+
+    @discardableResult
+    public func setAppAPIKey(_ key: AppAPIKey, by staff: StaffMember, at now: Instant) throws -> AppAPIKey? {
+        try AppleAPIWrites.check(staff, .editApps, readOnly: isReadOnly, what: "the API key was")
+        return try write { db in
+            guard try !db.rows("SELECT 1 FROM app WHERE id = \(key.appId) FOR SHARE").isEmpty else {
+                throw AppleAPIWrites.unknownApp(key.appId)
+            }
+            let old = try db.rows("SELECT * FROM app_api_key WHERE app_id = \(key.appId) AND key_id = \(key.keyId) FOR UPDATE")
+                .first.map { try cells($0).appAPIKey() }
+            let now = try stamp(now, in: db)
+            try db.run(
+                """
+                INSERT INTO app_api_key (app_id, key_id, issuer_id, public_key, added_at, added_by)
+                VALUES (\(key.appId), \(key.keyId), \(key.issuerId), \(ByteBuffer(bytes: key.publicKeyDER)), \(now.millis), \(staff.name))
+                ON CONFLICT (app_id, key_id) DO UPDATE SET issuer_id = excluded.issuer_id, public_key = excluded.public_key,
+                  added_at = excluded.added_at, added_by = excluded.added_by
+                """)
+            try insert(AppleAPIWrites.keyAudit(key, replaced: old != nil, by: staff, at: now), db)
+            return old
+        }
+    }
+}
+
+extension PostgresCells {
+    func bytes(_ column: String) throws -> [UInt8] { Array(try value(column, as: ByteBuffer.self).readableBytesView) }
+
+    func storedSigner() throws -> StoredSigner {
+        StoredSigner(
+            chain: SigningChainDER(
+                leafDER: try bytes("leaf_der"), intermediateDER: try bytes("intermediate_der"), rootDER: try bytes("root_der"),
+                leafKeyDER: try bytes("leaf_key"), intermediateKeyDER: try bytes("intermediate_key"), rootKeyDER: try bytes("root_key")),
+            rootSHA256: try text("root_sha256"), createdAt: try instant("created_at"), createdBy: try text("created_by"))
+    }
+
+    func appAPIKey() throws -> AppAPIKey {
+        AppAPIKey(
+            appId: try text("app_id"), keyId: try text("key_id"), issuerId: try text("issuer_id"),
+            publicKeyDER: try bytes("public_key"), addedAt: try instant("added_at"), addedBy: try text("added_by"))
+    }
+}
+
+/// What the App Store Server API reads and writes, on PostgreSQL: the rows SQLite's store reads, assembled
+/// by the same `AppStoreCustomer.assemble`.
+extension PostgresStore: AppStoreServerStore {
+    public func appStoreCustomer(transactionId: String) throws -> AppStoreCustomer? {
+        try session.transaction(readOnly: true) { db in
+            guard let asked = try db.rows("SELECT * FROM store_transaction WHERE id = \(transactionId)").first.map({ try cells($0).transaction() }),
+                let app = try db.rows("SELECT * FROM app WHERE id = \(asked.appId)").first.map({ try cells($0).app() })
+            else { return nil }
+            let accounts = try db.rows(
+                "SELECT sid, role_id, app_account_token FROM game_account WHERE user_id = \(asked.userId) AND app_id = \(app.id) ORDER BY id"
+            ).map { row in
+                let (sid, roleId, token) = try row.decode((String, String, String).self)
+                return (sid: sid, roleId: roleId, token: token)
+            }
+            var tokens: [String: String] = [:]
+            for row in try db.rows(
+                """
+                SELECT t.original_transaction_id, t.app_account_token FROM apple_app_account_token t
+                JOIN store_transaction s ON s.id = t.original_transaction_id WHERE s.user_id = \(asked.userId) AND s.app_id = \(app.id)
+                """)
+            {
+                let (original, token) = try row.decode((String, String).self)
+                tokens[original] = token
+            }
+            return AppStoreCustomer.assemble(
+                asked: asked, app: app,
+                transactions: try db.rows(
+                    "SELECT * FROM store_transaction WHERE user_id = \(asked.userId) AND app_id = \(app.id) ORDER BY purchase_date, id"
+                ).map { try cells($0).transaction() },
+                products: try db.rows("SELECT * FROM product WHERE app_id = \(app.id)").map { try cells($0).product() },
+                accounts: accounts, tokens: tokens,
+                subscriptions: try db.rows(
+                    "SELECT * FROM subscription WHERE user_id = \(asked.userId) AND app_id = \(app.id) ORDER BY original_transaction_id"
+                ).map { try cells($0).subscription() })
+        }
+    }
+
+    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws {
+        guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
+        try write { db in
+            let now = try stamp(now, in: db)
+            try db.run(
+                """
+                INSERT INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
+                VALUES (\(originalTransactionId), \(token), \(now.millis), \(actor))
+                ON CONFLICT (original_transaction_id) DO UPDATE SET app_account_token = excluded.app_account_token,
+                  set_at = excluded.set_at, set_by = excluded.set_by
+                """)
+            try insert(AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now), db)
+        }
+    }
+}
+
+extension PostgresStore {
+    public func extendRenewalDate(
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+    ) throws -> RenewalExtension? {
+        guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
+        return try write { db in
+            // The subscription's row locked: of two machines extending it at once, the second sees the first's.
+            guard let subscription = try db.rows(
+                "SELECT * FROM subscription WHERE original_transaction_id = \(originalTransactionId) FOR UPDATE"
+            ).first.map({ try cells($0).subscription() })
+            else { return nil }
+            let earlier = try db.rows(
+                "SELECT * FROM apple_renewal_extension WHERE original_transaction_id = \(originalTransactionId) ORDER BY id"
+            ).map { try cells($0).renewalExtension() }
+            let now = try stamp(now, in: db)
+            let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
+            guard !repeated else { return done }
+            try db.run(
+                "UPDATE subscription SET expires_date = \(done.effectiveDate.millis) WHERE original_transaction_id = \(originalTransactionId)")
+            try db.run(
+                """
+                UPDATE store_transaction SET expires_date = \(done.effectiveDate.millis) WHERE id = (SELECT id FROM store_transaction
+                  WHERE original_transaction_id = \(originalTransactionId) ORDER BY purchase_date DESC, id DESC LIMIT 1)
+                """)
+            try db.run(
+                """
+                INSERT INTO apple_renewal_extension (original_transaction_id, request_identifier, extend_by_days, extend_reason_code,
+                  extended_at, previous_expires_date, effective_date, extended_by)
+                VALUES (\(originalTransactionId), \(done.requestIdentifier), \(done.extendByDays), \(done.extendReasonCode),
+                  \(done.extendedAt.millis), \(done.previousExpiresDate.millis), \(done.effectiveDate.millis), \(actor))
+                """)
+            try insert(AppleAPIWrites.extensionAudit(done, actor: actor), db)
+            return done
+        }
+    }
+}
+
+extension PostgresCells {
+    func renewalExtension() throws -> RenewalExtension {
+        RenewalExtension(
+            originalTransactionId: try text("original_transaction_id"), requestIdentifier: try text("request_identifier"),
+            extendByDays: Int(try int("extend_by_days")), extendReasonCode: Int(try int("extend_reason_code")),
+            extendedAt: try instant("extended_at"), previousExpiresDate: try instant("previous_expires_date"),
+            effectiveDate: try instant("effective_date"))
+    }
+}
+
+/// Get Notification History's reads on PostgreSQL: the app's stored notifications by the store's id.
+extension PostgresStore: NotificationHistoryStore {
+    public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
+        try session.transaction(readOnly: true) { db in
+            var sql = SQLBuilder("SELECT e.* FROM subscription_event e JOIN subscription s ON s.original_transaction_id = e.original_transaction_id WHERE ")
+            var conditions = [
+                "s.app_id = " + sql.bind(appId), "e.signed_date >= " + sql.bind(query.startDate.millis),
+                "e.signed_date < " + sql.bind(query.endDate.millis), "e.id > " + sql.bind(query.after ?? 0),
+            ]
+            if let type = query.notificationType {
+                conditions.append("e.notification_type = " + sql.bind(type))
+                if let subtype = query.notificationSubtype { conditions.append("e.subtype = " + sql.bind(subtype)) }
+            }
+            if let transactionId = query.transactionId {
+                // Any transaction of the customer: its chain's notifications.
+                guard let original = try db.rows("SELECT original_transaction_id FROM store_transaction WHERE id = \(transactionId)")
+                    .first?.decode(String.self)
+                else { return [] }
+                conditions.append("e.original_transaction_id = " + sql.bind(original))
+            }
+            sql.append(conditions.joined(separator: " AND ") + " ORDER BY e.id LIMIT " + sql.bind(Int64(limit)))
+            return try db.rows(sql.query).map { row in (id: try cells(row).int("id"), event: try cells(row).subscriptionEvent()) }
+        }
+    }
+}

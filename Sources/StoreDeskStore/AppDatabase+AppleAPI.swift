@@ -1,0 +1,223 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+extension StoredSigner {
+    init(row: Row) throws {
+        func bytes(_ column: String) throws -> [UInt8] { Array(try row.decode(forColumn: column) as Data) }
+        self.init(
+            chain: SigningChainDER(
+                leafDER: try bytes("leaf_der"), intermediateDER: try bytes("intermediate_der"), rootDER: try bytes("root_der"),
+                leafKeyDER: try bytes("leaf_key"), intermediateKeyDER: try bytes("intermediate_key"), rootKeyDER: try bytes("root_key")),
+            rootSHA256: try row.decode(forColumn: "root_sha256"), createdAt: try row.decode(forColumn: "created_at"),
+            createdBy: try row.decode(forColumn: "created_by"))
+    }
+}
+
+extension AppAPIKey {
+    init(row: Row) throws {
+        self.init(
+            appId: try row.decode(forColumn: "app_id"), keyId: try row.decode(forColumn: "key_id"),
+            issuerId: try row.decode(forColumn: "issuer_id"), publicKeyDER: Array(try row.decode(forColumn: "public_key") as Data),
+            addedAt: try row.decode(forColumn: "added_at"), addedBy: try row.decode(forColumn: "added_by"))
+    }
+}
+
+extension AppDatabase: AppleAPIStore {
+    public func signer() throws -> StoredSigner? {
+        try reader.read { db in try Self.signer(db) }
+    }
+
+    static func signer(_ db: Database) throws -> StoredSigner? {
+        try Row.fetchOne(db, sql: "SELECT * FROM signer WHERE id = 1").map(StoredSigner.init(row:))
+    }
+
+    public func saveSigner(_ signer: StoredSigner, replacing: Bool, by staff: StaffMember, at now: Instant) throws
+        -> (signer: StoredSigner, created: Bool)
+    {
+        try AppleAPIWrites.check(staff, .editTrustRoots, readOnly: isReadOnly, what: "the signing chain was")
+        return try writeImmediate { db in
+            let old = try Self.signer(db)
+            if let old, !replacing { return (old, false) }
+            let now = try StoreMeta.stamp(now, in: db)
+            var stored = signer
+            stored.createdAt = now
+            stored.createdBy = staff.name
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO signer (id, leaf_der, intermediate_der, root_der, leaf_key, intermediate_key, root_key,
+                      root_sha256, created_at, created_by) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    Data(signer.chain.leafDER), Data(signer.chain.intermediateDER), Data(signer.chain.rootDER),
+                    Data(signer.chain.leafKeyDER), Data(signer.chain.intermediateKeyDER), Data(signer.chain.rootKeyDER),
+                    signer.rootSHA256, now, staff.name,
+                ])
+            var audit = AppleAPIWrites.signerAudit(stored, replaced: old != nil, by: staff, at: now)
+            try audit.insert(db)
+            return (stored, true)
+        }
+    }
+
+    public func appAPIKeys(appId: String?) throws -> [AppAPIKey] {
+        try reader.read { db in
+            if let appId {
+                return try Row.fetchAll(db, sql: "SELECT * FROM app_api_key WHERE app_id = ? ORDER BY key_id", arguments: [appId])
+                    .map(AppAPIKey.init(row:))
+            }
+            return try Row.fetchAll(db, sql: "SELECT * FROM app_api_key ORDER BY app_id, key_id").map(AppAPIKey.init(row:))
+        }
+    }
+
+    @discardableResult
+    public func setAppAPIKey(_ key: AppAPIKey, by staff: StaffMember, at now: Instant) throws -> AppAPIKey? {
+        try AppleAPIWrites.check(staff, .editApps, readOnly: isReadOnly, what: "the API key was")
+        return try writeImmediate { db in
+            guard try Row.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [key.appId]) != nil else {
+                throw AppleAPIWrites.unknownApp(key.appId)
+            }
+            let old = try Row.fetchOne(
+                db, sql: "SELECT * FROM app_api_key WHERE app_id = ? AND key_id = ?", arguments: [key.appId, key.keyId]
+            ).map(AppAPIKey.init(row:))
+            let now = try StoreMeta.stamp(now, in: db)
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO app_api_key (app_id, key_id, issuer_id, public_key, added_at, added_by)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [key.appId, key.keyId, key.issuerId, Data(key.publicKeyDER), now, staff.name])
+            var audit = AppleAPIWrites.keyAudit(key, replaced: old != nil, by: staff, at: now)
+            try audit.insert(db)
+            return old
+        }
+    }
+}
+
+extension AppDatabase: AppStoreServerStore {
+    public func appStoreCustomer(transactionId: String) throws -> AppStoreCustomer? {
+        try reader.read { db in
+            guard let asked = try StoreTransaction.fetchOne(db, sql: "SELECT * FROM store_transaction WHERE id = ?", arguments: [transactionId]),
+                let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [asked.appId])
+            else { return nil }
+            let accounts = try Row.fetchAll(
+                db, sql: "SELECT sid, role_id, app_account_token FROM game_account WHERE user_id = ? AND app_id = ? ORDER BY id",
+                arguments: [asked.userId, app.id]
+            ).map { row in (sid: try row.column("sid") as String, roleId: try row.column("role_id") as String, token: try row.column("app_account_token") as String) }
+            var tokens: [String: String] = [:]
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT t.original_transaction_id, t.app_account_token FROM apple_app_account_token t
+                    JOIN store_transaction s ON s.id = t.original_transaction_id WHERE s.user_id = ? AND s.app_id = ?
+                    """, arguments: [asked.userId, app.id])
+            {
+                tokens[try row.column("original_transaction_id")] = try row.column("app_account_token")
+            }
+            return AppStoreCustomer.assemble(
+                asked: asked, app: app,
+                transactions: try StoreTransaction.fetchAll(
+                    db, sql: "SELECT * FROM store_transaction WHERE user_id = ? AND app_id = ? ORDER BY purchase_date, id",
+                    arguments: [asked.userId, app.id]),
+                products: try Product.fetchAll(db, sql: "SELECT * FROM product WHERE app_id = ?", arguments: [app.id]),
+                accounts: accounts, tokens: tokens,
+                subscriptions: try Subscription.fetchAll(
+                    db, sql: "SELECT * FROM subscription WHERE user_id = ? AND app_id = ? ORDER BY original_transaction_id",
+                    arguments: [asked.userId, app.id]))
+        }
+    }
+
+    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws {
+        try writeImmediate { db in
+            let now = try StoreMeta.stamp(now, in: db)
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
+                    VALUES (?, ?, ?, ?)
+                    """, arguments: [originalTransactionId, token, now, actor])
+            var audit = AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now)
+            try audit.insert(db)
+        }
+    }
+}
+
+extension RenewalExtension {
+    init(row: Row) throws {
+        self.init(
+            originalTransactionId: try row.decode(forColumn: "original_transaction_id"),
+            requestIdentifier: try row.decode(forColumn: "request_identifier"), extendByDays: try row.decode(forColumn: "extend_by_days"),
+            extendReasonCode: try row.decode(forColumn: "extend_reason_code"), extendedAt: try row.decode(forColumn: "extended_at"),
+            previousExpiresDate: try row.decode(forColumn: "previous_expires_date"), effectiveDate: try row.decode(forColumn: "effective_date"))
+    }
+}
+
+extension AppDatabase {
+    public func extendRenewalDate(
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+    ) throws -> RenewalExtension? {
+        try writeImmediate { db in
+            guard let subscription = try Subscription.fetchOne(
+                db, sql: "SELECT * FROM subscription WHERE original_transaction_id = ?", arguments: [originalTransactionId])
+            else { return nil }
+            let earlier = try Row.fetchAll(
+                db, sql: "SELECT * FROM apple_renewal_extension WHERE original_transaction_id = ? ORDER BY id", arguments: [originalTransactionId]
+            ).map(RenewalExtension.init(row:))
+            let now = try StoreMeta.stamp(now, in: db)
+            let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
+            guard !repeated else { return done }
+            try db.execute(
+                sql: "UPDATE subscription SET expires_date = ? WHERE original_transaction_id = ?", arguments: [done.effectiveDate, originalTransactionId])
+            try db.execute(
+                sql: """
+                    UPDATE store_transaction SET expires_date = ? WHERE id = (SELECT id FROM store_transaction
+                      WHERE original_transaction_id = ? ORDER BY purchase_date DESC, id DESC LIMIT 1)
+                    """, arguments: [done.effectiveDate, originalTransactionId])
+            try db.execute(
+                sql: """
+                    INSERT INTO apple_renewal_extension (original_transaction_id, request_identifier, extend_by_days, extend_reason_code,
+                      extended_at, previous_expires_date, effective_date, extended_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    originalTransactionId, done.requestIdentifier, done.extendByDays, done.extendReasonCode, done.extendedAt,
+                    done.previousExpiresDate, done.effectiveDate, actor,
+                ])
+            var audit = AppleAPIWrites.extensionAudit(done, actor: actor)
+            try audit.insert(db)
+            return done
+        }
+    }
+}
+
+extension AppDatabase: NotificationHistoryStore {
+    public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
+        try reader.read { db in
+            var conditions = ["s.app_id = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?"]
+            var arguments: [any DatabaseValueConvertible] = [appId, query.startDate.millis, query.endDate.millis, query.after ?? 0]
+            if let type = query.notificationType {
+                conditions.append("e.notification_type = ?")
+                arguments.append(type)
+                if let subtype = query.notificationSubtype {
+                    conditions.append("e.subtype = ?")
+                    arguments.append(subtype)
+                }
+            }
+            if let transactionId = query.transactionId {
+                // Any transaction of the customer: its chain's notifications.
+                guard let original = try String.fetchOne(
+                    db, sql: "SELECT original_transaction_id FROM store_transaction WHERE id = ?", arguments: [transactionId])
+                else { return [] }
+                conditions.append("e.original_transaction_id = ?")
+                arguments.append(original)
+            }
+            arguments.append(limit)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT e.id AS event_id, \(SubscriptionEventRow.columns) FROM subscription_event e
+                    JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.id LIMIT ?
+                    """, arguments: StatementArguments(arguments))
+            return try rows.map { (id: try $0.column("event_id") as Int64, event: try SubscriptionEventRow.decode(row: $0)) }
+        }
+    }
+}
