@@ -37,6 +37,7 @@ public final class PostgresCluster {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-pg-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         port = try Self.freePort()
+        Self.running.add(self)
         do {
             if Self.runsAsRoot { try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
             let data = folder.appendingPathComponent("data").path
@@ -63,6 +64,33 @@ public final class PostgresCluster {
     }
 
     deinit { stop() }
+
+    /// The clusters still running, stopped when the process exits: a cluster a suite keeps for all its
+    /// tests (held by a static, never released) would otherwise outlive the test process.
+    private final class Running: @unchecked Sendable {
+        private let lock = NSLock()
+        private var clusters: [ObjectIdentifier: () -> Void] = [:]
+        private var hooked = false
+
+        func add(_ cluster: PostgresCluster) {
+            let stop: () -> Void = { [weak cluster] in cluster?.stop() }
+            let first = lock.withLock {
+                clusters[ObjectIdentifier(cluster)] = stop
+                defer { hooked = true }
+                return !hooked
+            }
+            if first { atexit { PostgresCluster.running.stopAll() } }
+        }
+
+        func remove(_ cluster: PostgresCluster) { lock.withLock { _ = clusters.removeValue(forKey: ObjectIdentifier(cluster)) } }
+
+        func stopAll() {
+            let all = lock.withLock { Array(clusters.values) }
+            for stop in all { stop() }
+        }
+    }
+
+    private static let running = Running()
 
     /// `postgres://USER@127.0.0.1:PORT/DB`.
     public func url(database: String = "postgres") -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
@@ -96,6 +124,7 @@ public final class PostgresCluster {
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        Self.running.remove(self)
         let data = folder.appendingPathComponent("data").path
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
             _ = try? asServerUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
