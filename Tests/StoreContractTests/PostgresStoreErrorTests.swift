@@ -101,6 +101,11 @@ import Testing
         #expect(try readOnly.userCount() == 40)
         let write = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
         #expect(write.contains("cannot be written"), "\(write)")
+        // A connection made again (after a drop) is read-only as the first was.
+        readOnly.close()
+        #expect(try readOnly.userCount() == 40)
+        let after = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
+        #expect(after.contains("cannot be written"), "\(after)")
         let again = Self.oneLine { _ = try store.load(from: try stores.sqlite()) }
         #expect(again.contains("already holds a store"), "\(again)")
         #expect(try store.userCount() == 40)
