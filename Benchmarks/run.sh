@@ -32,22 +32,7 @@ seed 10000 "$DIR/10k.sqlite"
 seed 1000000 "$DIR/1m.sqlite"
 sqlite3 "$DIR/1m.sqlite" 'PRAGMA integrity_check' | sed 's/^/  integrity_check: /'
 
-# Median wall time of each command, in ms: $RUNS runs each, taken in alternating blocks of 5 so that a
-# slow spell of this shared machine falls on both sides of a ratio.
-medians_ms() { # "cmd|arg|..." ...
-  python3 - "$RUNS" "$@" <<'PY'
-import subprocess, sys, statistics, time
-runs = int(sys.argv[1]); commands = [c.split("|") for c in sys.argv[2:]]
-times = [[] for _ in commands]
-while len(times[0]) < runs:
-    for command, xs in zip(commands, times):
-        for _ in range(5):
-            t = time.perf_counter()
-            subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-            xs.append((time.perf_counter() - t) * 1000)
-print(" ".join(f"{statistics.median(xs):.2f}" for xs in times))
-PY
-}
+. Benchmarks/common.sh
 
 echo "== snapshot --screen users --size 120x40 (whole process, median of $RUNS, alternating with the baseline)"
 for store in 10k 1m; do

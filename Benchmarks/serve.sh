@@ -13,11 +13,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_for() { # url
-  for _ in $(seq 1 200); do curl -s -o /dev/null --max-time 1 "$1" && return 0; sleep 0.05; done
-  echo "nothing answers at $1" >&2; return 1
-}
+. Benchmarks/common.sh
 
 # The store: the demo dataset, with its first app's key signing every body.
 XDG_DATA_HOME="$work/xdg" "$BIN" check >/dev/null
@@ -26,20 +22,8 @@ app=$(sqlite3 "$work/store.sqlite" "SELECT id FROM app ORDER BY id LIMIT 1")
 key=$(sqlite3 "$work/store.sqlite" "SELECT app_key FROM app WHERE id = '$app'")
 product=$(sqlite3 "$work/store.sqlite" "SELECT id FROM product WHERE app_id = '$app' AND type = 'consumable' ORDER BY id LIMIT 1")
 
-# Signed bodies with fresh numeric order ids above every payment run's block (OrderNumbers.outsideRuns),
-# made by PHP itself (ksort, http_build_query, md5).
 bodies=${BODIES:-200000}
-php -n -r '
-  [$_, $n, $app, $key, $product] = $argv;
-  $out = fopen("php://stdout", "w");
-  for ($i = 0; $i < $n; $i++) {
-    $f = ["order_id" => (string)(9223372030000000000 + $i), "payment" => "appstore", "sub_payment" => "Sandbox",
-          "user_id" => "u" . ($i % 1000), "client_id" => $app, "app" => "bench", "app_id" => "s1",
-          "app_order_id" => "G$i", "role_id" => "r1", "product_id" => $product, "ext" => "{\"n\":$i}",
-          "timestamp" => "1772352000"];
-    $s = $f; ksort($s); $f["sign"] = md5(http_build_query($s) . $key);
-    fwrite($out, http_build_query($f) . "\n");
-  }' "$bodies" "$app" "$key" "$product" > "$work/bodies.txt"
+make_bodies "$bodies" "$app" "$key" "$product" > "$work/bodies.txt"
 cat > "$work/post.lua" <<'LUA'
 local bodies, n = {}, 0
 for line in io.lines(os.getenv("BODIES_FILE")) do n = n + 1; bodies[n] = line end

@@ -333,11 +333,5 @@ enum PostgresSchema {
 
     /// The tables `store copy` moves, parents before children (foreign keys), with their columns in order.
     /// `store_meta` comes last: its user count replaces the one the trigger kept while the users were copied.
-    static let copyOrder = [
-        "app", "user", "game_account", "product", "payment_run", "store_transaction", "payment_order",
-        "server_callback", "item_grant", "subscription", "restore_request", "login_entry_configuration", "audit_log",
-        "transaction_event", "login_entry_history", "onetap_simulator", "onetap_token", "trust_root", "subscription_event",
-        "catalogue", "catalogue_group", "catalogue_product", "catalogue_localization", "catalogue_offer",
-        "catalogue_billing_plan", "game_server_callback", "game_server_grant", "store_meta",
-    ]
+    static var copyOrder: [String] { StoreTables.copyOrder }
 }

@@ -142,7 +142,7 @@ final class PostgresSession: @unchecked Sendable {
                 let reason = connect.connectionErrors.first.map { "\($0.error)" } ?? "\(connect)"
                 return StoreError.database(path: store, message: "cannot reach the server: \(Self.plain(reason))")
             }
-            if error is ChannelError { return StoreError.database(path: store, message: "the connection to the server was lost") }
+            if error is ChannelError { return StoreError.database(path: store, message: "the connection to the server was lost: the next step reconnects") }
             // The store's own refusals (a rule, an unknown user) pass as they are.
             return error
         }
@@ -169,7 +169,7 @@ final class PostgresSession: @unchecked Sendable {
             let reason = error.underlying.map { Self.plain("\($0)") } ?? "no answer"
             return StoreError.database(path: store, message: "cannot reach the server: \(reason)")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
-            return StoreError.database(path: store, message: "the connection to the server was lost")
+            return StoreError.database(path: store, message: "the connection to the server was lost: the next step reconnects")
         case .sslUnsupported:
             return StoreError.database(path: store, message: "the server does not offer TLS, and sslmode=\(address.tls.rawValue) asks for it")
         default:

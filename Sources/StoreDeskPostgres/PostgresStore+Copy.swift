@@ -9,36 +9,53 @@ extension PostgresStore {
     /// Returns the rows moved per table, counted again on this side before the commit.
     public func load(from source: any StoreRowSource) throws -> StoreCopyReport {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
-        return try write { db in
-            let held = try db.rows(#"SELECT (SELECT count(*) FROM app) + (SELECT count(*) FROM "user")"#).first?.decode(Int64.self) ?? 0
-            guard held == 0 else {
-                throw StoreError.invalidArgument("\(name) already holds a store: copy into a database without one")
+        return try write { db in try load(from: source, db) }
+    }
+
+    /// A new store at `address`, its schema and every row of `source`, in one transaction (PostgreSQL's DDL
+    /// is transactional): a copy that fails leaves the database without a trace of it, schema included.
+    public static func build(_ address: PostgresAddress, from source: any StoreRowSource) throws -> StoreCopyReport {
+        let store = PostgresStore(address: address, session: try PostgresSession(address: address), readOnly: false)
+        defer { store.close() }
+        do {
+            return try store.write { db in
+                try applyMigrations(db)
+                return try store.load(from: source, db)
             }
-            var report: [(name: String, rows: Int)] = []
-            try source.snapshot { source in
-                for table in PostgresSchema.copyOrder {
-                    let columns = try source.columns(of: table)
-                    let expected = try source.count(of: table)
-                    try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
-                        try insert(rows, into: table, columns: columns, onConflict: table == "store_meta" ? "(key) DO UPDATE SET value = excluded.value" : nil, db)
-                    }
-                    let copied = try db.rows("SELECT count(*) FROM \(unescaped: Self.quoted(table))").first?.decode(Int64.self) ?? 0
-                    guard copied == expected else {
-                        throw StoreError.invalidArgument("the copy of \(table) holds \(copied) rows, the source \(expected): nothing was copied")
-                    }
-                    report.append((table, expected))
-                }
-            }
-            // Identity columns go on after the copied rows.
-            for (table, column) in Self.identityColumns {
-                try db.run(
-                    """
-                    SELECT setval(pg_get_serial_sequence(\(Self.quoted(table)), \(column)), coalesce(max(\(unescaped: column)), 0) + 1, false)
-                    FROM \(unescaped: Self.quoted(table))
-                    """)
-            }
-            return StoreCopyReport(tables: report)
+        } catch {
+            throw store.session.describe(error)
         }
+    }
+
+    func load(from source: any StoreRowSource, _ db: PostgresSession.Transaction) throws -> StoreCopyReport {
+        let held = try db.rows(#"SELECT (SELECT count(*) FROM app) + (SELECT count(*) FROM "user")"#).first?.decode(Int64.self) ?? 0
+        guard held == 0 else {
+            throw StoreError.invalidArgument("\(name) already holds a store: copy into a database without one")
+        }
+        var report: [(name: String, rows: Int)] = []
+        try source.snapshot { source in
+            for table in PostgresSchema.copyOrder {
+                let columns = try source.columns(of: table)
+                let expected = try source.count(of: table)
+                try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
+                    try insert(rows, into: table, columns: columns, onConflict: table == "store_meta" ? "(key) DO UPDATE SET value = excluded.value" : nil, db)
+                }
+                let copied = try db.rows("SELECT count(*) FROM \(unescaped: Self.quoted(table))").first?.decode(Int64.self) ?? 0
+                guard copied == expected else {
+                    throw StoreError.invalidArgument("the copy of \(table) holds \(copied) rows, the source \(expected): nothing was copied")
+                }
+                report.append((table, expected))
+            }
+        }
+        // Identity columns go on after the copied rows.
+        for (table, column) in Self.identityColumns {
+            try db.run(
+                """
+                SELECT setval(pg_get_serial_sequence(\(Self.quoted(table)), \(column)), coalesce(max(\(unescaped: column)), 0) + 1, false)
+                FROM \(unescaped: Self.quoted(table))
+                """)
+        }
+        return StoreCopyReport(tables: report)
     }
 
     /// Inserts `rows` by multi-row INSERTs, as many rows a statement as PostgreSQL's bound values allow;

@@ -74,7 +74,7 @@ extension PostgresStore: UserStore {
         try userPage(search, from: .after(rows.lowerBound - 1), limit: limit, below: rows.upperBound)
     }
 
-    public func lastUserRowid() throws -> Int64 {
+    public func lastUserSequence() throws -> Int64 {
         try session.rows(#"SELECT coalesce(max(seq), 0) FROM "user""#).first?.decode(Int64.self) ?? 0
     }
 
@@ -124,7 +124,7 @@ extension PostgresStore: UserStore {
         let keyset = PostgresKeyset(key: nil, tie: "seq", descending: false)
         let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "AND") { cursor, sql in [sql.bind(cursor)] }
         sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-        let rows = try session.rows(sql.query).map { row in UserRow(rowid: try cells(row).int("seq"), user: try cells(row).user()) }
+        let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
         return reversed ? rows.reversed() : rows
     }
 
@@ -137,18 +137,18 @@ extension PostgresStore: UserStore {
                 switch anchor {
                 case .first: rowid = .last
                 case .last: rowid = .first
-                case .after(let c): rowid = .before(c.rowid)
-                case .from(let c): rowid = .before(c.rowid + 1)
-                case .before(let c): rowid = .after(c.rowid)
+                case .after(let c): rowid = .before(c.sequence)
+                case .from(let c): rowid = .before(c.sequence + 1)
+                case .before(let c): rowid = .after(c.sequence)
                 }
                 return try userPage(search, from: rowid, limit: limit).reversed()
             }
             switch anchor {
             case .first: rowid = .first
             case .last: rowid = .last
-            case .after(let c): rowid = .after(c.rowid)
-            case .from(let c): rowid = .from(c.rowid)
-            case .before(let c): rowid = .before(c.rowid)
+            case .after(let c): rowid = .after(c.sequence)
+            case .from(let c): rowid = .from(c.sequence)
+            case .before(let c): rowid = .before(c.sequence)
             }
             return try userPage(search, from: rowid, limit: limit)
         case .id, .name:
@@ -156,10 +156,10 @@ extension PostgresStore: UserStore {
             var sql = SQLBuilder(#"SELECT * FROM "user""#)
             let keyset = PostgresKeyset(key: column, tie: "seq", descending: search.effectiveDescending)
             let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "WHERE") { cursor, sql in
-                [sql.bind(cursor.key), sql.bind(cursor.rowid)]
+                [sql.bind(cursor.key), sql.bind(cursor.sequence)]
             }
             sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-            let rows = try session.rows(sql.query).map { row in UserRow(rowid: try cells(row).int("seq"), user: try cells(row).user()) }
+            let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
             return reversed ? rows.reversed() : rows
         }
     }
@@ -185,7 +185,7 @@ struct PostgresUserPager: ListPager {
     func cursor(id: String) throws -> UserCursor? {
         guard let row = try store.session.rows(#"SELECT * FROM "user" WHERE id = \#(id)"#).first else { return nil }
         let cells = store.cells(row)
-        return cursor(of: UserRow(rowid: try cells.int("seq"), user: try cells.user()))
+        return cursor(of: UserRow(sequence: try cells.int("seq"), user: try cells.user()))
     }
 
     func count() throws -> ListCount? {

@@ -60,14 +60,18 @@ public final class PostgresStore: @unchecked Sendable {
                 message: "holds no StoreDesk store: make one with `storedesk store copy --from FILE --to \(name)`")
         }
         guard migrate else { throw StoreError.olderSchema(path: name, missing: missing) }
-        try session.transaction { transaction in
-            try transaction.run("SELECT pg_advisory_xact_lock(74152026)")
-            try transaction.run("CREATE TABLE IF NOT EXISTS storedesk_migration (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
-            let done = Set(try transaction.rows("SELECT identifier FROM storedesk_migration").map { try $0.decode(String.self) })
-            for migration in PostgresSchema.migrations where !done.contains(migration.identifier) {
-                for statement in migration.statements { try transaction.run(PostgresQuery(unsafeSQL: statement)) }
-                try transaction.run("INSERT INTO storedesk_migration (identifier) VALUES (\(migration.identifier))")
-            }
+        try session.transaction { transaction in try Self.applyMigrations(transaction) }
+    }
+
+    /// Applies the migrations `transaction`'s database lacks, under an advisory lock so two processes never
+    /// migrate at once (inside the caller's transaction: PostgreSQL's DDL is transactional).
+    static func applyMigrations(_ transaction: PostgresSession.Transaction) throws {
+        try transaction.run("SELECT pg_advisory_xact_lock(74152026)")
+        try transaction.run("CREATE TABLE IF NOT EXISTS storedesk_migration (identifier text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        let done = Set(try transaction.rows("SELECT identifier FROM storedesk_migration").map { try $0.decode(String.self) })
+        for migration in PostgresSchema.migrations where !done.contains(migration.identifier) {
+            for statement in migration.statements { try transaction.run(PostgresQuery(unsafeSQL: statement)) }
+            try transaction.run("INSERT INTO storedesk_migration (identifier) VALUES (\(migration.identifier))")
         }
     }
 
@@ -150,41 +154,68 @@ extension PostgresStore: StoreFile {
 final class PostgresCommitWatcher: CommitWatcher, @unchecked Sendable {
     private let session: PostgresSession
     private let lock = NSLock()
+    /// A NOTIFY arrived since the last `changed()`.
     private var heard = false
-    private var listening = false
+    /// The LISTEN connection closed (the server went away, the network dropped): notifications sent
+    /// meanwhile are lost, so its loss counts as a change, and it is made again off the caller's thread.
+    private var lost = false
+    private var reconnecting = false
+    private var lastAttempt = Date.distantPast
+    /// How long after a failed reconnect the next one is tried.
+    static let retryInterval: TimeInterval = 2
 
     init(address: PostgresAddress) throws {
         session = try PostgresSession(address: address)
         try listen()
     }
 
+    deinit { session.close() }
+
+    /// LISTENs on a connection of its own; PostgresNIO hands each NOTIFY to the listener as it arrives, so
+    /// `changed()` only reads a flag: no round trip on the console's loop.
     private func listen() throws {
         try session.withConnection { connection in
-            let context = connection.addListener(channel: "storedesk_commit") { [weak self] _, _ in
+            _ = connection.addListener(channel: "storedesk_commit") { [weak self] _, _ in
                 guard let self else { return }
                 self.lock.withLock { self.heard = true }
             }
-            _ = context
             _ = try connection.query("LISTEN storedesk_commit", logger: connection.logger).wait()
+            connection.closeFuture.whenComplete { [weak self] _ in
+                guard let self else { return }
+                self.lock.withLock { self.lost = true }
+            }
         }
-        listening = true
     }
 
+    /// Whether another connection committed since the last call. Never waits on the network: a lost LISTEN
+    /// connection is made again on a thread of its own (every `retryInterval` while the server is away),
+    /// and its loss and its return each count as a change.
     func changed() throws -> Bool {
-        do {
-            // A round trip lets notifications that arrived be delivered to the listener.
-            try session.run("SELECT 1")
-        } catch {
-            listening = false
-        }
-        if !listening {
-            try listen()
-            return true
-        }
-        return lock.withLock {
+        let (noticed, reconnect) = lock.withLock { () -> (Bool, Bool) in
             defer { heard = false }
-            return heard
+            var noticed = heard
+            var reconnect = false
+            if lost && !reconnecting && Date().timeIntervalSince(lastAttempt) >= Self.retryInterval {
+                reconnecting = true
+                lastAttempt = Date()
+                reconnect = true
+                noticed = true
+            }
+            return (noticed, reconnect)
         }
+        if reconnect {
+            Thread.detachNewThread { [self] in
+                let back = (try? listen()) != nil
+                lock.withLock {
+                    reconnecting = false
+                    if back {
+                        lost = false
+                        heard = true
+                    }
+                }
+            }
+        }
+        return noticed
     }
 }
 

@@ -45,7 +45,7 @@ public protocol UserStore: Sendable {
     /// one slice of a table scan, so a keystroke never waits for the whole table.
     func users(matching search: UserSearch, scanning rows: Range<Int64>, limit: Int) throws -> [UserRow]
     /// Where the user list ends: the scan's bound.
-    func lastUserRowid() throws -> Int64
+    func lastUserSequence() throws -> Int64
     /// Everything the profile pane shows about one user, with their `recent` latest transactions.
     func profile(userId: String, recent: Int) throws -> UserProfile
     /// Audits that `staff` saw this user's phone number in the clear (`surface`: where); only support may.

@@ -6,6 +6,19 @@ import StoreDeskCore
 public enum FindKind: String, Sendable, Hashable, CaseIterable {
     case player, gameAccount = "game_account", transaction, order, subscription, notification
     case restorePrompt = "restore_prompt"
+
+    /// The kind in words, as the console lists it (at most 12 columns; `rawValue` is the `--json` name).
+    public var words: String {
+        switch self {
+        case .player: "player"
+        case .gameAccount: "game account"
+        case .transaction: "transaction"
+        case .order: "order"
+        case .subscription: "subscription"
+        case .notification: "notification"
+        case .restorePrompt: "restore"
+        }
+    }
 }
 
 /// The field a `find` matched in (a transaction id finds a transaction, and the restore prompt on it).
@@ -15,6 +28,28 @@ public enum FindField: String, Sendable, Hashable, CaseIterable {
     case orderId = "order_id", appOrderId = "app_order_id", transactionId = "transaction_id"
     case originalTransactionId = "original_transaction_id", webOrderLineItemId = "web_order_line_item_id"
     case notificationUUID = "notification_uuid", restorePromptId = "restore_prompt_id"
+
+    /// The field in words, as the console lists it (at most 14 columns; `rawValue` is the `--json` name).
+    public var words: String {
+        switch self {
+        case .playerId: "player id"
+        case .name: "login name"
+        case .friendlyName: "friendly name"
+        case .phone: "phone"
+        case .phoneLast4: "phone last 4"
+        case .appleId: "Apple ID"
+        case .sid: "Sid"
+        case .roleId: "Role_Id"
+        case .roleName: "role name"
+        case .orderId: "order id"
+        case .appOrderId: "app order id"
+        case .transactionId: "transaction id"
+        case .originalTransactionId: "original id"
+        case .webOrderLineItemId: "web order id"
+        case .notificationUUID: "notification"
+        case .restorePromptId: "prompt id"
+        }
+    }
 
     /// A name a person gave (a player's, a role's), not an id.
     public var isName: Bool { self == .name || self == .friendlyName || self == .roleName }

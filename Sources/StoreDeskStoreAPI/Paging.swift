@@ -18,7 +18,7 @@ public enum PageAnchor<Cursor: Hashable & Sendable>: Hashable, Sendable {
 /// One list as the store pages through it: the only way a screen reads a list of rows.
 ///
 /// A screen never sees a cursor: it asks for the rows after or before a row it shows, or for the page
-/// that shows a row by its id, and the store keeps the cursor (a rowid, a time and an id, a state
+/// that shows a row by its id, and the store keeps the cursor (a sequence, a time and an id, a state
 /// group and an expiry) to itself.
 ///
 ///     let pager = store.users(matching: UserSearch(text: "王"))

@@ -241,4 +241,9 @@ public protocol StoreBackend: Sendable {
     /// An error one of its stores threw, said in one line naming the store (never the backend's query or a
     /// row); nil for one that is not a store's.
     func storeError(for error: any Error, location: String) -> StoreError?
+    /// The store at `location`, opened read-only, as rows to copy (`storedesk store copy --from`).
+    func rowSource(_ location: String) throws -> any StoreRowSource
+    /// Builds a new store at `location` holding every row of `source`, in one transaction: a copy that fails
+    /// leaves the destination as it was (`storedesk store copy --to`).
+    func build(_ location: String, from source: any StoreRowSource, replacing: Bool) throws -> StoreCopyReport
 }

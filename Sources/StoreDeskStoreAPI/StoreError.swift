@@ -33,6 +33,8 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
             "\(path) was written by a newer StoreDesk (unknown migrations: \(unknown.joined(separator: ", "))): upgrade storedesk"
         case .olderSchema(let path, let missing):
             "\(path) has an older schema (needs \(missing.joined(separator: ", "))): rerun with --migrate to upgrade it"
+        case .readOnlyFile(let path) where path.contains("://"):
+            "\(path) cannot be written from here: the server, the role or this session is read-only (ask for a role that may write)"
         case .readOnlyFile(let path):
             "\(path) cannot be written (SQLite says it is read-only): check the permissions of the file, its -wal and -shm files and its folder"
         case .notWritable(let path, let reason):

@@ -23,6 +23,20 @@ public protocol StoreRowSource: Sendable {
     func snapshot<T>(_ body: (any StoreRowSource) throws -> T) throws -> T
 }
 
+/// A whole store as a row source: its three reads are each one snapshot of their own (`snapshot` is what
+/// a backend writes; a copy runs every read inside one).
+public protocol SnapshotRowSource: StoreRowSource {}
+
+extension SnapshotRowSource {
+    public func columns(of table: String) throws -> [String] { try snapshot { try $0.columns(of: table) } }
+
+    public func rows(of table: String, columns: [String], batch: Int, _ body: ([[StoreValue]]) throws -> Void) throws {
+        try snapshot { try $0.rows(of: table, columns: columns, batch: batch, body) }
+    }
+
+    public func count(of table: String) throws -> Int { try snapshot { try $0.count(of: table) } }
+}
+
 /// What a copy moved, table by table.
 public struct StoreCopyReport: Sendable, Hashable {
     public var tables: [(name: String, rows: Int)]
@@ -41,4 +55,16 @@ public struct StoreCopyReport: Sendable, Hashable {
             hasher.combine(table.rows)
         }
     }
+}
+
+/// The tables a whole store is made of, each after the tables it refers to: the order `store copy` moves
+/// them in, whichever the backends. Both backends keep these tables under these names.
+public enum StoreTables {
+    public static let copyOrder = [
+        "app", "user", "game_account", "product", "payment_run", "store_transaction", "payment_order",
+        "server_callback", "item_grant", "subscription", "restore_request", "login_entry_configuration", "audit_log",
+        "transaction_event", "login_entry_history", "onetap_simulator", "onetap_token", "trust_root", "subscription_event",
+        "catalogue", "catalogue_group", "catalogue_product", "catalogue_localization", "catalogue_offer",
+        "catalogue_billing_plan", "game_server_callback", "game_server_grant", "store_meta",
+    ]
 }

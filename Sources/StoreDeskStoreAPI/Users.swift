@@ -26,13 +26,14 @@ public struct UserProfile: Sendable, Hashable {
     }
 }
 
-/// A user with its place in the list (the table's rowid: creation order, and the keyset cursor).
+/// A user with its place in creation order (`sequence`: every backend numbers players as they are made,
+/// SQLite by its rowid, PostgreSQL by `seq`), which is also the list's keyset cursor.
 public struct UserRow: Hashable, Sendable, Identifiable {
-    public var rowid: Int64
+    public var sequence: Int64
     public var user: User
 
-    public init(rowid: Int64, user: User) {
-        self.rowid = rowid
+    public init(sequence: Int64, user: User) {
+        self.sequence = sequence
         self.user = user
     }
 
@@ -40,20 +41,20 @@ public struct UserRow: Hashable, Sendable, Identifiable {
     public var id: String { user.id }
 }
 
-/// The orders the user list can run in, each a seek on an index: `created` the rowid (creation order),
-/// `id` the unique index on the id, `name` `user_on_name` (the login name, then the rowid).
+/// The orders the user list can run in, each a seek on an index: `created` the creation sequence,
+/// `id` the unique index on the id, `name` the login name, then the sequence.
 public enum UserOrder: String, Sendable, Hashable, CaseIterable {
     case created, id, name
 }
 
-/// Where a user stands in the list: the value of its order's column ("" for `created`) and its rowid.
+/// Where a user stands in the list: the value of its order's column ("" for `created`) and its sequence.
 public struct UserCursor: Sendable, Hashable {
     public var key: String
-    public var rowid: Int64
+    public var sequence: Int64
 
-    public init(key: String, rowid: Int64) {
+    public init(key: String, sequence: Int64) {
         self.key = key
-        self.rowid = rowid
+        self.sequence = sequence
     }
 }
 
@@ -79,24 +80,18 @@ public struct UserSearch: Sendable, Hashable {
     }
 
     /// The order the list really runs in: `order` unfiltered; under a filter, created order, oldest first
-    /// (the full-text index and the sliced scan give matches in rowid order).
+    /// (the substring index and the sliced scan give matches in creation order).
     public var effectiveOrder: UserOrder { text.isEmpty ? order : .created }
     public var effectiveDescending: Bool { text.isEmpty && descending }
 
-    /// Where a page starts: by rowid, the list's order.
+    /// Where a page starts: by sequence, the list's order.
     public typealias Anchor = PageAnchor<Int64>
-
-    package var likePattern: String {
-        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-    }
 
     package var isPhoneSuffix: Bool { text.count == 4 && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) } }
 
+    /// Three characters or more are looked up in the store's substring index (SQLite's trigram FTS5 table,
+    /// PostgreSQL's pg_trgm); shorter text is scanned in slices.
     package var usesFullTextIndex: Bool { text.unicodeScalars.count >= 3 }
-
-    /// An FTS5 string literal: the whole text as one phrase.
-    package var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
     /// The fields of `user` this filter matched, as the list shows them: "id", "name" (the login name),
     /// "friendly name", "last four" (of the phone, never more of it). Case as the index folds it.
@@ -117,9 +112,9 @@ public struct UserSearch: Sendable, Hashable {
     /// Where `row` stands in this list: its order's value ("" in creation order) and its place.
     public func cursor(of row: UserRow) -> UserCursor {
         switch effectiveOrder {
-        case .created: UserCursor(key: "", rowid: row.rowid)
-        case .id: UserCursor(key: row.user.id, rowid: row.rowid)
-        case .name: UserCursor(key: row.user.name, rowid: row.rowid)
+        case .created: UserCursor(key: "", sequence: row.sequence)
+        case .id: UserCursor(key: row.user.id, sequence: row.sequence)
+        case .name: UserCursor(key: row.user.name, sequence: row.sequence)
         }
     }
 

@@ -47,6 +47,13 @@ public enum StoreOpener {
         backend(for: location).storeError(for: error, location: location)
     }
 
+    /// Copies the whole store at `source` into a new store at `destination` (either backend on either
+    /// side), in one transaction on the destination, which is left as it was when the copy fails.
+    public static func copy(from source: String, to destination: String, replacing: Bool) throws -> StoreCopyReport {
+        let rows = try backend(for: source).rowSource(source)
+        return try backend(for: destination).build(destination, from: rows, replacing: replacing)
+    }
+
     /// The embedded demo dataset's catalogue and clock (what `seed` and the benchmarks start from).
     public static func demoDataset() throws -> DemoDataset {
         let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory())
@@ -88,6 +95,12 @@ struct SQLiteBackend: StoreBackend {
     }
 
     func storeError(for error: any Error, location: String) -> StoreError? { StoreError(failure: error, path: location) }
+
+    func rowSource(_ location: String) throws -> any StoreRowSource { try AppDatabase.open(path: location, access: .readOnly) }
+
+    func build(_ location: String, from source: any StoreRowSource, replacing: Bool) throws -> StoreCopyReport {
+        try AppDatabase.build(at: location, from: source, replacing: replacing)
+    }
 }
 
 /// Team stores on a PostgreSQL server (`PostgresStore`), at `postgres://USER@HOST:PORT/DB?sslmode=…`; the
@@ -143,6 +156,17 @@ struct PostgresBackend: StoreBackend {
     func storeError(for error: any Error, location: String) -> StoreError? {
         guard let address = try? PostgresAddress(location) else { return error as? StoreError }
         return PostgresStore.storeError(for: error, address: address)
+    }
+
+    func rowSource(_ location: String) throws -> any StoreRowSource {
+        try PostgresStore.open(try PostgresAddress(location), access: .readOnly)
+    }
+
+    /// Into a database without a store yet (its schema is made); one holding a store is refused.
+    func build(_ location: String, from source: any StoreRowSource, replacing: Bool) throws -> StoreCopyReport {
+        let address = try PostgresAddress(location)
+        try PostgresStore.checkDestination(address, replacing: replacing)
+        return try PostgresStore.build(address, from: source)
     }
 }
 

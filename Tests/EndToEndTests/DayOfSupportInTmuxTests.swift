@@ -15,7 +15,7 @@ import Testing
         try tmux.literal(":find 2611120001")
         try tmux.keys("Enter")
         var screen = try tmux.waitFor("enter opens 10000001's history on")
-        #expect(screen.contains("Find · “2611120001” · 1 of 1") && screen.contains("order_id"), "\(screen)")
+        #expect(screen.contains("Find · “2611120001” · 1 of 1") && screen.contains("order, its order id (exact)"), "\(screen)")
         try tmux.keys("Enter")
         screen = try tmux.waitFor("History · 10000001")
         #expect(screen.contains("tx 2000000100000088"), "\(screen)")

@@ -83,7 +83,7 @@ import Testing
         try tmux.keys("Enter")
         try tmux.waitFor("Find · “2501050001” · 1 of 1")
         let found = try tmux.waitFor("enter opens 10000017's history on Users")
-        #expect(found.contains("order_id") && found.contains("Find · “2501050001” · 1 of 1"), "\(found)")
+        #expect(found.contains("order, its order id (exact)") && found.contains("Find · “2501050001” · 1 of 1"), "\(found)")
         try tmux.keys("Enter")
         try tmux.waitFor("History · 10000017")
         try tmux.literal(":find 2000000100000093")

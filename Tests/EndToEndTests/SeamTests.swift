@@ -42,4 +42,27 @@ import Testing
         let api = try Self.importers(of: "StoreDeskStoreAPI")
         #expect(api.isSuperset(of: ["StoreDeskNetwork", "StoreDeskUI", "storedesk"]))
     }
+
+    /// No SQLite notion crosses the seam: the code (not the comments) of StoreDeskStoreAPI, the console,
+    /// the network and the executable names no rowid, no FTS5 MATCH or LIKE pattern, no `data_version`
+    /// pragma and no WAL file. The SQLite backend turns its own words into the seam's (a user's `sequence`,
+    /// `UserSearch`'s text, `CommitWatching`).
+    @Test func noSQLiteNotionCrossesTheSeam() throws {
+        let words = ["rowid", "ftsPhrase", "likePattern", "data_version", "PRAGMA", "-wal", "-shm", " MATCH "]
+        var found: [String] = []
+        for module in ["StoreDeskStoreAPI", "StoreDeskUI", "StoreDeskNetwork"] {
+            let files = FileManager.default.enumerator(at: Self.sources.appendingPathComponent(module), includingPropertiesForKeys: nil)
+            while let url = files?.nextObject() as? URL {
+                guard url.pathExtension == "swift" else { continue }
+                for (number, line) in try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                    let code = line.trimmingCharacters(in: .whitespaces)
+                    guard !code.hasPrefix("//") else { continue }
+                    // A SQLite file's own error message may say what SQLite said (StoreError's file cases).
+                    guard !code.contains("SQLite says") else { continue }
+                    for word in words where code.contains(word) { found.append("\(module)/\(url.lastPathComponent):\(number + 1): \(word)") }
+                }
+            }
+        }
+        #expect(found.isEmpty, "\(found.joined(separator: "\n"))")
+    }
 }

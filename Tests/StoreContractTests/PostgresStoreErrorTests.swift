@@ -37,6 +37,52 @@ import Testing
         }
     }
 
+    /// The server drops the store's connections mid-session (as a restart or a network cut would): the
+    /// step that was under way fails in one line that says so, the next one reconnects and works; the
+    /// commit watcher counts the loss as a change, never waits on the network to say so, makes its LISTEN
+    /// connection again on its own, and hears the next commit.
+    @Test func aLostConnectionIsOneLineAndTheNextStepReconnects() throws {
+        let stores = try ContractStores.get()
+        let store = try stores.postgres()
+        let other = try PostgresStore.open(store.address, access: .readWrite)
+        let watcher = try store.commitWatcher()
+        _ = try watcher.changed()
+        #expect(try store.userCount() == 40)
+        let database = store.address.database
+        try stores.cluster.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()")
+
+        // The watcher: the loss is a change, said at once; asking never blocks.
+        var lossSeen = false, slowest = 0.0
+        for _ in 0..<40 where !lossSeen {
+            let start = Date()
+            lossSeen = try watcher.changed()
+            slowest = max(slowest, Date().timeIntervalSince(start))
+            if !lossSeen { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(lossSeen, "the watcher did not notice its connection was dropped")
+        #expect(slowest < 0.05, "changed() waited \(slowest) s")
+
+        // The store: the step under way fails in one line naming the store; the next reconnects.
+        let failed = Self.oneLine { _ = try store.userCount() }
+        if failed != "(no error)" {
+            #expect(failed.hasPrefix(store.address.description) && failed.contains("lost") && failed.contains("reconnect"), "\(failed)")
+            #expect(!failed.contains("\n") && !failed.contains("SELECT"), "\(failed)")
+        }
+        #expect(try store.userCount() == 40)
+
+        // The watcher listens again and hears a commit made on another connection.
+        Thread.sleep(forTimeInterval: 0.5)
+        _ = try watcher.changed()
+        _ = Self.oneLine { try other.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
+        try other.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z"))
+        var heard = false
+        for _ in 0..<60 where !heard {
+            heard = try watcher.changed()
+            if !heard { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(heard, "a commit after the reconnect was not heard")
+    }
+
     @Test func anAddressIsReadAsLibpqWritesItAndAPasswordInItIsRefused() throws {
         let address = try PostgresAddress("postgres://li.na@db.example:6543/team?sslmode=require&application_name=desk", environment: ["HOME": "/home/li"])
         #expect(address.description == "postgres://li.na@db.example:6543/team")
@@ -100,12 +146,12 @@ import Testing
         let readOnly = try PostgresStore.open(store.address, access: .readOnly)
         #expect(try readOnly.userCount() == 40)
         let write = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
-        #expect(write.contains("cannot be written"), "\(write)")
+        #expect(write.contains("cannot be written from here") && !write.contains("SQLite"), "\(write)")
         // A connection made again (after a drop) is read-only as the first was.
         readOnly.close()
         #expect(try readOnly.userCount() == 40)
         let after = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
-        #expect(after.contains("cannot be written"), "\(after)")
+        #expect(after.contains("cannot be written from here"), "\(after)")
         let again = Self.oneLine { _ = try store.load(from: try stores.sqlite()) }
         #expect(again.contains("already holds a store"), "\(again)")
         #expect(try store.userCount() == 40)

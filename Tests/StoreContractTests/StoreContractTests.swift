@@ -80,7 +80,7 @@ final class ContractStores: @unchecked Sendable {
         let apps = try store.apps()
         #expect(apps.map(\.id) == ["1001", "1002", "1003"], "\(apps.map(\.id))")
         #expect(apps.first?.name == "星海征途")
-        #expect(try store.lastUserRowid() == 40)
+        #expect(try store.lastUserSequence() == 40)
     }
 
     @Test(arguments: Backend.allCases) func everyOrderPagesBothWaysWithoutGapsOrRepeats(_ backend: Backend) throws {
@@ -122,7 +122,7 @@ final class ContractStores: @unchecked Sendable {
         // A short filter is scanned in slices of the list, and the slices add up to the whole answer.
         let short = UserSearch(text: "王")
         let whole = try store.users(matching: short).first(limit: 100).map(\.id)
-        let last = try store.lastUserRowid()
+        let last = try store.lastUserSequence()
         var sliced: [String] = []
         var start: Int64 = 1
         while start <= last {

@@ -95,15 +95,32 @@ import Testing
         try Golden.check(console.frame, named: "find-name-120x40")
     }
 
-    /// At 80x24 the list keeps the id the ticket gave whole, and the field it was found in, before the
-    /// player and the kind.
+    /// At 80x24 the list keeps the id the ticket gave whole, and what kind of thing it found, in words,
+    /// before the field, the player.
     @Test func aNarrowFindListKeepsTheFoundIdWhole() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 24))
         find(console, "2611120001")
         let rows = console.frame.plainText.split(separator: "\n").map(String.init)
-        #expect(rows[3].contains("FIELD") && rows[3].contains("FOUND") && !rows[3].contains("KIND"), "\(rows[3])")
-        #expect(rows[4].contains("order_id") && rows[4].contains("2611120001 "), "\(rows[4])")
+        #expect(rows[3].contains("KIND") && rows[3].contains("FOUND") && !rows[3].contains("FIELD"), "\(rows[3])")
+        #expect(rows[4].contains("order ") && rows[4].contains("2611120001 "), "\(rows[4])")
+        #expect(rows[3].contains("order, its order id (exact)"), "\(rows[3])")
         try Golden.check(console.frame, named: "find-order-80x24")
+    }
+
+    /// One transaction id finds the transaction and the restore prompt on it: at 80x24 the two rows differ
+    /// by their kind (they looked the same when KIND was the first column dropped), and at 200x60 no kind
+    /// or field is cut.
+    @Test func oneIdsTwoKindsStayApartAtEverySize() throws {
+        let narrow = try ConsoleHarness(size: Size(width: 80, height: 24))
+        find(narrow, "2000000100000093")
+        let rows = narrow.frame.plainText.split(separator: "\n").map(String.init)
+        #expect(rows[4].contains("│ transaction  2000000100000093 "), "\(rows[4])")
+        #expect(rows[5].contains("│ restore      2000000100000093 "), "\(rows[5])")
+        let wide = try ConsoleHarness(size: Size(width: 200, height: 60))
+        find(wide, "2000000100000093")
+        let text = wide.frame.plainText
+        #expect(text.contains("restore      transaction id  2000000100000093"), "\(text)")
+        #expect(!text.contains("…  "), "\(text)")
     }
 
     /// At 80x24 a ticket's order, opened from Find, shows in its player's history with its ids whole: on a

@@ -21,6 +21,9 @@ extension AppState {
         case .tick(let now):
             clock = now
             return withCurrent { $0.tick(&$1) }
+        case .storeWaiting(let waiting):
+            storeWaiting = waiting
+            return []
         case .storeChanged:
             let clock: Effect = .read { store in .storeClock(try store.clock()) }
             return [clock] + withCurrent { $0.refresh(&$1) }

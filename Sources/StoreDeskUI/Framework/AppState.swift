@@ -129,6 +129,8 @@ public struct AppState: Sendable {
     /// Screens shown at least once (started).
     var started: Set<ScreenID> = []
     public var quitting = false
+    /// Store calls are still out past a frame's wait (`Message.storeWaiting`): the header says "loading…".
+    public var storeWaiting = false
 
     public init(
         size: Size, session: Session, storePath: String, clock: Instant, timeZone: TimeZone, themeName: String,

@@ -46,6 +46,9 @@ public final class ConsoleRuntime {
     private(set) var backgroundWork: [BackgroundWork] = []
     /// How many store reads (`Effect.read`) this runtime performed: what a burst of keys cost.
     private(set) var reads = 0
+    /// Where the interactive loop's store calls run (`run` makes it), so a slow store never holds a frame;
+    /// nil without a terminal (`snapshot`, benchmarks, tests), where a call runs on the caller's thread.
+    private(set) var lane: StoreLane?
 
     public init(
         state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
@@ -112,10 +115,10 @@ public final class ConsoleRuntime {
             switch effect {
             case .read(let body):
                 reads += 1
-                return try body(database)
+                return try onLane(body)
             case .write(let body):
                 guard !state.session.readOnly else { return .failed("the store is open read-only") }
-                return try body(database)
+                return try onLane(body)
             case .loadTheme(let name):
                 let (loaded, warnings) = try catalog.load(name)
                 theme = loaded
@@ -161,6 +164,15 @@ public final class ConsoleRuntime {
         }
     }
 
+    /// A store call: on the lane in the interactive loop (nil when its message will come later), else here.
+    private func onLane(_ body: @escaping @Sendable (any ConsoleStore) throws -> Message) throws -> Message? {
+        guard let lane else { return try body(database) }
+        let store = database
+        return lane.call {
+            do { return try body(store) } catch { return .failed(Self.describe(error, store: store)) }
+        }
+    }
+
     /// A failed effect's error in one line: a SQLite error or an unreadable value says what is wrong with
     /// which file, without the SQL or the row (which may hold a phone number).
     static func describe(_ error: any Error, store: any ConsoleStore) -> String {
@@ -188,7 +200,14 @@ public final class ConsoleRuntime {
     public func run(
         device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
     ) {
-        defer { stopBackground() }
+        let lane = StoreLane()
+        self.lane = lane
+        defer {
+            // A write handed to the lane finishes before the store closes; then background work stops.
+            lane.drain(before: Date().addingTimeInterval(Self.backgroundStopLimit))
+            self.lane = nil
+            stopBackground()
+        }
         var consoleClock = consoleClock
         let watcher = try? database.commitWatcher()
         let ownCommits = CommitFlag()
@@ -210,6 +229,10 @@ public final class ConsoleRuntime {
             // One slice of deferred work a turn, so the next key is never far away.
             performDeferred()
             for reply in replies.take() { dispatch(reply, settle: false) }
+            // Store calls that outlasted a frame's wait, in the order they were made; the header says
+            // "loading…" while any is still out.
+            for message in lane.take() { dispatch(message, settle: false) }
+            if lane.waiting != state.storeWaiting { dispatch(.storeWaiting(lane.waiting), settle: false) }
             let clock = Date()
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {

@@ -59,4 +59,7 @@ public enum Message: Sendable {
     case progress(String)
     /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
     case open(ScreenID, id: String)
+    /// The interactive console's store calls are waiting on a store slower than a frame (true), or have all
+    /// answered (false): the header says "loading…" meanwhile, and keys and frames go on (`StoreLane`).
+    case storeWaiting(Bool)
 }

@@ -29,7 +29,9 @@ extension FindScreen {
         guard let result = selectedResult else { return }
         let width = detailRect.inset.width - 2
         var text = DetailText(labelWidth: 13)
-        text.line(Span("\(result.kind.rawValue) by \(result.field.rawValue) (\(result.match.rawValue))", .text))
+        for line in TextWrap.lines("\(result.kind.words), its \(result.field.words) (\(result.match.rawValue))", width: width) {
+            text.line(Span(line, .text))
+        }
         text.wrapped("found", result.matched, width: width)
         text.field("player", result.userId)
         text.wrapped("name", result.userName, width: width)
@@ -43,14 +45,16 @@ extension FindScreen {
         canvas.draw(text.lines, in: detailRect.inset, scroll: detailScroll)
     }
 
-    /// The results' columns, most important first: the value found (the id the ticket gave), then where
-    /// it was found, whose it is, and what kind of thing it is; a narrow list keeps the first ones whole.
+    /// The results' columns, most important first: the value found (the id the ticket gave), then what
+    /// kind of thing it is (one id finds a transaction and the restore prompt on it: at 80x24 the two rows
+    /// must still differ), where it was found, and whose it is; a narrow list keeps the first ones whole.
+    /// Kinds and fields are in words (`words`, at most 12 and 14 columns, so neither is ever cut).
     static var columns: [ListColumn<FindResult>] {
         [
-            ListColumn("KIND", priority: 4, width: 12) { $0.kind.rawValue },
-            ListColumn("FIELD", priority: 2, width: 17) { $0.field.rawValue + ($0.match == .exact ? "" : "~") },
+            ListColumn("KIND", priority: 2, width: 12) { $0.kind.words },
+            ListColumn("FIELD", priority: 3, width: 15) { $0.field.words + ($0.match == .exact ? "" : "~") },
             ListColumn("FOUND", priority: 1, min: 16, ideal: 24, grows: true) { $0.matched },
-            ListColumn("PLAYER", priority: 3, width: 10) { $0.userId },
+            ListColumn("PLAYER", priority: 4, width: 10) { $0.userId },
         ]
     }
 }

@@ -31,7 +31,7 @@ extension UsersScreen {
         [.read { _ in .open(.users, id: userId) }, .read { _ in .screen(ScreenMessage(UsersScreen.self, action: .history(of: userId))) }]
     }
 
-    /// The columns the store can seek on: the rowid (created), the id's unique index, `user_on_name`.
+    /// The columns the store can seek on: the creation sequence, the id, the login name.
     public static let sortable = UserOrder.allCases.map(\.rawValue)
 
     /// Why a filtered list does not sort: its matches come in created order.

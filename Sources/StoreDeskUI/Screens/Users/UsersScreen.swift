@@ -104,7 +104,7 @@ public struct UsersScreen: ConsoleScreen {
                 Self.read { [scanSlice, scanBudget] store in
                     // The first turn runs with the keystroke; the rest after pending keys.
                     try Self.scanTurn(
-                        store, search, found: [], next: 1, end: try store.lastUserRowid() + 1, pageSize: pageSize,
+                        store, search, found: [], next: 1, end: try store.lastUserSequence() + 1, pageSize: pageSize,
                         generation: generation, slice: scanSlice, budget: scanBudget)
                 },
                 countEffect(forget: true),

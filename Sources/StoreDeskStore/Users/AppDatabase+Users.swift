@@ -79,7 +79,7 @@ extension UserSearch {
         }
         sql = "SELECT u.rowid AS sd_rowid, u.* FROM (" + sql + " ORDER BY sd_rowid \(order) LIMIT \(max(0, limit))) m JOIN user u ON u.rowid = m.sd_rowid ORDER BY u.rowid"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row))
+            UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row))
         }
     }
 }
@@ -112,7 +112,7 @@ extension AppDatabase {
 
 extension AppDatabase {
     /// The largest rowid in the user list, for slicing a scan.
-    public func lastUserRowid() throws -> Int64 {
+    public func lastUserSequence() throws -> Int64 {
         try reader.read { try Int64.fetchOne($0, sql: "SELECT MAX(rowid) FROM user") ?? 0 }
     }
 }
@@ -129,9 +129,9 @@ extension UserSearch {
                     switch anchor {
                     case .first: .first
                     case .last: .last
-                    case .after(let c): .after(c.rowid)
-                    case .from(let c): .from(c.rowid)
-                    case .before(let c): .before(c.rowid)
+                    case .after(let c): .after(c.sequence)
+                    case .from(let c): .from(c.sequence)
+                    case .before(let c): .before(c.sequence)
                     }
                 return try page(db, from: rowid, limit: limit)
             }
@@ -140,22 +140,34 @@ extension UserSearch {
                 switch anchor {
                 case .first: .last
                 case .last: .first
-                case .after(let c): .before(c.rowid)
-                case .from(let c): .before(c.rowid + 1)
-                case .before(let c): .after(c.rowid)
+                case .after(let c): .before(c.sequence)
+                case .from(let c): .before(c.sequence + 1)
+                case .before(let c): .after(c.sequence)
                 }
             return try page(db, from: reversed, limit: limit).reversed()
         case .id, .name:
             let column = effectiveOrder == .id ? "id" : "name"
             let keyset = Keyset(time: column, id: "rowid", descending: effectiveDescending)
-            let (condition, arguments, order, reversed) = keyset.clause(anchor) { [$0.key, $0.rowid] }
+            let (condition, arguments, order, reversed) = keyset.clause(anchor) { [$0.key, $0.sequence] }
             var all = arguments
             all += [max(0, limit)]
             let rows = try Row.fetchAll(
                 db, sql: "SELECT rowid AS sd_rowid, * FROM user" + (condition.map { " WHERE " + $0 } ?? "") + " ORDER BY \(order) LIMIT ?",
                 arguments: all
-            ).map { row in UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
+            ).map { row in UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
             return reversed ? rows.reversed() : rows
         }
     }
+}
+
+/// A filter's text in SQLite's own syntaxes, which stay on this side of the seam.
+extension UserSearch {
+    /// A LIKE pattern holding the text anywhere, its `\`, `%` and `_` escaped (`ESCAPE '\'`).
+    var likePattern: String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    /// An FTS5 string literal: the whole text as one phrase.
+    var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }

@@ -41,7 +41,7 @@ struct UserPager: ListPager {
     func cursor(id: String) throws -> UserCursor? {
         try database.reader.read { db in
             try GRDB.Row.fetchOne(db, sql: "SELECT rowid AS sd_rowid, * FROM user WHERE id = ?", arguments: [id]).map { row in
-                cursor(of: UserRow(rowid: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)))
+                cursor(of: UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)))
             }
         }
     }
@@ -50,7 +50,7 @@ struct UserPager: ListPager {
 
     func rowsBefore(_ row: UserRow) throws -> Int? {
         guard search.effectiveOrder == .created else { return nil }
-        return try database.reader.read { try search.rowsBefore($0, rowid: row.rowid) }
+        return try database.reader.read { try search.rowsBefore($0, rowid: row.sequence) }
     }
 }
 
