@@ -151,7 +151,10 @@ let package = Package(
             dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust", "StoreDeskPostgres", "PostgresClusterSupport"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
-            dependencies: ["StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust"],
+            dependencies: [
+                "StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust", "StoreDeskPostgres",
+                "PostgresClusterSupport",
+            ],
             resources: [.copy("GameServer")]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,8 +19,13 @@ final class PostgresSession: @unchecked Sendable {
     private let logger = Logger(label: "storedesk.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
     private var nextId = 1
 
-    init(address: PostgresAddress) throws {
+    /// Whether every connection it opens is read-only (`default_transaction_read_only`, set at its start, so
+    /// a connection made again after a drop is read-only too).
+    let readOnly: Bool
+
+    init(address: PostgresAddress, readOnly: Bool = false) throws {
         self.address = address
+        self.readOnly = readOnly
         _ = try withConnection { _ in }
     }
 
@@ -111,7 +116,8 @@ final class PostgresSession: @unchecked Sendable {
             database: address.database, tls: tls)
         configuration.options.connectTimeout = .seconds(10)
         if address.tls == .verifyFull { configuration.options.tlsServerName = address.host }
-        if let name = address.applicationName { configuration.options.additionalStartupParameters = [("application_name", name)] }
+        if let name = address.applicationName { configuration.options.additionalStartupParameters.append(("application_name", name)) }
+        if readOnly { configuration.options.additionalStartupParameters.append(("default_transaction_read_only", "on")) }
         let id = nextId
         nextId += 1
         return try PostgresConnection.connect(

@@ -24,12 +24,11 @@ public final class PostgresStore: @unchecked Sendable {
     /// `.create`; one a newer StoreDesk migrated is refused by name; an older schema is upgraded only with
     /// `migrate` (or `.create`).
     public static func open(_ address: PostgresAddress, access: Access, migrate: Bool = false) throws -> PostgresStore {
-        let session = try PostgresSession(address: address)
+        // Read-only: every connection starts with `default_transaction_read_only`, so the server refuses any
+        // write, on a connection made again after a drop too.
+        let session = try PostgresSession(address: address, readOnly: access == .readOnly)
         let store = PostgresStore(address: address, session: session, readOnly: access == .readOnly)
         try store.prepareSchema(create: access == .create, migrate: migrate || access == .create)
-        if access == .readOnly {
-            try session.run("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
-        }
         return store
     }
 

@@ -48,6 +48,7 @@ public final class PostgresCluster {
         self.host = host
         self.namespace = namespace
         self.port = try port ?? Self.freePort()
+        Self.running.add(self)
         do {
             if Self.runsAsRoot { try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
             let data = folder.appendingPathComponent("data").path
@@ -74,6 +75,33 @@ public final class PostgresCluster {
     }
 
     deinit { stop() }
+
+    /// The clusters still running, stopped when the process exits: a cluster a suite keeps for all its
+    /// tests (held by a static, never released) would otherwise outlive the test process.
+    private final class Running: @unchecked Sendable {
+        private let lock = NSLock()
+        private var clusters: [ObjectIdentifier: () -> Void] = [:]
+        private var hooked = false
+
+        func add(_ cluster: PostgresCluster) {
+            let stop: () -> Void = { [weak cluster] in cluster?.stop() }
+            let first = lock.withLock {
+                clusters[ObjectIdentifier(cluster)] = stop
+                defer { hooked = true }
+                return !hooked
+            }
+            if first { atexit { PostgresCluster.running.stopAll() } }
+        }
+
+        func remove(_ cluster: PostgresCluster) { lock.withLock { _ = clusters.removeValue(forKey: ObjectIdentifier(cluster)) } }
+
+        func stopAll() {
+            let all = lock.withLock { Array(clusters.values) }
+            for stop in all { stop() }
+        }
+    }
+
+    private static let running = Running()
 
     /// `postgres://USER@HOST:PORT/DB`.
     public func url(database: String = "postgres", user: String? = nil) -> String {
@@ -112,6 +140,7 @@ public final class PostgresCluster {
     public func stop() {
         guard !stopped else { return }
         stopped = true
+        Self.running.remove(self)
         let data = folder.appendingPathComponent("data").path
         if FileManager.default.fileExists(atPath: data + "/postmaster.pid") {
             _ = try? asServerUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])

@@ -147,9 +147,32 @@ import Testing
         #expect(try readOnly.userCount() == 40)
         let write = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
         #expect(write.contains("cannot be written from here") && !write.contains("SQLite"), "\(write)")
+        // A connection made again (after a drop) is read-only as the first was.
+        readOnly.close()
+        #expect(try readOnly.userCount() == 40)
+        let after = Self.oneLine { try readOnly.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
+        #expect(after.contains("cannot be written from here"), "\(after)")
         let again = Self.oneLine { _ = try store.load(from: try stores.sqlite()) }
         #expect(again.contains("already holds a store"), "\(again)")
         #expect(try store.userCount() == 40)
+        // Whether this connection may write: the opener asks before a write command runs.
+        #expect(try store.whyNotWritable() == nil)
+        #expect(try readOnly.whyNotWritable() == "it is open read-only")
+        let cluster = stores.cluster
+        let reader = "reader_" + UUID().uuidString.prefix(6).lowercased()
+        try cluster.psql("CREATE ROLE \(reader) LOGIN")
+        try cluster.psql("GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(reader)", database: store.address.database)
+        var address = store.address
+        address.user = reader
+        let asReader = try PostgresStore.open(address, access: .readWrite)
+        #expect(try asReader.userCount() == 40)
+        #expect(try asReader.whyNotWritable() == "role '\(reader)' may not write its tables")
+        // A database that holds a store is no destination for a new one, replacing or not.
+        for replacing in [false, true] {
+            let refused = Self.oneLine { try PostgresStore.checkDestination(store.address, replacing: replacing) }
+            #expect(refused.contains(store.address.description) && refused.contains("holds a store"), "\(refused)")
+        }
+        #expect(Self.oneLine { try PostgresStore.checkDestination(try stores.database(), replacing: false) } == "(no error)")
     }
 
     @Test func aCopyThatFailsLeavesTheDatabaseAsItWas() throws {
