@@ -27,6 +27,7 @@ struct StoreCommand: ParsableCommand {
         @Option(help: ArgumentHelp("The store to copy: a file or a postgres:// address.", valueName: "path|url")) var from: String
         @Option(help: ArgumentHelp("Where the copy goes: a new file or an empty postgres:// database.", valueName: "path|url")) var to: String
         @Flag(help: "Replace an existing destination file.") var force = false
+        @Flag(help: "Upgrade a source with an older schema first (never done without this flag).") var migrate = false
         @Option(help: ArgumentHelp("Players read back on both sides to verify the copy (spread over the list; 0: all).", valueName: "count"))
         var verify = 1000
         @OptionGroup var output: OutputOptions
@@ -40,7 +41,7 @@ struct StoreCommand: ParsableCommand {
             let started = Date()
             let report = try reporting { () throws -> StoreCopyReport in
                 // The source is opened (and its schema checked) before anything is written anywhere.
-                _ = try StoreOpener.open(path: from, access: .readOnly)
+                _ = try StoreOpener.open(path: from, access: .readOnly, migrate: migrate)
                 try StoreOpener.checkDestination(to, replacing: force)
                 do {
                     return try StoreOpener.copy(from: from, to: to, replacing: force)
