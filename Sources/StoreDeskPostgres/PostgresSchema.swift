@@ -54,6 +54,37 @@ enum PostgresSchema {
                     extended_by text COLLATE "C" NOT NULL, UNIQUE (original_transaction_id, request_identifier))
                 """,
             ]),
+        // The player count moves once a statement, by the rows it inserted or deleted (transition tables): a
+        // trigger a row updated one `store_meta` row once a player, and a million players copied or seeded in
+        // one transaction piled a million versions of that row on one another (the copy ran for minutes).
+        Migration(
+            identifier: "pg3-counts-and-notifies-a-statement",
+            statements: [
+                #"DROP TRIGGER user_count ON "user""#,
+                """
+                CREATE FUNCTION storedesk_user_count_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  IF TG_OP = 'INSERT' THEN
+                    UPDATE store_meta SET value = (value::bigint + (SELECT count(*) FROM changed_rows))::text WHERE key = 'user_count';
+                  ELSE
+                    UPDATE store_meta SET value = (value::bigint - (SELECT count(*) FROM changed_rows))::text WHERE key = 'user_count';
+                  END IF;
+                  RETURN NULL;
+                END $$
+                """,
+                #"CREATE TRIGGER user_count_insert AFTER INSERT ON "user" REFERENCING NEW TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION storedesk_user_count_rows()"#,
+                #"CREATE TRIGGER user_count_delete AFTER DELETE ON "user" REFERENCING OLD TABLE AS changed_rows FOR EACH STATEMENT EXECUTE FUNCTION storedesk_user_count_rows()"#,
+                "DROP FUNCTION storedesk_user_count()",
+                // One NOTIFY a commit, whatever tables it wrote: PostgreSQL sends a payload once a transaction,
+                // so a payload naming the table sent one a table, and a listener heard one commit as several.
+                """
+                CREATE OR REPLACE FUNCTION storedesk_notify_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  PERFORM pg_notify('storedesk_commit', '');
+                  RETURN NULL;
+                END $$
+                """,
+            ]),
     ]
 
     static let tables = [
