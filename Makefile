@@ -10,8 +10,9 @@ TEST_PACKAGES := postgresql openssl python3-venv
 # Apple's library from PyPI, at the version Tests/AppleLibrary/requirements.txt pins, made once and kept
 # while it imports (the trust tests make it themselves when it is missing).
 APPLE_VENV := .build/apple-venv
-# `make bench` also needs wrk and nginx (load tool, and this machine's HTTP ceiling beside `serve`).
-BENCH_PACKAGES := wrk nginx sqlite3
+# `make bench` also needs wrk and nginx (load tool, and this machine's HTTP ceiling beside `serve`), and
+# PostgreSQL for the team store's figures (a throwaway cluster of its own).
+BENCH_PACKAGES := wrk nginx sqlite3 postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test build release deps bench clean apple-venv
@@ -68,6 +69,7 @@ bench: release
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	bash Benchmarks/run.sh
 	bash Benchmarks/serve.sh
+	bash Benchmarks/postgres.sh
 
 clean:
 	rm -rf .build
