@@ -21,7 +21,8 @@ import StoreDeskTrust
 /// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App Account Token.
 /// - `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: Extend a Subscription Renewal Date.
 /// - `POST /inApps/v1/notifications/history`: Get Notification History (the app's notifications the store
-///   holds, signed again by its chain; no send attempts are recorded, so `onlyFailures` finds none).
+///   holds, signed again by its chain, each with the attempts `serve`'s sender made to the app's notification
+///   URL; `onlyFailures`: those sent that have not reached it).
 struct AppStoreServerAPIHandler: Sendable {
     let database: any Store
     let apps: AppDirectory
@@ -276,14 +277,18 @@ struct AppStoreServerAPIHandler: Sendable {
 
     private func notificationHistory(_ caller: Caller, _ bytes: [UInt8], _ token: String?) throws -> Reply {
         let query = try NotificationHistoryQuery(json: bytes, paginationToken: token)
-        let rows = query.onlyFailures ? [] : try database.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
+        let rows = try database.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
         let page = rows.prefix(AppStoreServerAPI.pageSize)
+        let deliveries = try database.notificationDeliveries(eventIds: page.map(\.id))
         let items = try page.map { row in
             let line = try chain.signedNotificationLine(row.event)
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], let signed = object["signedPayload"] else {
                 throw AppStoreAPIError.generalInternal
             }
-            return NotificationHistoryResponse.Item(signedPayload: signed, sendAttempts: [])
+            let attempts = (deliveries[row.id]?.attempts ?? []).map {
+                NotificationHistoryResponse.SendAttempt(attemptDate: $0.at.millis, sendAttemptResult: $0.result.rawValue)
+            }
+            return NotificationHistoryResponse.Item(signedPayload: signed, sendAttempts: attempts)
         }
         let last = page.last?.id ?? query.after ?? 0
         return try Self.json(
@@ -341,9 +346,15 @@ struct AppStoreServerAPIHandler: Sendable {
     }
 
     struct NotificationHistoryResponse: Encodable {
+        /// Apple's `SendAttemptItem`.
+        struct SendAttempt: Encodable {
+            var attemptDate: Int64
+            var sendAttemptResult: String
+        }
+
         struct Item: Encodable {
             var signedPayload: String
-            var sendAttempts: [String]
+            var sendAttempts: [SendAttempt]
         }
 
         var notificationHistory: [Item]

@@ -45,12 +45,12 @@ public final class CallbackPoster: Sendable {
     }
 
     /// POSTs raw body bytes (they need not be UTF-8).
-    public func post(bytes body: [UInt8], to url: String) async -> CallbackReply {
+    public func post(bytes body: [UInt8], to url: String, contentType: String = "application/x-www-form-urlencoded") async -> CallbackReply {
         let started = DispatchTime.now().uptimeNanoseconds
         func elapsed() -> Int { Int((DispatchTime.now().uptimeNanoseconds - started) / 1000) }
         var request = HTTPClientRequest(url: url)
         request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Content-Type", value: contentType)
         request.headers.add(name: "User-Agent", value: "StoreDesk")
         request.body = .bytes(ByteBuffer(bytes: body))
         do {

@@ -49,11 +49,14 @@ public struct GameServer: Sendable {
     public var database: any Store
     public var settings: Settings
     public var log: RequestLog
+    /// The notification sender's settings; nil: `serve` sends no notifications.
+    public var sender: NotificationSender.Settings?
 
-    public init(database: any Store, settings: Settings, log: RequestLog) {
+    public init(database: any Store, settings: Settings, log: RequestLog, sender: NotificationSender.Settings? = .init()) {
         self.database = database
         self.settings = settings
         self.log = log
+        self.sender = sender
     }
 
     /// Serves until SIGTERM or SIGINT. `ready` gets the port once the server listens.
@@ -99,7 +102,16 @@ public struct GameServer: Sendable {
             eventLoopGroupProvider: .shared(loops),
             logger: logger)
         defer { ledger.close() }
+        // The notification sender: a task of this process beside the server, stopped with it.
+        let sending = try sender.map { settings in
+            let sender = NotificationSender(
+                database: database, chain: chain, clock: try ServeClock(database: database), settings: settings, log: log)
+            return Task.detached { await sender.run() }
+        }
+        defer { sending?.cancel() }
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        sending?.cancel()
+        await sending?.value
         // Callbacks whose clients hung up may still be in the ledger: committed before this returns, their
         // replies (to nobody) handed to loops that still run.
         ledger.close()

@@ -72,7 +72,8 @@ extension PostgresCells {
             id: try text("id"), name: try text("name"), bundleId: try text("bundle_id"), appKey: try text("app_key"),
             currencyPerYuan: Int(try int("currency_per_yuan")), restoreOwnership: try choice("restore_ownership"),
             gracePeriodDays: Int(try int("grace_period_days")), appleAppId: try optionalInt("apple_app_id"),
-            environments: try choice("environment"), callbackURL: try optionalText("callback_url"))
+            environments: try choice("environment"), callbackURL: try optionalText("callback_url"),
+            notificationURL: try optionalText("notification_url"))
     }
 
     func gameAccount() throws -> GameAccount {

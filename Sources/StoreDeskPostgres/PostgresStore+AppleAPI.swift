@@ -218,6 +218,10 @@ extension PostgresStore: NotificationHistoryStore {
                 else { return [] }
                 conditions.append("e.original_transaction_id = " + sql.bind(original))
             }
+            if query.onlyFailures {
+                // Apple's "haven't reached your server successfully": sent, and no attempt got a 2xx.
+                conditions.append("EXISTS (SELECT 1 FROM notification_delivery d WHERE d.event_id = e.id AND d.state <> 'delivered' AND d.attempts > 0)")
+            }
             sql.append(conditions.joined(separator: " AND ") + " ORDER BY e.id LIMIT " + sql.bind(Int64(limit)))
             return try db.rows(sql.query).map { row in (id: try cells(row).int("id"), event: try cells(row).subscriptionEvent()) }
         }

@@ -33,16 +33,17 @@ extension PostgresStore: AppsStore {
             let inserted = try db.run(
                 """
                 INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days,
-                  apple_app_id, environment, callback_url)
+                  apple_app_id, environment, callback_url, notification_url)
                 VALUES (\(app.id), \(app.name), \(app.bundleId), \(app.appKey), \(Int64(app.currencyPerYuan)),
                   \(app.restoreOwnership.rawValue), \(Int64(app.gracePeriodDays)), \(app.appleAppId), \(app.environments.rawValue),
-                  \(app.callbackURL))
+                  \(app.callbackURL), \(app.notificationURL))
                 ON CONFLICT (id) DO NOTHING
                 """)
             guard inserted == 1 else {
                 let existing = try db.rows("SELECT * FROM app WHERE id = \(app.id)").first.map { try cells($0).app() } ?? app
                 throw AppWrites.alreadyExists(app, existing: existing)
             }
+            if app.notificationURL != nil { try startSends(db, appId: app.id) }
             try insert(AppWrites.added(app, by: staff, at: try stamp(now, in: db)), db)
         }
     }
@@ -61,9 +62,11 @@ extension PostgresStore: AppsStore {
                 UPDATE app SET name = \(new.name), bundle_id = \(new.bundleId), app_key = \(new.appKey),
                   currency_per_yuan = \(Int64(new.currencyPerYuan)), restore_ownership = \(new.restoreOwnership.rawValue),
                   grace_period_days = \(Int64(new.gracePeriodDays)), apple_app_id = \(new.appleAppId),
-                  environment = \(new.environments.rawValue), callback_url = \(new.callbackURL)
+                  environment = \(new.environments.rawValue), callback_url = \(new.callbackURL),
+                  notification_url = \(new.notificationURL)
                 WHERE id = \(id)
                 """)
+            if old.notificationURL == nil, new.notificationURL != nil { try startSends(db, appId: id) }
             var line = change.audit
             line.at = try stamp(now, in: db)
             try insert(line, db)

@@ -88,6 +88,7 @@ extension PostgresStore {
         ("user", "seq"), ("game_account", "id"), ("payment_run", "id"), ("server_callback", "id"), ("item_grant", "id"),
         ("restore_request", "id"), ("audit_log", "id"), ("transaction_event", "id"), ("login_entry_history", "id"),
         ("trust_root", "id"), ("subscription_event", "id"), ("game_server_callback", "id"), ("apple_renewal_extension", "id"),
+        ("notification_attempt", "id"),
     ]
 }
 

@@ -209,6 +209,10 @@ extension AppDatabase: NotificationHistoryStore {
                 conditions.append("e.original_transaction_id = ?")
                 arguments.append(original)
             }
+            if query.onlyFailures {
+                // Apple's "haven't reached your server successfully": sent, and no attempt got a 2xx.
+                conditions.append("EXISTS (SELECT 1 FROM notification_delivery d WHERE d.event_id = e.id AND d.state <> 'delivered' AND d.attempts > 0)")
+            }
             arguments.append(limit)
             let rows = try Row.fetchAll(
                 db,

@@ -133,12 +133,16 @@ struct AppSettingsOptions: ParsableArguments {
     var environment: String?
     @Option(name: .customLong("callback-url"), help: ArgumentHelp("The game server's callback URL, http or https (\"\" clears it).", valueName: "url"))
     var callbackURL: String?
+    @Option(
+        name: .customLong("notification-url"),
+        help: ArgumentHelp("Where `serve` sends App Store Server Notifications V2, http or https (\"\" clears it).", valueName: "url"))
+    var notificationURL: String?
     /// Present only to refuse it without repeating the key: a secret is never taken from the command line.
     @Option(name: .customLong("app-key"), help: .hidden) var appKeyOnCommandLine: String?
 
     /// Whether any setting was given at all (`apps set` with none has nothing to do).
     var givesSomething: Bool {
-        [name, bundleId, appKeyFile, appleAppId, currencyPerYuan, ownership, graceDays, environment, callbackURL, appKeyOnCommandLine]
+        [name, bundleId, appKeyFile, appleAppId, currencyPerYuan, ownership, graceDays, environment, callbackURL, notificationURL, appKeyOnCommandLine]
             .contains { $0 != nil }
     }
 
@@ -168,6 +172,7 @@ struct AppSettingsOptions: ParsableArguments {
             settings.gracePeriodDays = try graceDays.map(AppSettings.parseGraceDays)
             settings.environments = try environment.map(AppSettings.parseEnvironments)
             settings.callbackURL = try callbackURL.map(AppSettings.parseCallbackURL)
+            settings.notificationURL = try notificationURL.map(AppSettings.parseNotificationURL)
         }
         return settings
     }

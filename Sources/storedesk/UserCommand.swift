@@ -15,8 +15,12 @@ struct UserCommand: ParsableCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let profile = try reporting { try store.open(.readOnly).profile(userId: id) }
-            try output.show(ProfileReport(profile: profile, zone: .local))
+            let (profile, notifications) = try reporting {
+                let database = try store.open(.readOnly)
+                let profile = try database.profile(userId: id)
+                return (profile, try database.playerNotifications(userId: id, limit: ProfileReport.notificationLimit))
+            }
+            try output.show(ProfileReport(profile: profile, notifications: notifications, zone: .local))
         }
     }
 

@@ -15,6 +15,12 @@
         checks off, the call's environment and bundle). Prints one JSON array: per call {"ok": true, "response":
         {...}, "pages": n, "verified": [{"kind", "ok", "decoded" | "status"}]} or {"ok": false, "httpStatus": N,
         "errorCode": N}.
+    apple_library.py receive ROOT_DER BUNDLE_ID APP_APPLE_ID PORT_FILE OUT_FILE FAIL_FIRST
+        an app's notification URL: a small http.server on 127.0.0.1 (a free port, written to PORT_FILE) that
+        verifies each POSTed {"signedPayload": ...} with SignedDataVerifier (ROOT_DER, online checks off, the
+        payload's environment, Production or Sandbox), appends one JSON line a POST to OUT_FILE ({"n": N,
+        "ok": true, "decoded": {...}, "answered": 200} or {"n": N, "ok": false, "status": "..."}), and answers
+        500 to the first FAIL_FIRST POSTs (to make the sender retry), 200 after them. Runs until killed.
 """
 import json
 import sys
@@ -193,5 +199,56 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
     print(json.dumps(results))
 
 
+def receive(root_path, bundle_id, app_apple_id, port_file, out_file, fail_first):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    with open(root_path, "rb") as handle:
+        root = handle.read()
+    verifiers = [SignedDataVerifier([root], False, environment, bundle_id, int(app_apple_id))
+                 for environment in (Environment.PRODUCTION, Environment.SANDBOX)]
+    lock = threading.Lock()
+    state = {"n": 0}
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with lock:
+                state["n"] += 1
+                n = state["n"]
+            status = 500 if n <= int(fail_first) else 200
+            line = {"n": n, "answered": status, "content_type": self.headers.get("Content-Type")}
+            try:
+                signed = json.loads(body)["signedPayload"]
+                failures = []
+                for verifier in verifiers:
+                    try:
+                        decoded = verifier.verify_and_decode_notification(signed)
+                        line.update({"ok": True, "decoded": _get_cattrs_converter(type(decoded)).unstructure(decoded)})
+                        break
+                    except VerificationException as error:
+                        failures.append(error.status.name)
+                else:
+                    line.update({"ok": False, "status": ",".join(failures)})
+            except Exception as error:  # a body that is not {"signedPayload": ...}
+                line.update({"ok": False, "status": "BAD_BODY " + repr(error)})
+            with lock:
+                with open(out_file, "a") as handle:
+                    handle.write(json.dumps(line) + "\n")
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with open(port_file + ".tmp", "w") as handle:
+        handle.write(str(server.server_address[1]))
+    import os
+    os.rename(port_file + ".tmp", port_file)
+    server.serve_forever()
+
+
 if __name__ == "__main__":
-    {"verify": verify, "token": token, "api": api}[sys.argv[1]](*sys.argv[2:])
+    {"verify": verify, "token": token, "api": api, "receive": receive}[sys.argv[1]](*sys.argv[2:])

@@ -5,7 +5,8 @@ import Foundation
 /// with its subtype, or a transaction id), `onlyFailures`, and the `paginationToken` of the previous page.
 ///
 /// StoreDesk's history is the app's notifications the store holds (imported, simulated), each signed
-/// again by the store's chain. Nothing is recorded as a failed send, so `onlyFailures` finds none.
+/// again by the store's chain, with the attempts `serve` made to send it; `onlyFailures` keeps those sent
+/// whose every attempt so far failed.
 public struct NotificationHistoryQuery: Hashable, Sendable {
     public var startDate: Instant
     public var endDate: Instant

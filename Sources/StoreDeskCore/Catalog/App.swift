@@ -18,11 +18,14 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
     public var environments: AppEnvironments
     /// Where the game server takes payment callbacks (http or https); nil when none is set.
     public var callbackURL: String?
+    /// Where the store sends this app's App Store Server Notifications V2 (`serve`'s sender, http or
+    /// https); nil when none is set.
+    public var notificationURL: String?
 
     public init(
         id: String, name: String, bundleId: String, appKey: String, currencyPerYuan: Int,
         restoreOwnership: RestoreOwnership, gracePeriodDays: Int, appleAppId: Int64? = nil,
-        environments: AppEnvironments = .both, callbackURL: String? = nil
+        environments: AppEnvironments = .both, callbackURL: String? = nil, notificationURL: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -34,6 +37,7 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         self.appleAppId = appleAppId
         self.environments = environments
         self.callbackURL = callbackURL
+        self.notificationURL = notificationURL
     }
 
     public init(from decoder: Decoder) throws {
@@ -50,6 +54,8 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         environments = try container.decodeIfPresent(AppEnvironments.self, forKey: .environments) ?? .both
         // New in v12: none until a developer sets one.
         callbackURL = try container.decodeIfPresent(String.self, forKey: .callbackURL)
+        // New in v20: none until a developer sets one.
+        notificationURL = try container.decodeIfPresent(String.self, forKey: .notificationURL)
     }
 
     /// Writes every column, an absent value as null, so saving an app clears what was unset.
@@ -65,6 +71,7 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         try container.encode(appleAppId, forKey: .appleAppId)
         try container.encode(environments, forKey: .environments)
         try container.encode(callbackURL, forKey: .callbackURL)
+        try container.encode(notificationURL, forKey: .notificationURL)
     }
 
     public enum CodingKeys: String, CodingKey {
@@ -77,6 +84,7 @@ public struct App: Hashable, Sendable, Codable, Identifiable {
         case appleAppId = "apple_app_id"
         case environments = "environment"
         case callbackURL = "callback_url"
+        case notificationURL = "notification_url"
     }
 
     public var maskedAppKey: String { Masking.secret(appKey) }

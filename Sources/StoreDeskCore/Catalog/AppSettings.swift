@@ -20,6 +20,8 @@ public struct AppSettings: Hashable, Sendable {
     public var environments: AppEnvironments?
     /// `.some(nil)` clears it.
     public var callbackURL: String??
+    /// `.some(nil)` clears it.
+    public var notificationURL: String??
 
     public init() {}
 
@@ -49,6 +51,7 @@ public struct AppSettings: Hashable, Sendable {
         if let gracePeriodDays { app.gracePeriodDays = gracePeriodDays }
         if let environments { app.environments = environments }
         if let callbackURL { app.callbackURL = callbackURL }
+        if let notificationURL { app.notificationURL = notificationURL }
         return app
     }
 
@@ -68,17 +71,18 @@ public struct AppSettings: Hashable, Sendable {
         note("grace days", String(old.gracePeriodDays), String(new.gracePeriodDays))
         note("environment", old.environments.rawValue, new.environments.rawValue)
         note("callback url", old.callbackURL ?? "none", new.callbackURL ?? "none")
+        note("notification url", old.notificationURL ?? "none", new.notificationURL ?? "none")
         return lines
     }
 
     /// How a new app is described in the audit log: every setting, the AppKey masked.
     public static func summary(_ app: App) -> String {
-        [
+        ([
             "name \(quoted(app.name))", "bundle id \(app.bundleId)", "app key \(app.maskedAppKey)",
             "apple app id \(app.appleAppId.map(String.init) ?? "none")", "currency per yuan \(app.currencyPerYuan)",
             "ownership \(app.restoreOwnership.rawValue)", "grace days \(app.gracePeriodDays)",
             "environment \(app.environments.rawValue)", "callback url \(app.callbackURL ?? "none")",
-        ].joined(separator: ", ")
+        ] + (app.notificationURL.map { ["notification url \($0)"] } ?? [])).joined(separator: ", ")
     }
 
     private static func quoted(_ text: String) -> String { "'\(text)'" }
@@ -184,6 +188,15 @@ extension AppSettings {
     /// The game server's callback URL: http or https, a host, no credentials, no fragment, at most 2048
     /// characters; "" clears it.
     public static func parseCallbackURL(_ text: String) throws(AppSettingError) -> String? {
+        try parseURL(text, option: "--callback-url")
+    }
+
+    /// Where App Store Server Notifications go: the same rules as a callback URL; "" clears it.
+    public static func parseNotificationURL(_ text: String) throws(AppSettingError) -> String? {
+        try parseURL(text, option: "--notification-url")
+    }
+
+    private static func parseURL(_ text: String, option: String) throws(AppSettingError) -> String? {
         if text.isEmpty { return nil }
         let problem: String? = {
             guard text.count <= 2048 else { return "is longer than 2048 characters" }
@@ -200,7 +213,7 @@ extension AppSettings {
             guard isHostAndPort(authority) else { return "has no valid host[:port]" }
             return nil
         }()
-        if let problem { throw AppSettingError("--callback-url '\(printable(text))' \(problem)") }
+        if let problem { throw AppSettingError("\(option) '\(printable(text))' \(problem)") }
         return text
     }
 

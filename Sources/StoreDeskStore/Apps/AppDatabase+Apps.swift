@@ -30,6 +30,7 @@ extension AppDatabase {
         try writeImmediate { db in
             if let existing = try App.fetchOne(db, matching: "id", app.id) { throw AppWrites.alreadyExists(app, existing: existing) }
             try app.insert(db)
+            if app.notificationURL != nil { try Self.startSends(db, appId: app.id) }
             var audit = AppWrites.added(app, by: staff, at: try StoreMeta.stamp(now, in: db))
             try audit.insert(db)
         }
@@ -50,6 +51,7 @@ extension AppDatabase {
             guard let change = AppWrites.change(old, settings, by: staff, at: try StoreMeta.stampInstant(now, in: db)) else { return nil }
             let new = change.new
             try new.update(db)
+            if old.notificationURL == nil, new.notificationURL != nil { try Self.startSends(db, appId: new.id) }
             var line = change.audit
             line.at = try StoreMeta.stamp(now, in: db)
             try line.insert(db)

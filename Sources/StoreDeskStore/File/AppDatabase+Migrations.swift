@@ -87,8 +87,51 @@ extension AppDatabase {
         migrator.registerMigration("v19-apple-api") { db in
             try db.execute(sql: appleAPISchema)
         }
+        // Notifications sent: each app's notification URL, and every notification's delivery to it.
+        migrator.registerMigration("v20-notification-sends") { db in
+            try db.execute(sql: notificationSendSchema)
+        }
         return migrator
     }()
+
+    /// `app.notification_url`: where `serve` sends the app's App Store Server Notifications V2;
+    /// `app.notification_after`: the last notification of the log (`subscription_event.id`) already
+    /// considered for it (set to the log's end when a URL is set, so only notifications after it are sent).
+    /// `notification_delivery`: one a notification sent, its state (`pending` with the store instant its next
+    /// attempt is due, `delivered`, `failed`), how many attempts were made, and the claim of the `serve` that
+    /// is sending it now (`claimed_by` until `claimed_until`), so two serves never make one attempt twice;
+    /// `notification_attempt`: each attempt, once (`UNIQUE (event_id, attempt)`), with Apple's result name.
+    static let notificationSendSchema = """
+        ALTER TABLE app ADD COLUMN notification_url TEXT
+          CHECK (notification_url LIKE 'http://%' OR notification_url LIKE 'https://%');
+        ALTER TABLE app ADD COLUMN notification_after INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE notification_delivery (
+            event_id INTEGER PRIMARY KEY REFERENCES subscription_event(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            user_id TEXT,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+            attempts INTEGER NOT NULL CHECK (attempts BETWEEN 0 AND 6),
+            next_attempt_at INTEGER,
+            claimed_by TEXT,
+            claimed_until INTEGER,
+            created_at INTEGER NOT NULL,
+            CHECK ((state = 'pending') = (next_attempt_at IS NOT NULL))
+        );
+        CREATE INDEX notification_delivery_due ON notification_delivery(next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX notification_delivery_on_user ON notification_delivery(user_id, event_id);
+        CREATE INDEX notification_delivery_on_state ON notification_delivery(state);
+        CREATE TABLE notification_attempt (
+            id INTEGER PRIMARY KEY,
+            event_id INTEGER NOT NULL REFERENCES notification_delivery(event_id),
+            attempt INTEGER NOT NULL CHECK (attempt BETWEEN 1 AND 6),
+            at INTEGER NOT NULL,
+            result TEXT NOT NULL,
+            http_status INTEGER,
+            detail TEXT NOT NULL,
+            url TEXT NOT NULL,
+            UNIQUE (event_id, attempt)
+        );
+        """
 
     /// `signer`: the store's one signing chain (certificates DER, private keys PKCS#8 DER), made by
     /// `storedesk signer create` or on first use; `app_api_key`: each app's App Store Server API keys, the

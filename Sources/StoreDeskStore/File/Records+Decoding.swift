@@ -34,7 +34,7 @@ extension App {
             restoreOwnership: try row.value(CodingKeys.restoreOwnership),
             gracePeriodDays: try row.value(CodingKeys.gracePeriodDays),
             appleAppId: try row.value(CodingKeys.appleAppId), environments: try row.value(CodingKeys.environments),
-            callbackURL: try row.value(CodingKeys.callbackURL))
+            callbackURL: try row.value(CodingKeys.callbackURL), notificationURL: try row.value(CodingKeys.notificationURL))
     }
 }
 

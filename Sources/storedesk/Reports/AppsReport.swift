@@ -15,6 +15,7 @@ struct AppJSON: Encodable {
     var graceDays: Int
     var environment: String
     @NullWhenAbsent var callbackURL: String?
+    @NullWhenAbsent var notificationURL: String?
     /// Only `list` and `show` know these: how many products, and the StoreKit file the catalogue came from.
     var products: Int?
     var catalogue: CatalogueSourceJSON??
@@ -22,7 +23,7 @@ struct AppJSON: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, name, ownership, environment, products, catalogue
         case bundleId = "bundle_id", appKey = "app_key", appleAppId = "apple_app_id", currencyPerYuan = "currency_per_yuan"
-        case graceDays = "grace_days", callbackURL = "callback_url"
+        case graceDays = "grace_days", callbackURL = "callback_url", notificationURL = "notification_url"
     }
 
     init(_ app: App) {
@@ -36,6 +37,7 @@ struct AppJSON: Encodable {
         graceDays = app.gracePeriodDays
         environment = app.environments.rawValue
         callbackURL = app.callbackURL
+        notificationURL = app.notificationURL
     }
 
     init(_ overview: AppOverview) {
@@ -57,6 +59,7 @@ struct AppJSON: Encodable {
         try c.encode(graceDays, forKey: .graceDays)
         try c.encode(environment, forKey: .environment)
         try c.encode(callbackURL, forKey: .callbackURL)
+        try c.encode(notificationURL, forKey: .notificationURL)
         if let products { try c.encode(products, forKey: .products) }
         if let catalogue { try c.encode(catalogue, forKey: .catalogue) }
     }
@@ -104,6 +107,7 @@ enum AppsText {
             ("apple app id", app.appleAppId.map(String.init) ?? "none"), ("environment", app.environments.rawValue),
             ("currency/yuan", String(app.currencyPerYuan)), ("ownership", app.restoreOwnership.rawValue),
             ("grace days", String(app.gracePeriodDays)), ("callback url", app.callbackURL ?? "none"),
+            ("notification url", app.notificationURL ?? "none"),
         ]
         return reportText(fields.map { "\($0.0.padded(to: 14))\($0.1)" })
     }

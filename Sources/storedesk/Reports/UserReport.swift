@@ -4,10 +4,15 @@ import StoreDeskStoreAPI
 
 /// `user show`: a player's profile, accounts, subscriptions and recent transactions.
 struct ProfileReport: CommandReport {
+    /// The newest notifications `user show` lists.
+    static let notificationLimit = 20
+
     var profile: UserProfile
+    /// The player's notifications, newest first, each with its send state.
+    var notifications: [PlayerNotification] = []
     var zone: TimeZone
 
-    var json: ProfileJSON { ProfileJSON(profile) }
+    var json: ProfileJSON { ProfileJSON(profile, notifications: notifications) }
 
     var text: String {
         let u = profile.user
@@ -35,6 +40,13 @@ struct ProfileReport: CommandReport {
         lines.append("  transactions    \(profile.transactionCount) (open restore requests: \(profile.openRestoreRequests))")
         for t in profile.recentTransactions {
             lines.append("    \(t.id)  \(t.purchaseDate.shortText(in: zone))  \(t.productId)  \(t.state.rawValue)\(t.finished ? "" : " (unfinished)")")
+        }
+        lines.append("  notifications   \(notifications.count)\(notifications.count == Self.notificationLimit ? " (newest)" : "")")
+        for n in notifications {
+            lines.append("    \(n.event.signedDate.shortText(in: zone))  \(n.event.appleName)  \(n.delivery?.summary ?? "not sent (no notification URL)")")
+            for a in n.delivery?.attempts ?? [] where a.result != .success {
+                lines.append("      attempt \(a.attempt)  \(a.at.shortText(in: zone))  \(a.outcome)  \(a.detail)")
+            }
         }
         return reportText(lines)
     }
@@ -105,8 +117,49 @@ struct ProfileJSON: Encodable {
     var transaction_count: Int
     var open_restore_requests: Int
     var recent_transactions: [TransactionJSON]
+    var notifications: [NotificationJSON]
 
-    init(_ p: UserProfile) {
+    struct NotificationJSON: Encodable {
+        struct Attempt: Encodable {
+            var attempt: Int
+            var at, result, detail, url: String
+            var http_status: Int?
+        }
+        var id: Int64
+        var notification_uuid, notification_type, signed_date, send_state: String
+        var subtype: String?
+        var next_attempt_at: String?
+        var attempts: [Attempt]
+
+        func encode(to encoder: Encoder) throws {
+            enum Keys: String, CodingKey { case id, notification_uuid, notification_type, subtype, signed_date, send_state, next_attempt_at, attempts }
+            var c = encoder.container(keyedBy: Keys.self)
+            try c.encode(id, forKey: .id)
+            try c.encode(notification_uuid, forKey: .notification_uuid)
+            try c.encode(notification_type, forKey: .notification_type)
+            try c.encode(subtype, forKey: .subtype)
+            try c.encode(signed_date, forKey: .signed_date)
+            try c.encode(send_state, forKey: .send_state)
+            try c.encode(next_attempt_at, forKey: .next_attempt_at)
+            try c.encode(attempts, forKey: .attempts)
+        }
+
+        init(_ n: PlayerNotification) {
+            id = n.eventId
+            notification_uuid = n.event.notificationUUID
+            notification_type = n.event.notificationType.rawValue
+            subtype = n.event.subtype?.rawValue
+            signed_date = n.event.signedDate.iso8601
+            send_state = n.sendState
+            next_attempt_at = n.delivery?.state.nextAttempt?.iso8601
+            attempts = (n.delivery?.attempts ?? []).map {
+                Attempt(attempt: $0.attempt, at: $0.at.iso8601, result: $0.result.rawValue, detail: $0.detail, url: $0.url, http_status: $0.httpStatus)
+            }
+        }
+    }
+
+    init(_ p: UserProfile, notifications: [PlayerNotification] = []) {
+        self.notifications = notifications.map(NotificationJSON.init)
         user = UserJSON(p.user)
         game_accounts = p.gameAccounts.map {
             Account(app_id: $0.appId, apple_id: $0.appleId, sid: $0.sid, role_id: $0.roleId, role_name: $0.roleName)
