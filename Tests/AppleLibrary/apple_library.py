@@ -200,8 +200,12 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
 
 
 def receive(root_path, bundle_id, app_apple_id, port_file, out_file, fail_first):
+    import signal
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    # A test runner may start it with SIGTERM blocked: unblocked, so its stop is a SIGTERM.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 
     with open(root_path, "rb") as handle:
         root = handle.read()

@@ -58,6 +58,9 @@ import Testing
 
         func stop() {
             if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            let deadline = Date().addingTimeInterval(10)
+            while process.isRunning && Date() < deadline { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
 
@@ -81,7 +84,7 @@ import Testing
         let shown = try Binary.run(["apps", "show", "1001", "--json", "--db", store], home: home)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         #expect(object["notification_url"] as? String == "https://game.example/apple")
-        #expect(try Binary.run(["apps", "show", "1001", "--db", store], home: home).stdout.contains("notification url  https://game.example/apple"))
+        #expect(try Binary.run(["apps", "show", "1001", "--db", store], home: home).stdout.contains("notifications  https://game.example/apple"))
         #expect(try Self.sql(store, "SELECT detail FROM audit_log WHERE action = 'app.set' ORDER BY id DESC LIMIT 1")
             .contains("notification url none → https://game.example/apple"))
         // Sends start from the log's end: what the store held before is not sent.
@@ -206,7 +209,10 @@ import Testing
         try #require(ran.status == 0, "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
         let answers = try JSONDecoder().decode([AppStoreServerAPITests.Answer].self, from: Data(contentsOf: URL(fileURLWithPath: output)))
         try #require(answers.count == 2 && answers.allSatisfy(\.ok), "\(answers)")
-        for answer in answers { #expect((answer.verified ?? []).allSatisfy(\.ok)) }
+        for answer in answers {
+            let verified = (answer.verified ?? []).allSatisfy { $0.ok }
+            #expect(verified)
+        }
         func items(_ index: Int) -> [JSONValue] {
             if case .array(let items)? = answers[index].response?["notificationHistory"] { return items }
             return []

@@ -107,7 +107,7 @@ enum AppsText {
             ("apple app id", app.appleAppId.map(String.init) ?? "none"), ("environment", app.environments.rawValue),
             ("currency/yuan", String(app.currencyPerYuan)), ("ownership", app.restoreOwnership.rawValue),
             ("grace days", String(app.gracePeriodDays)), ("callback url", app.callbackURL ?? "none"),
-            ("notification url", app.notificationURL ?? "none"),
+            ("notifications", app.notificationURL ?? "none"),
         ]
         return reportText(fields.map { "\($0.0.padded(to: 14))\($0.1)" })
     }
