@@ -69,7 +69,7 @@ import Testing
         let shown = try #require(try Self.json(showJSON.stdout) as? [String: Any])
         #expect(Set(shown.keys) == [
             "id", "name", "bundle_id", "app_key", "apple_app_id", "currency_per_yuan", "ownership", "grace_days", "environment",
-            "callback_url", "products", "catalogue",
+            "callback_url", "notification_url", "products", "catalogue",
         ])
         #expect(shown["app_key"] as? String == "seco****99")
         #expect(shown["apple_app_id"] is NSNull && shown["callback_url"] is NSNull && shown["catalogue"] is NSNull)

@@ -24,7 +24,7 @@ import Testing
     ]
     static let app: Set<String> = [
         "id", "name", "bundle_id", "app_key", "apple_app_id", "currency_per_yuan", "ownership", "grace_days", "environment",
-        "callback_url",
+        "callback_url", "notification_url",
     ]
     static let loginEntries: Set<String> = [
         "app", "app_name", "configured", "entries", "effective_entries", "platform", "os_version", "valid", "violations",
@@ -40,7 +40,11 @@ import Testing
         let search = try Self.json(["user", "search", "1000000"], db: db, home: home)
         #expect(Self.keys(Self.first(search)) == Self.user)
         let profile = try Self.json(["user", "show", "10000024"], db: db, home: home) as? [String: Any]
-        #expect(Self.keys(profile) == ["user", "game_accounts", "subscriptions", "transaction_count", "open_restore_requests", "recent_transactions"])
+        #expect(Self.keys(profile) == ["user", "game_accounts", "subscriptions", "transaction_count", "open_restore_requests", "recent_transactions", "notifications"])
+        let withNotifications = try Self.json(["user", "show", "10000005"], db: db, home: home) as? [String: Any]
+        #expect(Self.keys(Self.first(withNotifications?["notifications"])) == [
+            "id", "notification_uuid", "notification_type", "subtype", "signed_date", "send_state", "next_attempt_at", "attempts",
+        ])
         #expect(Self.keys(profile?["user"]) == Self.user)
         #expect(Self.keys(Self.first(profile?["game_accounts"])) == ["app_id", "apple_id", "sid", "role_id", "role_name"])
         #expect(Self.keys(Self.first(profile?["recent_transactions"])) == ["transaction_id", "product_id", "state", "purchase_date", "finished"])
