@@ -73,17 +73,23 @@ public final class NotificationSender: Sendable {
         for appId in Set(claims.map(\.appId)) {
             rates[appId] = (try? database.storeKitTimeRate(appId: appId))??.timeRate ?? .realTime
         }
-        await withTaskGroup(of: Void.self) { group in
+        let outcomes = await withTaskGroup(of: NotificationSendOutcome.self) { group in
             for claim in claims {
                 let rate = rates[claim.appId] ?? .realTime
                 group.addTask { await self.send(claim, rate: rate) }
             }
+            var outcomes: [NotificationSendOutcome] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
         }
+        // The round's attempts in one write (a commit each would cost a sync each).
+        let recorded = (try? await blocking { [database, claimer] in try database.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
+        for outcome in outcomes { logLine(outcome, lost: recorded < outcomes.count) }
         return claims.count
     }
 
-    /// One attempt: signed, POSTed, recorded.
-    func send(_ claim: NotificationSendClaim, rate: TimeRate) async {
+    /// One attempt: signed and POSTed; what it came to.
+    func send(_ claim: NotificationSendClaim, rate: TimeRate) async -> NotificationSendOutcome {
         let attempt: NotificationSendAttempt
         do {
             let body = try chain.signedNotificationLine(claim.event)
@@ -95,13 +101,16 @@ public final class NotificationSender: Sendable {
                 detail: "not signed: \(error)", url: claim.url)
         }
         let state = NotificationSendSchedule.state(after: claim.attempt, result: attempt.result, at: attempt.at, rate: rate)
-        let recorded = (try? await blocking { [database, claimer] in
-            try database.recordNotificationSend(claim, claimer: claimer, attempt: attempt, state: state)
-        }) ?? false
+        return NotificationSendOutcome(claim: claim, attempt: attempt, state: state)
+    }
+
+    /// One line a send in serve's log.
+    private func logLine(_ outcome: NotificationSendOutcome, lost: Bool) {
+        let claim = outcome.claim, attempt = outcome.attempt, state = outcome.state
         log?.write(
             "notification \(claim.event.notificationUUID) \(claim.event.appleName) → \(claim.url) attempt \(claim.attempt): \(attempt.outcome)"
                 + (attempt.result == .success ? "" : " (\(attempt.detail))") + ", \(state.name)"
-                + (state.nextAttempt.map { " next \($0.iso8601)" } ?? "") + (recorded ? "" : " [claim lost: not recorded]"))
+                + (state.nextAttempt.map { " next \($0.iso8601)" } ?? "") + (lost ? " [some claims of the round were lost: not all recorded]" : ""))
     }
 
     /// What a reply means as Apple names it.

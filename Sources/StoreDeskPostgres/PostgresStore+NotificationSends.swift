@@ -59,31 +59,35 @@ extension PostgresStore: NotificationSendStore {
         }
     }
 
-    public func recordNotificationSend(
-        _ claim: NotificationSendClaim, claimer: String, attempt: NotificationSendAttempt, state: NotificationSendState
-    ) throws -> Bool {
-        try write { db in
-            guard let row = try db.rows(
-                "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = \(claim.eventId) FOR UPDATE").first
-            else { return false }
-            let cells = cells(row)
-            guard try cells.optionalText("claimed_by") == claimer, try cells.int("attempts") == Int64(claim.attempt - 1),
-                try cells.text("state") == "pending"
-            else { return false }
-            let at = try stamp(attempt.at, in: db)
-            try db.run(
-                """
-                INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url)
-                VALUES (\(claim.eventId), \(Int64(claim.attempt)), \(at.millis), \(attempt.result.rawValue), \(attempt.httpStatus.map(Int64.init)),
-                  \(attempt.detail), \(attempt.url))
-                """)
-            try db.run(
-                """
-                UPDATE notification_delivery SET state = \(state.name), attempts = \(Int64(claim.attempt)),
-                  next_attempt_at = \(state.nextAttempt?.millis), claimed_by = NULL, claimed_until = NULL
-                WHERE event_id = \(claim.eventId)
-                """)
-            return true
+    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int {
+        guard !sends.isEmpty else { return 0 }
+        return try write { db in
+            var recorded = 0
+            for send in sends {
+                let claim = send.claim, attempt = send.attempt, state = send.state
+                guard let row = try db.rows(
+                    "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = \(claim.eventId) FOR UPDATE").first
+                else { continue }
+                let cells = cells(row)
+                guard try cells.optionalText("claimed_by") == claimer, try cells.int("attempts") == Int64(claim.attempt - 1),
+                    try cells.text("state") == "pending"
+                else { continue }
+                let at = try stamp(attempt.at, in: db)
+                try db.run(
+                    """
+                    INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url)
+                    VALUES (\(claim.eventId), \(Int64(claim.attempt)), \(at.millis), \(attempt.result.rawValue), \(attempt.httpStatus.map(Int64.init)),
+                      \(attempt.detail), \(attempt.url))
+                    """)
+                try db.run(
+                    """
+                    UPDATE notification_delivery SET state = \(state.name), attempts = \(Int64(claim.attempt)),
+                      next_attempt_at = \(state.nextAttempt?.millis), claimed_by = NULL, claimed_until = NULL
+                    WHERE event_id = \(claim.eventId)
+                    """)
+                recorded += 1
+            }
+            return recorded
         }
     }
 

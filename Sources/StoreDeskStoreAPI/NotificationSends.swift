@@ -19,6 +19,29 @@ public struct NotificationSendClaim: Sendable, Hashable {
     }
 }
 
+/// How one claimed attempt ended, and what its delivery becomes.
+public struct NotificationSendOutcome: Sendable, Hashable {
+    public var claim: NotificationSendClaim
+    public var attempt: NotificationSendAttempt
+    public var state: NotificationSendState
+
+    public init(claim: NotificationSendClaim, attempt: NotificationSendAttempt, state: NotificationSendState) {
+        self.claim = claim
+        self.attempt = attempt
+        self.state = state
+    }
+}
+
+extension NotificationSendStore {
+    /// One attempt recorded; false when its claim was lost.
+    @discardableResult
+    public func recordNotificationSend(
+        _ claim: NotificationSendClaim, claimer: String, attempt: NotificationSendAttempt, state: NotificationSendState
+    ) throws -> Bool {
+        try recordNotificationSends([NotificationSendOutcome(claim: claim, attempt: attempt, state: state)], claimer: claimer) == 1
+    }
+}
+
 /// The send queue as an operator reads it: deliveries pending (due or waiting for a retry), failed after
 /// the last retry, delivered.
 public struct NotificationSendQueue: Sendable, Hashable {
@@ -63,12 +86,10 @@ public protocol NotificationSendStore: Sendable {
     /// attempt is due at `now` and that no live claim holds, for `claimer` until `now + lease`. Two serves
     /// claiming at once never get the same attempt. Writes nothing when nothing is new or due.
     func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) throws -> [NotificationSendClaim]
-    /// Records how a claimed attempt ended and the delivery's new state, releasing the claim, in one write;
-    /// false (nothing written) when `claimer` no longer holds it.
+    /// Records how claimed attempts ended and each delivery's new state, releasing the claims, in one write;
+    /// an attempt whose claim `claimer` no longer holds is left out. Returns how many were recorded.
     @discardableResult
-    func recordNotificationSend(
-        _ claim: NotificationSendClaim, claimer: String, attempt: NotificationSendAttempt, state: NotificationSendState
-    ) throws -> Bool
+    func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int
     /// How many deliveries are pending, failed and delivered.
     func notificationSendQueue() throws -> NotificationSendQueue
     /// The player's notifications, newest first (at most `limit`), each with its delivery.

@@ -36,26 +36,30 @@ extension AppDatabase: NotificationSendStore {
         }
     }
 
-    public func recordNotificationSend(
-        _ claim: NotificationSendClaim, claimer: String, attempt: NotificationSendAttempt, state: NotificationSendState
-    ) throws -> Bool {
-        try writeImmediate { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = ?", arguments: [claim.eventId]),
-                try row.column("claimed_by") as String? == claimer, try row.column("attempts") as Int == claim.attempt - 1,
-                try row.column("state") as String == "pending"
-            else { return false }
-            let at = try StoreMeta.stamp(attempt.at, in: db)
-            try db.execute(
-                sql: "INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                arguments: [claim.eventId, claim.attempt, at.millis, attempt.result.rawValue, attempt.httpStatus, attempt.detail, attempt.url])
-            try db.execute(
-                sql: """
-                    UPDATE notification_delivery SET state = ?, attempts = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
-                    WHERE event_id = ?
-                    """,
-                arguments: [state.name, claim.attempt, state.nextAttempt?.millis, claim.eventId])
-            return true
+    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int {
+        guard !sends.isEmpty else { return 0 }
+        return try writeImmediate { db in
+            var recorded = 0
+            for send in sends {
+                let claim = send.claim, attempt = send.attempt, state = send.state
+                guard let row = try Row.fetchOne(
+                    db, sql: "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = ?", arguments: [claim.eventId]),
+                    try row.column("claimed_by") as String? == claimer, try row.column("attempts") as Int == claim.attempt - 1,
+                    try row.column("state") as String == "pending"
+                else { continue }
+                let at = try StoreMeta.stamp(attempt.at, in: db)
+                try db.execute(
+                    sql: "INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    arguments: [claim.eventId, claim.attempt, at.millis, attempt.result.rawValue, attempt.httpStatus, attempt.detail, attempt.url])
+                try db.execute(
+                    sql: """
+                        UPDATE notification_delivery SET state = ?, attempts = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
+                        WHERE event_id = ?
+                        """,
+                    arguments: [state.name, claim.attempt, state.nextAttempt?.millis, claim.eventId])
+                recorded += 1
+            }
+            return recorded
         }
     }
 

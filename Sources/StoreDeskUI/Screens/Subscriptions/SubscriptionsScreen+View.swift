@@ -80,6 +80,9 @@ extension SubscriptionsScreen {
         var title = "Subscriptions · " + (state.map { Self.shortName($0) + " " } ?? "") + list.positionText(count: .exact(shownCount))
         if sort != ListSort("ends") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
+        if sendQueue.pending + sendQueue.failed > 0 {
+            title += " · sends \(sendQueue.pending) pending" + (sendQueue.failed > 0 ? ", \(sendQueue.failed) failed" : "")
+        }
         if let demo { title += " · demo " + Self.rateText(demo.simulation.rate) + (demo.billingProblem ? ", billing fails" : "") }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset

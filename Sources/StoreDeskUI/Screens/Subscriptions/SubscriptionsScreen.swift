@@ -17,6 +17,8 @@ public struct SubscriptionsScreen: Sendable {
     public var list = ListWindow<SubscriptionListRow>()
     /// How many match the filter in each state, at the clock of the last fetch.
     public var counts: [SubscriptionState: Int] = [:]
+    /// The notification send queue (`serve`'s sender): pending and failed sends, in the list's title.
+    public var sendQueue = NotificationSendQueue()
     public var detail: SubscriptionDetail?
     public var detailScroll = 0
     /// The subscription a developer drives live, if any (`n`).
@@ -46,6 +48,8 @@ public struct SubscriptionsScreen: Sendable {
         /// The counts at `at`, and the next instant any subscription changes state.
         case counts([SubscriptionState: Int], at: Instant, nextChange: Instant?, generation: Int)
         case detail(SubscriptionDetail?)
+        /// How many notification sends are pending and failed.
+        case sendQueue(NotificationSendQueue)
         case demoReady(SubscriptionDemoSetup)
         case demoFailed(String)
         /// These notifications reached the store; `rejected` says why one did not.
@@ -93,14 +97,14 @@ public struct SubscriptionsScreen: Sendable {
     /// From the top of the list with the current filters, plus the counts.
     mutating func reload(pageSize: Int, now: Instant) -> [Effect] {
         let read = list.reload(pageSize: pageSize, source: source(at: now))
-        return [show(read), countsEffect(search(at: now), list.generation)]
+        return [show(read), countsEffect(search(at: now), list.generation), Self.read { store in .sendQueue(try store.notificationSendQueue()) }]
     }
 
     /// The visible window again from its first row, at a new instant or after a change: the selection
     /// stays on the same subscription.
     mutating func refresh(pageSize: Int, now: Instant) -> [Effect] {
         let read = list.refresh(pageSize: pageSize, source: source(at: now))
-        return [show(read), countsEffect(search(at: now), list.generation)]
+        return [show(read), countsEffect(search(at: now), list.generation), Self.read { store in .sendQueue(try store.notificationSendQueue()) }]
     }
 
     // MARK: - Reducer
@@ -129,6 +133,9 @@ public struct SubscriptionsScreen: Sendable {
             return []
         case .detail(let detail):
             if detail?.row.subscription.id == selectedRow?.subscription.id { self.detail = detail }
+            return []
+        case .sendQueue(let queue):
+            sendQueue = queue
             return []
         case .demoReady, .demoFailed, .demoWritten:
             return []

@@ -113,6 +113,24 @@ extension UsersScreen {
                 Span(product + (t.finished ? "" : " (unfinished)"), .detailValue),
             ])
         }
+        // Notifications sent to the app's URL (shown once any was to be sent), failed sends in the error role.
+        if let sent = notifications, sent.userId == u.id, sent.items.contains(where: { $0.delivery != nil }) {
+            let failed = sent.items.filter { $0.delivery?.state == .failed }.count
+            heading("Notifications sent (\(sent.items.count)\(failed > 0 ? ", \(failed) failed" : ""))")
+            for n in sent.items {
+                let role: Role
+                switch n.delivery?.state {
+                case .delivered?: role = .statusSuccess
+                case .failed?: role = .statusError
+                case .pending?: role = n.delivery?.hadFailures == true ? .statusWarning : .detailValue
+                case nil: role = .muted
+                }
+                text.line(parts: [
+                    [Span(n.event.signedDate.dayText(in: zone) + " ", .muted), Span(n.event.appleName, .detailValue)],
+                    [Span(n.delivery?.summary ?? "not sent", role)],
+                ], width: chart.width)
+            }
+        }
         return text.lines
     }
 

@@ -18,6 +18,8 @@ public struct UsersScreen: ConsoleScreen {
     /// pane was resized: `updateBars`) for the profile and the history to draw.
     public internal(set) var subscriptionBars = SubscriptionBars()
     public var detailScroll = 0
+    /// The selected player's newest notifications with their sends (`NotificationSendStore`).
+    public var notifications: (userId: String, items: [PlayerNotification])?
     /// Users whose phone number was revealed in this session (support only, audited).
     public var revealed: Set<String> = []
     /// The selected player's history in the detail pane (`h`), one page at a time, or nil for the profile.
@@ -37,6 +39,8 @@ public struct UsersScreen: ConsoleScreen {
         /// How many users the filter matches (`ListPager.count`).
         case counted(ListWindow<UserRow>.Counted)
         case profile(UserProfile)
+        /// The player's newest notifications, each with its send to the app's notification URL.
+        case notifications(userId: String, [PlayerNotification])
         case revealed(userId: String)
         /// A page of a player's history, read after `page.before`.
         case history(HistoryView)
@@ -120,7 +124,10 @@ public struct UsersScreen: ConsoleScreen {
 
     func profileEffect() -> [Effect] {
         guard let id = selectedRow?.user.id else { return [] }
-        return [Self.read { store in .profile(try store.profile(userId: id, recent: 10)) }]
+        return [
+            Self.read { store in .profile(try store.profile(userId: id, recent: 10)) },
+            Self.read { store in .notifications(userId: id, try store.playerNotifications(userId: id, limit: 20)) },
+        ]
     }
 
     /// A page of a player's history in the detail pane: the lines, and the cursors of the pages before.
@@ -187,6 +194,9 @@ public struct UsersScreen: ConsoleScreen {
                 profile = p
                 updateBars(context)
             }
+            return []
+        case .notifications(let userId, let items):
+            notifications = (userId, items)
             return []
         case .revealed(let userId):
             revealed.insert(userId)
