@@ -23,7 +23,7 @@ struct NotificationSendScheduleTests {
         // StoreKit's "one second is one day": an hour is 1/24 s.
         let rate = try #require(StoreKitTimeRate(rawValue: 6).timeRate)
         let waits = (1...5).map { NotificationSendSchedule.nextAttempt(after: $0, failedAt: start, rate: rate)!.duration(since: start).millis }
-        #expect(waits == [41, 500, 1000, 2000, 3000])
+        #expect(waits == [42, 500, 1000, 2000, 3000])
         #expect(waits.reduce(0, +) < 7000)
     }
 

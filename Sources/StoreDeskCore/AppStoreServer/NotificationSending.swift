@@ -6,7 +6,7 @@
 /// retries come within about six seconds of real time and a test sees them.
 ///
 ///     let next = NotificationSendSchedule.nextAttempt(after: 1, failedAt: now, rate: .monthEvery30Seconds)
-///     // now + 41 ms (one hour when a day lasts a second)
+///     // now + 42 ms (one hour when a day lasts a second)
 public enum NotificationSendSchedule {
     /// Hours between a failed attempt and the next: after the first, 1; after the second, 12; …
     public static let retryHours: [Int64] = [1, 12, 24, 48, 72]
