@@ -125,10 +125,16 @@ extension UsersScreen {
                 case .pending?: role = n.delivery?.hadFailures == true ? .statusWarning : .detailValue
                 case nil: role = .muted
                 }
-                text.line(parts: [
-                    [Span(n.event.signedDate.dayText(in: zone) + " ", .muted), Span(n.event.appleName, .detailValue)],
-                    [Span(n.delivery?.summary ?? "not sent", role)],
-                ], width: chart.width)
+                // The state, the last attempt's outcome and the next attempt: parts that wrap, never cut.
+                var parts: [[Span]] = [[Span(n.event.signedDate.dayText(in: zone) + " ", .muted), Span(n.event.appleName, .detailValue)]]
+                if let delivery = n.delivery {
+                    parts.append([Span(delivery.state.name + " (\(delivery.attempts.count)/\(NotificationSendSchedule.maximumAttempts))", role)])
+                    if let last = delivery.attempts.last { parts.append([Span(last.outcome, last.result == .success ? .muted : role)]) }
+                    if let next = delivery.state.nextAttempt { parts.append([Span("next " + next.shortText(in: zone), .muted)]) }
+                } else {
+                    parts.append([Span("not sent", role)])
+                }
+                text.line(parts: parts, width: chart.width)
             }
         }
         return text.lines
