@@ -3,8 +3,8 @@ import PostgresClusterSupport
 import Testing
 
 /// Two consoles on one team store, in real terminals: the header names the store by database and host at
-/// every size, and a restore confirmed in one console leaves the other's desk at once (LISTEN/NOTIFY), with
-/// no key pressed there.
+/// every size, a restore confirmed in one console leaves the other's desk at once (LISTEN/NOTIFY), with no
+/// key pressed there, and a server that goes away and comes back is "reconnecting…", then found again.
 @Suite(.serialized) struct TeamConsoleInTmuxTests {
     static func console(_ team: TeamStoreCommandTests.TeamStore, as name: String, width: Int, height: Int) throws -> ConsoleInTmuxTests.Tmux {
         let home = team.home
@@ -17,7 +17,7 @@ import Testing
         return tmux
     }
 
-    @Test func aConfirmInOneConsoleShowsInTheOtherAndTheHeaderNamesTheStore() throws {
+    @Test func aConfirmInOneConsoleShowsInTheOtherAndAServerGoneIsReconnecting() throws {
         let team = try TeamStoreCommandTests.TeamStore()
         let port = try #require(URLComponents(string: team.url)?.port)
         let label = "team@127.0.0.1:\(port)"
@@ -46,6 +46,30 @@ import Testing
         let followed = try second.waitFor("of 2 ──", timeout: 5)
         #expect(followed.contains("of 2 ──"), "after \(Date().timeIntervalSince(started)) s")
         #expect(!followed.contains("2000000100000093") || followed.contains("confirmed"), "\(followed)")
+
+        // The server goes away under both consoles: a step that needs it says so in one line and the
+        // header says "reconnecting…"; keys and frames go on. Back on its port, the consoles find it again by
+        // themselves, and the desk answers as before.
+        try team.cluster.restart {
+            try second.keys("j")
+            let down = try second.waitFor("reconnecting…", timeout: 15)
+            #expect(down.split(separator: "\n").first?.contains("reconnecting…") == true, "\(down)")
+            try first.keys("j")
+            try first.waitFor("reconnecting…", timeout: 15)
+            #expect(!down.contains("SELECT") && !down.contains("PSQL"), "\(down)")
+        }
+        for tmux in [first, second] {
+            let deadline = Date().addingTimeInterval(20)
+            var screen = try tmux.capture()
+            while screen.contains("reconnecting…") && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.2)
+                screen = try tmux.capture()
+            }
+            #expect(!screen.contains("reconnecting…"), "\(screen)")
+            #expect(!screen.contains("cannot reach") && !screen.contains("shutting down"), "the outage's error outlived it:\n\(screen)")
+            try tmux.keys("k")
+            try tmux.waitFor("of 2 ──")
+        }
 
         let audit = try team.cluster.psql(
             "SELECT actor || ' ' || role FROM audit_log WHERE action = 'restore.confirm' ORDER BY id DESC LIMIT 1", database: "team")

@@ -57,11 +57,12 @@ extension AppState {
         var x = rect.x
         x += canvas.write(" StoreDesk ", at: Point(x: x, y: rect.y), role: .headerBadge)
         let badge = session.readOnly ? " RO " : ""
-        // A store slower than a frame (a server far away, a lock held): said, never a frozen screen.
-        let waiting = storeWaiting ? " loading… " : ""
+        // A store slower than a frame (a server far away, a lock held), or a server gone: said, never a
+        // frozen screen.
+        let waiting = storeUnreachable ? " reconnecting… " : storeWaiting ? " loading… " : ""
         let available = max(0, rect.width - (x - rect.x) - badge.columns - waiting.columns - 1)
         canvas.write(headerText(width: available), at: Point(x: x, y: rect.y), role: .header, maxWidth: available)
-        if storeWaiting {
+        if !waiting.isEmpty {
             canvas.write(waiting, at: Point(x: rect.x + rect.width - badge.columns - waiting.columns, y: rect.y), role: .headerBadge)
         }
         if session.readOnly {
