@@ -31,7 +31,7 @@ import Testing
         for (arguments, role, message) in [
             (["refund", Self.consumable, "--reason", "again"], "support", "storedesk: transaction \(Self.consumable) is already refunded (reverse it with support unrefund)\n"),
             (["refund", Self.subscription, "--reason", "x"], "operator", "storedesk: refunds, extensions and consumption answers need the support or developer role"),
-            (["refund", Self.subscription, "--reason", " "], "support", "storedesk: a reason is needed (--reason TEXT): the audit log keeps why\n"),
+            (["refund", Self.subscription, "--reason", " "], "support", "storedesk: a reason is needed: the audit log keeps why\n"),
             (["refund", "no-such", "--reason", "x"], "support", "storedesk: no transaction or subscription 'no-such' in the store\n"),
             (["extend", Self.subscription, "--days", "91", "--reason-code", "1"], "support", "storedesk: --days must be from 1 to 90\n"),
             (["extend", Self.subscription, "--days", "9", "--reason-code", "4"], "support", "storedesk: --reason-code must be 0 (undeclared), 1 (customer satisfaction), 2 (other) or 3 (service issue)\n"),

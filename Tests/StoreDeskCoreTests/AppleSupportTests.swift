@@ -79,7 +79,7 @@ struct AppleSupportTests {
 
     @Test func reasonsAreOneLineOfAtMost200Characters() {
         #expect(AppleSupport.reasonProblem("charged twice") == nil)
-        #expect(AppleSupport.reasonProblem("   ") == "a reason is needed (--reason TEXT): the audit log keeps why")
+        #expect(AppleSupport.reasonProblem("   ") == "a reason is needed: the audit log keeps why")
         #expect(AppleSupport.reasonProblem(String(repeating: "x", count: 201))?.contains("at most 200") == true)
         #expect(AppleSupport.reasonProblem("two\nlines")?.contains("control character") == true)
     }

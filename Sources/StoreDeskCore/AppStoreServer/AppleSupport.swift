@@ -14,7 +14,7 @@ public enum AppleSupport {
     /// Why a reason text is refused, or nil: one line, 1 to 200 characters, no control characters.
     public static func reasonProblem(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if trimmed.isEmpty { return "a reason is needed (--reason TEXT): the audit log keeps why" }
+        if trimmed.isEmpty { return "a reason is needed: the audit log keeps why" }
         if trimmed.count > longestReason { return "the reason is \(trimmed.count) characters long; at most \(longestReason)" }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             return "the reason holds a control character: one line of text, please"
