@@ -69,9 +69,20 @@ extension AppState {
         }
     }
 
+    /// The store as the header names it: a file by its name, a store at an address (a team store's
+    /// `postgres://user@host:port/db`) as `db@host:port`, the port left out when it is the scheme's usual one.
+    static func storeLabel(_ location: String) -> String {
+        guard location.contains("://"), let address = URLComponents(string: location), let host = address.host, !host.isEmpty else {
+            return (location as NSString).lastPathComponent
+        }
+        let database = address.path.hasPrefix("/") ? String(address.path.dropFirst()) : address.path
+        let port = address.port.map { $0 == 5432 ? "" : ":\($0)" } ?? ""
+        return (database.isEmpty ? "" : database + "@") + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + port
+    }
+
     /// The header's facts, dropping the least useful ones first when the terminal is narrow.
     func headerText(width: Int) -> String {
-        let file = (storePath as NSString).lastPathComponent
+        let file = Self.storeLabel(storePath)
         let role = session.role.rawValue
         let actor = session.actor.isEmpty ? "" : " · " + session.actor
         let appText = app.map { "\($0.name) (\($0.id))" }

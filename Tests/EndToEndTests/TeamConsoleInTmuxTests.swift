@@ -1,0 +1,58 @@
+import Foundation
+import PostgresClusterSupport
+import Testing
+
+/// Two consoles on one team store, in real terminals: the header names the store by database and host at
+/// every size, and a restore confirmed in one console leaves the other's desk at once (LISTEN/NOTIFY), with
+/// no key pressed there.
+@Suite(.serialized) struct TeamConsoleInTmuxTests {
+    static func console(_ team: TeamStoreCommandTests.TeamStore, as name: String, width: Int, height: Int) throws -> ConsoleInTmuxTests.Tmux {
+        let home = team.home
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let exit = home.path(name + ".exit")
+        let tmux = try ConsoleInTmuxTests.Tmux(
+            width: width, height: height,
+            command: "env \(env) \(Binary.path) --db \(team.url) --role support --as \(name) --refresh 0.3; echo \"EXIT=$?\" > \(exit); sleep 60")
+        try tmux.waitFor("Profile", timeout: 30)
+        return tmux
+    }
+
+    @Test func aConfirmInOneConsoleShowsInTheOtherAndTheHeaderNamesTheStore() throws {
+        let team = try TeamStoreCommandTests.TeamStore()
+        let port = try #require(URLComponents(string: team.url)?.port)
+        let label = "team@127.0.0.1:\(port)"
+        let first = try Self.console(team, as: "li.support", width: 120, height: 40)
+        let second = try Self.console(team, as: "wang.support", width: 200, height: 60)
+
+        // The header says which store at 120 and 200 columns; at 80 it gives way to the clock and role, as a
+        // file's name does.
+        #expect(try first.waitFor(label).split(separator: "\n").first?.contains(label) == true)
+        #expect(try second.waitFor(label).split(separator: "\n").first?.contains(label) == true)
+        try first.resize(80, 24)
+        let narrow = try first.waitFor("support")
+        #expect(narrow.split(separator: "\n").first?.contains("support") == true, "\(narrow)")
+        #expect(!narrow.contains("postgres://"))
+        try first.resize(120, 40)
+
+        for tmux in [first, second] {
+            try tmux.keys("3")
+            try tmux.waitFor("of 3 ──")
+        }
+        // li.support confirms the first prompt onto the paying account.
+        try first.confirmTheFirstPromptOntoThePayingAccount()
+        try first.waitFor("restored 2000000100000093 onto 10000024 s1/r10000024-1", timeout: 20)
+        // The other console, untouched, follows within a moment: its desk now holds two.
+        let started = Date()
+        let followed = try second.waitFor("of 2 ──", timeout: 5)
+        #expect(followed.contains("of 2 ──"), "after \(Date().timeIntervalSince(started)) s")
+        #expect(!followed.contains("2000000100000093") || followed.contains("confirmed"), "\(followed)")
+
+        let audit = try team.cluster.psql(
+            "SELECT actor || ' ' || role FROM audit_log WHERE action = 'restore.confirm' ORDER BY id DESC LIMIT 1", database: "team")
+        #expect(audit.trimmingCharacters(in: .whitespacesAndNewlines) == "li.support support")
+        #expect(try Binary.run(["check", "--db", team.url], home: team.home).status == 0)
+        for (tmux, name) in [(first, "li.support"), (second, "wang.support")] {
+            #expect(try ConcurrentWritersTests.quit(tmux, home: team.home, marker: team.home.path(name + ".exit")).hasPrefix("EXIT=0"), "\(name)")
+        }
+    }
+}
