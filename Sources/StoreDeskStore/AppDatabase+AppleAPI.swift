@@ -127,14 +127,14 @@ extension AppDatabase: AppStoreServerStore {
         }
     }
 
-    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws {
+    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         try writeImmediate { db in
             let now = try StoreMeta.stamp(now, in: db)
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
                     VALUES (?, ?, ?, ?)
-                    """, arguments: [originalTransactionId, token, now, actor])
+                    """, arguments: [originalTransactionId, token, now, actor.name])
             var audit = AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now)
             try audit.insert(db)
         }
@@ -153,7 +153,7 @@ extension RenewalExtension {
 
 extension AppDatabase {
     public func extendRenewalDate(
-        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: AuditActor, at now: Instant
     ) throws -> RenewalExtension? {
         try writeImmediate { db in
             guard let subscription = try Subscription.fetchOne(
@@ -179,12 +179,34 @@ extension AppDatabase {
                     """,
                 arguments: [
                     originalTransactionId, done.requestIdentifier, done.extendByDays, done.extendReasonCode, done.extendedAt,
-                    done.previousExpiresDate, done.effectiveDate, actor,
+                    done.previousExpiresDate, done.effectiveDate, actor.name,
                 ])
+            try Self.writeRenewalExtended(db, subscription, done)
             var audit = AppleAPIWrites.extensionAudit(done, actor: actor)
             try audit.insert(db)
             return done
         }
+    }
+}
+
+extension AppDatabase {
+    /// The RENEWAL_EXTENDED notification Apple sends for an extension, taken in by the engine (the
+    /// subscription's row folds to the new expiry from its notifications, as later imports fold it).
+    static func writeRenewalExtended(_ db: Database, _ subscription: Subscription, _ done: RenewalExtension) throws {
+        guard let product = try Product.fetchOne(db, sql: "SELECT * FROM product WHERE id = ?", arguments: [subscription.productId]),
+            let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [subscription.appId])
+        else { return }
+        let stored = try StoreTransaction.fetchOne(
+            db, sql: "SELECT * FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date DESC, id DESC LIMIT 1",
+            arguments: [subscription.id])
+        var before = subscription
+        before.expiresDate = done.previousExpiresDate
+        let events = try SubscriptionEventRow.events(db, originalTransactionIds: [subscription.id])
+        let latest = AppleSupport.latest(events: events, subscription: before, transaction: stored, product: product, app: app)
+        let signed = AppleSupport.signingInstant(done.extendedAt, after: events)
+        let event = AppleSupport.renewalExtended(
+            latest: latest.transaction, renewal: latest.renewal, done, app: app, uuid: AppleSupport.newUUID(), at: signed)
+        try importSupportNotification(db, event, at: signed)
     }
 }
 

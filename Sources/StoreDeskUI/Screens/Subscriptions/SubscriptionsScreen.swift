@@ -50,6 +50,8 @@ public struct SubscriptionsScreen: Sendable {
         case demoFailed(String)
         /// These notifications reached the store; `rejected` says why one did not.
         case demoWritten(Set<String>, rejected: String?)
+        /// A support action's outcome.
+        case support(SupportOutcomeLine)
     }
 
     func search(at instant: Instant) -> SubscriptionSearch {
@@ -130,7 +132,7 @@ public struct SubscriptionsScreen: Sendable {
         case .detail(let detail):
             if detail?.row.subscription.id == selectedRow?.subscription.id { self.detail = detail }
             return []
-        case .demoReady, .demoFailed, .demoWritten:
+        case .demoReady, .demoFailed, .demoWritten, .support:
             return []
         }
     }
