@@ -23,7 +23,8 @@ trap cleanup EXIT
 . Benchmarks/common.sh
 [ -x "$VENV/bin/python" ] || { echo "Apple's library is not in $VENV: run make apple-venv" >&2; exit 1; }
 
-# The demo store, an API key for app 1001, and one player with $HISTORY more purchases.
+# The demo store, an API key for app 1001, and another player (10000002) with $HISTORY more purchases:
+# Transaction Info asks for a transaction of a player with the demo's eleven (10000001).
 XDG_DATA_HOME="$work/xdg" "$BIN" check >/dev/null
 store="$work/store.sqlite"
 cp "$work/xdg/storedesk/storedesk.sqlite" "$store"
@@ -38,8 +39,8 @@ sqlite3 "$store" <<SQL
 WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $HISTORY)
 INSERT INTO store_transaction (id, original_transaction_id, user_id, app_id, product_id, quantity, state, failure_reason,
   environment, sid, role_id, app_order_id, ext, purchase_date, expires_date, revocation_date, revocation_reason, finished)
-SELECT printf('2100000%09d', i), printf('2100000%09d', i), '10000001', '1001', 'com.storedesk.starvoyage.gems.300', 1,
-  'purchased', NULL, 'Production', 's1', 'r10000001-1', 'G-bench-' || i, '', 1700000000000 + i * 60000, NULL, NULL, NULL, 1
+SELECT printf('2100000%09d', i), printf('2100000%09d', i), '10000002', '1001', 'com.storedesk.starvoyage.gems.300', 1,
+  'purchased', NULL, 'Production', 's2', 'r10000002-1', 'G-bench-' || i, '', 1700000000000 + i * 60000, NULL, NULL, NULL, 1
 FROM n;
 SQL
 one=2000000100000001
