@@ -66,10 +66,12 @@ test: deps release
 	$(SWIFT) test --no-parallel
 
 bench: release
-	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES)"
+	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES) $(TEST_PACKAGES)"
+	@$(MAKE) --no-print-directory apple-venv
 	bash Benchmarks/run.sh
 	bash Benchmarks/serve.sh
 	bash Benchmarks/postgres.sh
+	bash Benchmarks/apple-api.sh
 
 clean:
 	rm -rf .build

@@ -39,3 +39,60 @@ make_bodies() { # count app key product
       fwrite($out, http_build_query($f) . "\n");
     }' "$@"
 }
+
+# wrk's script for POST /callback: the bodies of $BODIES_FILE, each thread from its own place ($OFFSET moves
+# a second wrk elsewhere), ending with one line "RESULT req/s p50 p99 requests non-2xx".
+write_post_lua() { # file
+  cat >"$1" <<'LUA'
+local bodies, n = {}, 0
+for line in io.lines(os.getenv("BODIES_FILE")) do n = n + 1; bodies[n] = line end
+local counter = 0
+function setup(thread) thread:set("offset", counter + tonumber(os.getenv("OFFSET") or "0")); counter = counter + 1 end
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("POST", "/callback", {["Content-Type"] = "application/x-www-form-urlencoded"}, bodies[((offset * 7919 + i) % n) + 1])
+end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %.0f %.3f %.3f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests, summary.errors.status))
+end
+LUA
+}
+
+# Loads URL with wrk for $SECONDS_LOAD s: prints "req/s p50 p99 requests non-2xx".
+wrk_post() { # lua bodies url connections offset
+  OFFSET=$5 BODIES_FILE="$2" wrk -t2 -c"$4" -d"${SECONDS_LOAD}s" --latency -s "$1" "$3" 2>/dev/null \
+    | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
+}
+
+# nginx answering a static `success` to POST /callback (this machine's HTTP ceiling), as many workers as
+# cores, in FOLDER; sets nginx_port and adds its pid to `pids`.
+start_nginx() { # folder
+  nginx_port=$(free_port)
+  mkdir -p "$1"
+  cat >"$1/nginx.conf" <<CONF
+worker_processes auto;
+pid $1/nginx.pid;
+error_log $1/error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  client_body_temp_path $1/body;
+  server { listen 127.0.0.1:$nginx_port; location /callback { return 200 "success"; } location /healthz { return 200 "ok"; } }
+}
+CONF
+  nginx -c "$1/nginx.conf" -g 'daemon off;' &
+  pids+=($!)
+  wait_for "http://127.0.0.1:$nginx_port/healthz"
+}
+
+# `BINARY serve` on STORE at a free port, logging to LOG; sets started_pid and started_port (no subshell,
+# so the caller can `wait` for it) and adds the pid to `pids`.
+start_serve() { # binary store log
+  started_port=$(free_port)
+  "$1" serve --listen "127.0.0.1:$started_port" --db "$2" --log "$3" >/dev/null &
+  started_pid=$!
+  pids+=($started_pid)
+  wait_for "http://127.0.0.1:$started_port/healthz"
+}

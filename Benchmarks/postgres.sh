@@ -118,59 +118,20 @@ app=$(sqlite3 "$work/store.sqlite" "SELECT id FROM app ORDER BY id LIMIT 1")
 key=$(sqlite3 "$work/store.sqlite" "SELECT app_key FROM app WHERE id = '$app'")
 product=$(sqlite3 "$work/store.sqlite" "SELECT id FROM product WHERE app_id = '$app' AND type = 'consumable' ORDER BY id LIMIT 1")
 make_bodies "${BODIES:-200000}" "$app" "$key" "$product" >"$work/bodies.txt"
-cat >"$work/post.lua" <<'LUA'
-local bodies, n = {}, 0
-for line in io.lines(os.getenv("BODIES_FILE")) do n = n + 1; bodies[n] = line end
-local counter = 0
-function setup(thread) thread:set("offset", counter + tonumber(os.getenv("OFFSET") or "0")); counter = counter + 1 end
-local i = 0
-request = function()
-  i = i + 1
-  return wrk.format("POST", "/callback", {["Content-Type"] = "application/x-www-form-urlencoded"}, bodies[((offset * 7919 + i) % n) + 1])
-end
-done = function(summary, latency, requests)
-  io.write(string.format("RESULT %.0f %.3f %.3f %d %d\n", summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests, summary.errors.status))
-end
-LUA
-load() { # url connections offset -> "rps p50 p99 requests non2xx"
-  OFFSET=$3 BODIES_FILE="$work/bodies.txt" wrk -t2 -c"$2" -d"${SECONDS_LOAD}s" --latency -s "$work/post.lua" "$1" 2>/dev/null \
-    | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
-}
-nport=$(free_port)
-mkdir -p "$work/nginx"
-cat >"$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  server { listen 127.0.0.1:$nport; location /callback { return 200 "success"; } location /healthz { return 200 "ok"; } }
-}
-CONF
-nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
-pids+=($!)
-wait_for "http://127.0.0.1:$nport/healthz"
-start_serve() { # store log -> started_pid started_port
-  started_port=$(free_port)
-  "$BIN" serve --listen "127.0.0.1:$started_port" --db "$1" --log "$2" >/dev/null &
-  started_pid=$!
-  pids+=($started_pid)
-  wait_for "http://127.0.0.1:$started_port/healthz"
-}
+write_post_lua "$work/post.lua"
+load() { wrk_post "$work/post.lua" "$work/bodies.txt" "$@"; } # url connections offset -> "rps p50 p99 requests non2xx"
+start_nginx "$work/nginx"; nport=$nginx_port
 read -r n_rps n_p50 n_p99 n_req n_bad <<<"$(load "http://127.0.0.1:$nport/callback" "$CONNECTIONS" 0)"
-start_serve "$work/store.sqlite" "$work/sqlite.log"; p=$started_pid
+start_serve "$BIN" "$work/store.sqlite" "$work/sqlite.log"; p=$started_pid
 read -r q_rps q_p50 q_p99 q_req q_bad <<<"$(load "http://127.0.0.1:$started_port/callback" "$CONNECTIONS" 0)"
 kill -TERM "$p"; wait "$p" 2>/dev/null || true
-start_serve "$(url demo)" "$work/pg1.log"; p=$started_pid
+start_serve "$BIN" "$(url demo)" "$work/pg1.log"; p=$started_pid
 read -r o_rps o_p50 o_p99 o_req o_bad <<<"$(load "http://127.0.0.1:$started_port/callback" "$CONNECTIONS" 0)"
 kill -TERM "$p"; wait "$p" 2>/dev/null || true
 # Two serve processes on one store, each its own half of the load at once; the same bodies reach both, so
 # every order is granted once between them.
-start_serve "$(url demo)" "$work/pg2a.log"; a=$started_pid; aport=$started_port
-start_serve "$(url demo)" "$work/pg2b.log"; b=$started_pid; bport=$started_port
+start_serve "$BIN" "$(url demo)" "$work/pg2a.log"; a=$started_pid; aport=$started_port
+start_serve "$BIN" "$(url demo)" "$work/pg2b.log"; b=$started_pid; bport=$started_port
 load "http://127.0.0.1:$aport/callback" $((CONNECTIONS / 2)) 0 >"$work/a.result" &
 la=$!
 load "http://127.0.0.1:$bport/callback" $((CONNECTIONS / 2)) 1 >"$work/b.result" &

@@ -24,58 +24,10 @@ product=$(sqlite3 "$work/store.sqlite" "SELECT id FROM product WHERE app_id = '$
 
 bodies=${BODIES:-200000}
 make_bodies "$bodies" "$app" "$key" "$product" > "$work/bodies.txt"
-cat > "$work/post.lua" <<'LUA'
-local bodies, n = {}, 0
-for line in io.lines(os.getenv("BODIES_FILE")) do n = n + 1; bodies[n] = line end
-local counter = 0
-function setup(thread) thread:set("offset", counter); counter = counter + 1 end
-local i = 0
-request = function()
-  i = i + 1
-  local body = bodies[((offset * 7919 + i) % n) + 1]
-  return wrk.format("POST", "/callback", {["Content-Type"] = "application/x-www-form-urlencoded"}, body)
-end
-done = function(summary, latency, requests)
-  local non2xx = summary.errors.status
-  io.write(string.format("RESULT %.0f %.3f %.3f %d %d\n", summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, summary.requests, non2xx))
-end
-LUA
+write_post_lua "$work/post.lua"
+load() { wrk_post "$work/post.lua" "$work/bodies.txt" "$1" "$CONNECTIONS" 0; } # url -> "rps p50 p99 requests non2xx"
+start_nginx "$work/nginx"; nport=$nginx_port
 
-load() { # name url -> "rps p50 p99 requests non2xx"
-  BODIES_FILE="$work/bodies.txt" wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_LOAD}s" --latency -s "$work/post.lua" "$1" 2>/dev/null \
-    | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
-}
-
-# nginx: a static `success` for POST /callback, as many workers as cores.
-nport=$(free_port)
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  server {
-    listen 127.0.0.1:$nport;
-    location /callback { return 200 "success"; }
-    location /healthz { return 200 "ok"; }
-  }
-}
-CONF
-nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
-pids+=($!)
-wait_for "http://127.0.0.1:$nport/healthz"
-
-start_serve() { # binary store log: sets started_pid and started_port (no subshell, so `wait` can reap it)
-  started_port=$(free_port)
-  "$1" serve --listen "127.0.0.1:$started_port" --db "$2" --log "$3" >/dev/null &
-  started_pid=$!
-  pids+=($started_pid)
-  wait_for "http://127.0.0.1:$started_port/healthz"
-}
 # serve: the store above, and BEFORE=BINARY (optional) on a copy of it, e.g. the release before a change.
 start_serve "$BIN" "$work/store.sqlite" "$work/serve.log"; spid=$started_pid; sport=$started_port
 if [ -n "${BEFORE:-}" ]; then

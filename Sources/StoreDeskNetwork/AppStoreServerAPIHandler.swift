@@ -20,6 +20,13 @@ import StoreDeskTrust
 /// - `POST /inApps/v1/notifications/test`, `GET /inApps/v1/notifications/test/{token}`: a TEST notification.
 /// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken`: Set App Account Token.
 /// - `PUT /inApps/v1/subscriptions/extend/{originalTransactionId}`: Extend a Subscription Renewal Date.
+/// - `PUT /inApps/v1/transactions/consumption/{transactionId}`: Send Consumption Information (answers the
+///   consumable's CONSUMPTION_REQUEST on the store's desk; 202).
+/// - `POST /inApps/v1/subscriptions/extend/mass`, `GET /inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}`:
+///   Extend Subscription Renewal Dates for All Active Subscribers, and its status.
+/// - `GET /inApps/v1/transactions/appTransactions/{transactionId}`: Get App Transaction Info.
+///
+/// Each API key has a token bucket (`APIRateLimits`, `serve --api-rate-limit`): past it, 429 / 4290000.
 /// - `POST /inApps/v1/notifications/history`: Get Notification History (the app's notifications the store
 ///   holds, signed again by its chain, each with the attempts `serve`'s sender made to the app's notification
 ///   URL; `onlyFailures`: those sent that have not reached it).
@@ -28,6 +35,8 @@ struct AppStoreServerAPIHandler: Sendable {
     let apps: AppDirectory
     let chain: SigningChain
     let tests: TestNotifications
+    let limits: APIRateLimits
+    let masses = MassExtensions()
     let body: BodyReader
 
     /// Who asked: the app whose key signed the token, and the key.
@@ -78,6 +87,23 @@ struct AppStoreServerAPIHandler: Sendable {
             let token = request.uri.queryParameters.get("paginationToken").map { String($0) }
             return try await withBody(request, context) { caller, bytes, _ in try notificationHistory(caller, bytes, token) }
         }
+        router.get("/inApps/v1/transactions/appTransactions/{transactionId}") { request, context in
+            await handle(request, context) { caller, now in try appTransactionInfo(caller, context.parameters.get("transactionId") ?? "", now) }
+        }
+        router.post("/inApps/v1/subscriptions/extend/mass") { request, context in
+            try await withBody(request, context) { caller, bytes, now in try massExtend(caller, bytes, now) }
+        }
+        router.get("/inApps/v1/subscriptions/extend/mass/{productId}/{requestIdentifier}") { request, context in
+            await handle(request, context) { caller, _ in
+                try massExtensionStatus(
+                    caller, context.parameters.get("productId") ?? "", context.parameters.get("requestIdentifier") ?? "")
+            }
+        }
+        router.put("/inApps/v1/transactions/consumption/{transactionId}") { request, context in
+            try await withBody(request, context) { caller, bytes, now in
+                try sendConsumption(caller, context.parameters.get("transactionId") ?? "", bytes, now)
+            }
+        }
         router.put("/inApps/v1/subscriptions/extend/{transactionId}") { request, context in
             try await withBody(request, context) { caller, bytes, now in
                 try extendRenewalDate(caller, context.parameters.get("transactionId") ?? "", bytes, now)
@@ -110,12 +136,13 @@ struct AppStoreServerAPIHandler: Sendable {
         _ request: Request, _ context: ServeContext, _ work: @escaping @Sendable (Caller, Instant) throws -> Reply
     ) async -> Response {
         let authorization = request.headers[.authorization]
-        let database = self.database, apps = self.apps
+        let database = self.database, apps = self.apps, limits = self.limits
         let outcome: Result<Reply, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     returning: Result {
                         let caller = try Self.authenticate(authorization, database: database, apps: apps, wall: Instant(Date()))
+                        guard limits.take(keyId: caller.keyId, appId: caller.app.id, at: Instant(Date())) else { throw AppStoreAPIError.rateLimitExceeded }
                         return try work(caller, try database.now(wall: Instant(Date())).instant)
                     })
             }
@@ -258,7 +285,7 @@ struct AppStoreServerAPIHandler: Sendable {
             throw AppStoreAPIError.originalTransactionIdNotFound
         }
         let token = try AppStoreServerAPI.checkAppAccountToken(customer, token: text)
-        try database.setAppAccountToken(token, originalTransactionId: originalId, actor: "api key \(caller.keyId)", at: now)
+        try database.setAppAccountToken(token, originalTransactionId: originalId, actor: .apiKey(caller.keyId), at: now)
         return Reply(status: .ok, json: nil, note: "app account token of \(originalId) set")
     }
 
@@ -266,13 +293,73 @@ struct AppStoreServerAPIHandler: Sendable {
         let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
         let request = try RenewalExtensionRequest(json: bytes)
         guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id,
-            let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: "api key \(caller.keyId)", at: now)
+            let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: .apiKey(caller.keyId), at: now)
         else { throw AppStoreAPIError.originalTransactionIdNotFound }
         return try Self.json(
             ExtendRenewalDateResponse(
                 originalTransactionId: originalId, webOrderLineItemId: AppleOrderId.of(transactionId: originalId), success: true,
                 effectiveDate: done.effectiveDate.millis),
             note: "renewal of \(originalId) extended by \(done.extendByDays) days to \(done.effectiveDate.iso8601)")
+    }
+
+    private func appTransactionInfo(_ caller: Caller, _ id: String, _ now: Instant) throws -> Reply {
+        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let signed = try chain.signAppTransaction(AppTransactionDecodedPayload.of(customer, at: now))
+        return try Self.json(["signedAppTransactionInfo": signed], note: "app transaction of \(id)")
+    }
+
+    /// Extend Subscription Renewal Dates for All Active Subscribers: each entitled subscription to the
+    /// product extended as Extend a Subscription Renewal Date would (the mass request's identifier keeps
+    /// a repeat from extending twice), done before the answer; its counts kept for the status request.
+    private func massExtend(_ caller: Caller, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
+        let request = try MassRenewalExtensionRequest(json: bytes)
+        guard let product = try database.product(id: request.productId), product.appId == caller.app.id, product.type == .autoRenewable else {
+            throw AppStoreAPIError.invalidProductId
+        }
+        if masses.status(appId: caller.app.id, productId: product.id, requestIdentifier: request.single.requestIdentifier) == nil {
+            var succeeded = 0, failed = 0
+            for id in try database.entitledSubscriptionIds(appId: caller.app.id, productId: product.id) {
+                do {
+                    if try database.extendRenewalDate(originalTransactionId: id, request.single, actor: .apiKey(caller.keyId), at: now) != nil {
+                        succeeded += 1
+                    } else {
+                        failed += 1
+                    }
+                } catch is AppStoreAPIError {
+                    failed += 1
+                }
+            }
+            masses.keep(
+                MassExtensions.Status(requestIdentifier: request.single.requestIdentifier, complete: true, completeDate: now.millis,
+                    succeededCount: succeeded, failedCount: failed),
+                appId: caller.app.id, productId: product.id)
+        }
+        return try Self.json(["requestIdentifier": request.single.requestIdentifier], note: "mass extension of \(product.id)")
+    }
+
+    private func massExtensionStatus(_ caller: Caller, _ productId: String, _ requestIdentifier: String) throws -> Reply {
+        guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else { throw AppStoreAPIError.invalidRequestIdentifier }
+        guard let status = masses.status(appId: caller.app.id, productId: productId, requestIdentifier: requestIdentifier) else {
+            throw AppStoreAPIError.statusRequestNotFound
+        }
+        return try Self.json(status, note: "mass extension \(requestIdentifier): \(status.succeededCount) extended, \(status.failedCount) not")
+    }
+
+    private func sendConsumption(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
+        let transactionId = try AppStoreServerAPI.checkTransactionId(id)
+        let info = try ConsumptionInformation(json: bytes)
+        let customer = try customer(caller, transactionId)
+        guard let purchase = customer.purchases.first(where: { $0.transaction.id == transactionId }) else {
+            throw AppStoreAPIError.transactionIdNotFound
+        }
+        guard purchase.product.type == .consumable else { throw AppStoreAPIError.invalidTransactionNotConsumable }
+        do {
+            _ = try database.answerConsumption(transactionId: transactionId, info, by: .apiKey(caller.keyId), at: now)
+        } catch StoreError.invalidArgument {
+            // No consumption request to answer (or answered already): nothing is taken.
+            throw AppStoreAPIError.generalBadRequest
+        }
+        return Reply(status: .accepted, json: nil, note: "consumption information for \(transactionId)")
     }
 
     private func notificationHistory(_ caller: Caller, _ bytes: [UInt8], _ token: String?) throws -> Reply {
@@ -370,6 +457,57 @@ struct AppStoreServerAPIHandler: Sendable {
     struct CheckTestNotificationResponse: Encodable {
         var signedPayload: String
         var sendAttempts: [String]
+    }
+}
+
+/// The mass renewal extensions this server ran, by app, product and request identifier (kept while it
+/// runs: at most the newest 1,000).
+final class MassExtensions: @unchecked Sendable {
+    struct Status: Encodable, Sendable {
+        var requestIdentifier: String
+        var complete: Bool
+        var completeDate: Int64
+        var succeededCount: Int
+        var failedCount: Int
+    }
+
+    private let lock = NSLock()
+    private var kept: [String: Status] = [:]
+    private var order: [String] = []
+
+    func keep(_ status: Status, appId: String, productId: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = [appId, productId, status.requestIdentifier].joined(separator: "\u{0}")
+        if kept[key] == nil { order.append(key) }
+        kept[key] = status
+        if order.count > 1000 { kept[order.removeFirst()] = nil }
+    }
+
+    func status(appId: String, productId: String, requestIdentifier: String) -> Status? {
+        lock.lock()
+        defer { lock.unlock() }
+        return kept[[appId, productId, requestIdentifier].joined(separator: "\u{0}")]
+    }
+}
+
+/// Each API key's token bucket (`TokenBucket`), by app and key id.
+final class APIRateLimits: @unchecked Sendable {
+    private let lock = NSLock()
+    private let perSecond: Int
+    private var buckets: [String: TokenBucket] = [:]
+
+    init(perSecond: Int) { self.perSecond = perSecond }
+
+    /// Takes a request's token from the key's bucket; false when it is empty.
+    func take(keyId: String, appId: String, at now: Instant) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let key = appId + "\u{0}" + keyId
+        var bucket = buckets[key] ?? TokenBucket(capacity: perSecond, perSecond: Double(perSecond), at: now)
+        let taken = bucket.take(at: now)
+        buckets[key] = bucket
+        return taken
     }
 }
 

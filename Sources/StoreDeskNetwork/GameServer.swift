@@ -37,7 +37,14 @@ public struct GameServer: Sendable {
         /// Seconds a connection may stay without traffic (reading or writing) before it is closed.
         public var idleTimeout: Double
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 64 * 1024, readTimeout: Double = 10, idleTimeout: Double = 30) {
+        /// The App Store Server API's requests a second per API key (and its burst): past it, 429 / 4290000.
+        public var apiRateLimit: Int
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, bodyLimit: Int = 64 * 1024, readTimeout: Double = 10, idleTimeout: Double = 30,
+            apiRateLimit: Int = 10_000
+        ) {
+            self.apiRateLimit = apiRateLimit
             self.host = host
             self.port = port
             self.bodyLimit = bodyLimit
@@ -73,7 +80,7 @@ public struct GameServer: Sendable {
         // Apple's App Store Server API, signed with the store's own chain (made now when it has none).
         let (chain, _) = try StoreSigner.chain(of: database, now: try database.now(wall: Instant(Date())).instant)
         AppStoreServerAPIHandler(
-            database: database, apps: apps, chain: chain, tests: TestNotifications(),
+            database: database, apps: apps, chain: chain, tests: TestNotifications(), limits: APIRateLimits(perSecond: settings.apiRateLimit),
             body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout)
         ).register(on: router)
         router.get("/healthz") { _, context in

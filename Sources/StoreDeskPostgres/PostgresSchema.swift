@@ -115,6 +115,20 @@ enum PostgresSchema {
                 """,
                 "CREATE TRIGGER notification_delivery_notify AFTER INSERT OR UPDATE OR DELETE ON notification_delivery FOR EACH STATEMENT EXECUTE FUNCTION storedesk_notify_commit()",
             ]),
+        // The support desk's consumption requests (SQLite's v21-apple-support).
+        Migration(
+            identifier: "pg5-apple-support",
+            statements: [
+                """
+                CREATE TABLE apple_consumption_request (
+                    transaction_id text COLLATE "C" PRIMARY KEY REFERENCES store_transaction(id),
+                    app_id text COLLATE "C" NOT NULL REFERENCES app(id), user_id text COLLATE "C" NOT NULL,
+                    reason text COLLATE "C" NOT NULL, requested_at bigint NOT NULL, requested_by text COLLATE "C" NOT NULL,
+                    answered_at bigint, answered_by text COLLATE "C", answer text COLLATE "C" CHECK (answer IS NULL OR answer::jsonb IS NOT NULL),
+                    CHECK ((answered_at IS NULL) = (answer IS NULL)))
+                """,
+                "CREATE INDEX consumption_request_on_requested ON apple_consumption_request(requested_at)",
+            ]),
     ]
 
     static let tables = [

@@ -134,15 +134,15 @@ final class PostgresSession: @unchecked Sendable {
         if error is StoreError { return error }
         let store = address.description
         guard let error = error as? PSQLError else {
-            if let io = error as? IOError { return StoreError.database(path: store, message: "cannot reach the server: \(io.description)") }
+            if let io = error as? IOError { return StoreError.unreachable(path: store, reason: "cannot reach the server: \(io.description)") }
             if error is NIOSSLError {
                 return StoreError.database(path: store, message: "the TLS handshake failed (sslmode=\(address.tls.rawValue)): \(error)")
             }
             if let connect = error as? NIOConnectionError {
                 let reason = connect.connectionErrors.first.map { "\($0.error)" } ?? "\(connect)"
-                return StoreError.database(path: store, message: "cannot reach the server: \(Self.plain(reason))")
+                return StoreError.unreachable(path: store, reason: "cannot reach the server: \(Self.plain(reason))")
             }
-            if error is ChannelError { return StoreError.database(path: store, message: "the connection to the server was lost: the next step reconnects") }
+            if error is ChannelError { return StoreError.unreachable(path: store, reason: Self.lost) }
             // The store's own refusals (a rule, an unknown user) pass as they are.
             return error
         }
@@ -157,7 +157,7 @@ final class PostgresSession: @unchecked Sendable {
                 return StoreError.database(path: store, message: "the server refused user '\(address.user)': \(message)")
             case "3D000": return StoreError.database(path: store, message: "the server has no database '\(address.database)'")
             case "57P01", "57P02", "57P03":
-                return StoreError.database(path: store, message: "the server is shutting down or starting: \(message)")
+                return StoreError.unreachable(path: store, reason: "the server is shutting down or starting: \(message)")
             case "25006": return StoreError.readOnlyFile(path: store)
             default: return StoreError.database(path: store, message: message)
             }
@@ -167,15 +167,18 @@ final class PostgresSession: @unchecked Sendable {
                 message: "the server asks a password for user '\(address.user)' and none was found in \(address.passfile ?? "~/.pgpass") (nor PGPASSFILE, nor passfile=)")
         case .connectionError:
             let reason = error.underlying.map { Self.plain("\($0)") } ?? "no answer"
-            return StoreError.database(path: store, message: "cannot reach the server: \(reason)")
+            return StoreError.unreachable(path: store, reason: "cannot reach the server: \(reason)")
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown:
-            return StoreError.database(path: store, message: "the connection to the server was lost: the next step reconnects")
+            return StoreError.unreachable(path: store, reason: Self.lost)
         case .sslUnsupported:
             return StoreError.database(path: store, message: "the server does not offer TLS, and sslmode=\(address.tls.rawValue) asks for it")
         default:
             return StoreError.database(path: store, message: "the server's reply could not be read (\(error.code))")
         }
     }
+
+    /// A connection dropped under a step.
+    static let lost = "the connection to the server was lost: the next step reconnects"
 
     /// A NIO error's text on one line, without its Swift type noise.
     static func plain(_ text: String) -> String {

@@ -135,14 +135,14 @@ extension PostgresStore: AppStoreServerStore {
         }
     }
 
-    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws {
+    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
         try write { db in
             let now = try stamp(now, in: db)
             try db.run(
                 """
                 INSERT INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
-                VALUES (\(originalTransactionId), \(token), \(now.millis), \(actor))
+                VALUES (\(originalTransactionId), \(token), \(now.millis), \(actor.name))
                 ON CONFLICT (original_transaction_id) DO UPDATE SET app_account_token = excluded.app_account_token,
                   set_at = excluded.set_at, set_by = excluded.set_by
                 """)
@@ -153,7 +153,7 @@ extension PostgresStore: AppStoreServerStore {
 
 extension PostgresStore {
     public func extendRenewalDate(
-        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: AuditActor, at now: Instant
     ) throws -> RenewalExtension? {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
         return try write { db in
@@ -180,8 +180,9 @@ extension PostgresStore {
                 INSERT INTO apple_renewal_extension (original_transaction_id, request_identifier, extend_by_days, extend_reason_code,
                   extended_at, previous_expires_date, effective_date, extended_by)
                 VALUES (\(originalTransactionId), \(done.requestIdentifier), \(done.extendByDays), \(done.extendReasonCode),
-                  \(done.extendedAt.millis), \(done.previousExpiresDate.millis), \(done.effectiveDate.millis), \(actor))
+                  \(done.extendedAt.millis), \(done.previousExpiresDate.millis), \(done.effectiveDate.millis), \(actor.name))
                 """)
+            try writeRenewalExtended(db, subscription, done)
             try insert(AppleAPIWrites.extensionAudit(done, actor: actor), db)
             return done
         }

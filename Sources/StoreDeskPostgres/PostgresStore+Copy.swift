@@ -4,7 +4,8 @@ import StoreDeskCore
 import StoreDeskStoreAPI
 
 extension PostgresStore {
-    /// Copies every row of `source` into this store, which must hold none yet, in one transaction: a
+    /// Copies every row of `source` into this store, which must hold none yet, in one transaction (each
+    /// table by `COPY … FROM STDIN`, as `seed` and `store copy` both write): a
     /// copy that fails (a value the schema refuses, a lost connection) leaves the database as it was.
     /// Returns the rows moved per table, counted again on this side before the commit.
     public func load(from source: any StoreRowSource) throws -> StoreCopyReport {
@@ -33,12 +34,24 @@ extension PostgresStore {
             throw StoreError.invalidArgument("\(name) already holds a store: copy into a database without one")
         }
         var report: [(name: String, rows: Int)] = []
+        // An index built once over every row is far cheaper than one kept up row by row (pg_restore loads
+        // the same way): the indexes no constraint needs go while the rows arrive and are made again after,
+        // in the same transaction, so no other session ever sees the store without them.
+        let indexes = try secondaryIndexes(db)
+        for index in indexes { try db.run("DROP INDEX \(unescaped: index.name)") }
         try source.snapshot { source in
             for table in PostgresSchema.copyOrder {
                 let columns = try source.columns(of: table)
                 let expected = try source.count(of: table)
-                try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
-                    try insert(rows, into: table, columns: columns, onConflict: table == "store_meta" ? "(key) DO UPDATE SET value = excluded.value" : nil, db)
+                if table == "store_meta" {
+                    // The schema's own meta rows are there already: the source's replace them.
+                    try source.rows(of: table, columns: columns, batch: Self.batchRows(columns: columns.count)) { rows in
+                        try insert(rows, into: table, columns: columns, onConflict: "(key) DO UPDATE SET value = excluded.value", db)
+                    }
+                } else {
+                    try db.copy(into: table, columns: columns) { send in
+                        try source.rows(of: table, columns: columns, batch: Self.copyBatchRows, send)
+                    }
                 }
                 let copied = try db.rows("SELECT count(*) FROM \(unescaped: Self.quoted(table))").first?.decode(Int64.self) ?? 0
                 guard copied == expected else {
@@ -47,6 +60,7 @@ extension PostgresStore {
                 report.append((table, expected))
             }
         }
+        for index in indexes { try db.run("\(unescaped: index.definition)") }
         // Identity columns go on after the copied rows.
         for (table, column) in Self.identityColumns {
             try db.run(
@@ -56,6 +70,19 @@ extension PostgresStore {
                 """)
         }
         return StoreCopyReport(tables: report)
+    }
+
+    /// The schema's indexes that back no constraint (a primary key, a unique or exclusion constraint keeps
+    /// its own), by qualified name, with the statement that makes each again.
+    func secondaryIndexes(_ db: PostgresSession.Transaction) throws -> [(name: String, definition: String)] {
+        try db.rows(
+            """
+            SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
+            FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace
+            WHERE n.nspname = current_schema() AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
+            ORDER BY 1
+            """
+        ).map { row in let (name, definition) = try row.decode((String, String).self); return (name, definition) }
     }
 
     /// Inserts `rows` by multi-row INSERTs, as many rows a statement as PostgreSQL's bound values allow;
@@ -77,6 +104,9 @@ extension PostgresStore {
             try db.run(sql.query)
         }
     }
+
+    /// Rows a COPY batch: large enough that a batch is one write, small enough that four in flight stay small.
+    static let copyBatchRows = 2000
 
     /// Rows per INSERT: PostgreSQL takes at most 65,535 bound values a statement.
     static func batchRows(columns: Int) -> Int { max(1, min(1000, 60_000 / max(1, columns))) }

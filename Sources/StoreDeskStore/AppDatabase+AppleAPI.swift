@@ -63,7 +63,7 @@ extension AppDatabase: AppleAPIStore {
     public func appAPIKeys(appId: String?) throws -> [AppAPIKey] {
         try reader.read { db in
             if let appId {
-                return try Row.fetchAll(db, sql: "SELECT * FROM app_api_key WHERE app_id = ? ORDER BY key_id", arguments: [appId])
+                return try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM app_api_key WHERE app_id = ? ORDER BY key_id"), arguments: [appId])
                     .map(AppAPIKey.init(row:))
             }
             return try Row.fetchAll(db, sql: "SELECT * FROM app_api_key ORDER BY app_id, key_id").map(AppAPIKey.init(row:))
@@ -95,46 +95,47 @@ extension AppDatabase: AppleAPIStore {
 }
 
 extension AppDatabase: AppStoreServerStore {
+    /// Every request of the App Store Server API reads a customer: its statements are prepared once a
+    /// connection (GRDB's statement cache), not parsed and authorized again each time.
     public func appStoreCustomer(transactionId: String) throws -> AppStoreCustomer? {
         try reader.read { db in
-            guard let asked = try StoreTransaction.fetchOne(db, sql: "SELECT * FROM store_transaction WHERE id = ?", arguments: [transactionId]),
-                let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [asked.appId])
+            func statement(_ sql: String) throws -> Statement { try db.cachedStatement(sql: sql) }
+            guard let asked = try StoreTransaction.fetchOne(statement("SELECT * FROM store_transaction WHERE id = ?"), arguments: [transactionId]),
+                let app = try App.fetchOne(statement("SELECT * FROM app WHERE id = ?"), arguments: [asked.appId])
             else { return nil }
+            let owner: StatementArguments = [asked.userId, app.id]
             let accounts = try Row.fetchAll(
-                db, sql: "SELECT sid, role_id, app_account_token FROM game_account WHERE user_id = ? AND app_id = ? ORDER BY id",
-                arguments: [asked.userId, app.id]
+                statement("SELECT sid, role_id, app_account_token FROM game_account WHERE user_id = ? AND app_id = ? ORDER BY id"), arguments: owner
             ).map { row in (sid: try row.column("sid") as String, roleId: try row.column("role_id") as String, token: try row.column("app_account_token") as String) }
             var tokens: [String: String] = [:]
             for row in try Row.fetchAll(
-                db,
-                sql: """
+                statement(
+                    """
                     SELECT t.original_transaction_id, t.app_account_token FROM apple_app_account_token t
                     JOIN store_transaction s ON s.id = t.original_transaction_id WHERE s.user_id = ? AND s.app_id = ?
-                    """, arguments: [asked.userId, app.id])
+                    """), arguments: owner)
             {
                 tokens[try row.column("original_transaction_id")] = try row.column("app_account_token")
             }
             return AppStoreCustomer.assemble(
                 asked: asked, app: app,
                 transactions: try StoreTransaction.fetchAll(
-                    db, sql: "SELECT * FROM store_transaction WHERE user_id = ? AND app_id = ? ORDER BY purchase_date, id",
-                    arguments: [asked.userId, app.id]),
-                products: try Product.fetchAll(db, sql: "SELECT * FROM product WHERE app_id = ?", arguments: [app.id]),
+                    statement("SELECT * FROM store_transaction WHERE user_id = ? AND app_id = ? ORDER BY purchase_date, id"), arguments: owner),
+                products: try Product.fetchAll(statement("SELECT * FROM product WHERE app_id = ?"), arguments: [app.id]),
                 accounts: accounts, tokens: tokens,
                 subscriptions: try Subscription.fetchAll(
-                    db, sql: "SELECT * FROM subscription WHERE user_id = ? AND app_id = ? ORDER BY original_transaction_id",
-                    arguments: [asked.userId, app.id]))
+                    statement("SELECT * FROM subscription WHERE user_id = ? AND app_id = ? ORDER BY original_transaction_id"), arguments: owner))
         }
     }
 
-    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws {
+    public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         try writeImmediate { db in
             let now = try StoreMeta.stamp(now, in: db)
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
                     VALUES (?, ?, ?, ?)
-                    """, arguments: [originalTransactionId, token, now, actor])
+                    """, arguments: [originalTransactionId, token, now, actor.name])
             var audit = AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now)
             try audit.insert(db)
         }
@@ -153,7 +154,7 @@ extension RenewalExtension {
 
 extension AppDatabase {
     public func extendRenewalDate(
-        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: AuditActor, at now: Instant
     ) throws -> RenewalExtension? {
         try writeImmediate { db in
             guard let subscription = try Subscription.fetchOne(
@@ -179,12 +180,34 @@ extension AppDatabase {
                     """,
                 arguments: [
                     originalTransactionId, done.requestIdentifier, done.extendByDays, done.extendReasonCode, done.extendedAt,
-                    done.previousExpiresDate, done.effectiveDate, actor,
+                    done.previousExpiresDate, done.effectiveDate, actor.name,
                 ])
+            try Self.writeRenewalExtended(db, subscription, done)
             var audit = AppleAPIWrites.extensionAudit(done, actor: actor)
             try audit.insert(db)
             return done
         }
+    }
+}
+
+extension AppDatabase {
+    /// The RENEWAL_EXTENDED notification Apple sends for an extension, taken in by the engine (the
+    /// subscription's row folds to the new expiry from its notifications, as later imports fold it).
+    static func writeRenewalExtended(_ db: Database, _ subscription: Subscription, _ done: RenewalExtension) throws {
+        guard let product = try Product.fetchOne(db, sql: "SELECT * FROM product WHERE id = ?", arguments: [subscription.productId]),
+            let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [subscription.appId])
+        else { return }
+        let stored = try StoreTransaction.fetchOne(
+            db, sql: "SELECT * FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date DESC, id DESC LIMIT 1",
+            arguments: [subscription.id])
+        var before = subscription
+        before.expiresDate = done.previousExpiresDate
+        let events = try SubscriptionEventRow.events(db, originalTransactionIds: [subscription.id])
+        let latest = AppleSupport.latest(events: events, subscription: before, transaction: stored, product: product, app: app)
+        let signed = AppleSupport.signingInstant(done.extendedAt, after: events)
+        let event = AppleSupport.renewalExtended(
+            latest: latest.transaction, renewal: latest.renewal, done, app: app, uuid: AppleSupport.newUUID(), at: signed)
+        try importSupportNotification(db, event, at: signed)
     }
 }
 

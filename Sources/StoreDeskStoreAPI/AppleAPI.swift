@@ -25,13 +25,14 @@ public protocol AppStoreServerStore: Sendable {
     func appStoreCustomer(transactionId: String) throws -> AppStoreCustomer?
     /// Gives an original transaction (and every transaction of its chain) the app account token `token`,
     /// with an audit line by `actor` (the API key that asked).
-    func setAppAccountToken(_ token: String, originalTransactionId: String, actor: String, at now: Instant) throws
+    func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws
     /// Extend a Subscription Renewal Date, decided by `RenewalExtension.decide` inside the write: the
-    /// subscription's expiry (and its latest transaction's) moved, the extension kept, an audit line. Nil
+    /// subscription's expiry (and its latest transaction's) moved, the extension kept, an audit line, and
+    /// the RENEWAL_EXTENDED notification Apple sends written to the log (folded by the engine). Nil
     /// when the store has no subscription `originalTransactionId`; a request identifier used before answers
     /// as it did and writes nothing.
     func extendRenewalDate(
-        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: String, at now: Instant
+        originalTransactionId: String, _ request: RenewalExtensionRequest, actor: AuditActor, at now: Instant
     ) throws -> RenewalExtension?
 }
 
@@ -131,17 +132,17 @@ public enum AppleAPIWrites {
             detail: "\(replaced ? "replaced" : "added") API key \(key.keyId), issuer \(key.issuerId) (public key kept)")
     }
 
-    /// The audit line of Set App Account Token (`actor`: the API key that asked).
-    public static func tokenAudit(originalTransactionId: String, token: String, actor: String, at now: Instant) -> AuditEntry {
+    /// The audit line of Set App Account Token (`actor`: the API key that asked, or a staff member).
+    public static func tokenAudit(originalTransactionId: String, token: String, actor: AuditActor, at now: Instant) -> AuditEntry {
         AuditEntry(
-            at: now, actor: actor, role: "api", action: "apple.app_account_token.set", subject: "transaction \(originalTransactionId)",
+            at: now, actor: actor.name, role: actor.role, action: "apple.app_account_token.set", subject: "transaction \(originalTransactionId)",
             detail: "app account token \(token)")
     }
 
-    /// The audit line of a renewal date extended (`actor`: the API key that asked).
-    public static func extensionAudit(_ done: RenewalExtension, actor: String) -> AuditEntry {
+    /// The audit line of a renewal date extended (`actor`: the API key that asked, or a staff member).
+    public static func extensionAudit(_ done: RenewalExtension, actor: AuditActor) -> AuditEntry {
         AuditEntry(
-            at: done.extendedAt, actor: actor, role: "api", action: "apple.renewal.extend", subject: "transaction \(done.originalTransactionId)",
+            at: done.extendedAt, actor: actor.name, role: actor.role, action: "apple.renewal.extend", subject: "transaction \(done.originalTransactionId)",
             detail: "renewal date extended by \(done.extendByDays) days (reason \(done.extendReasonCode), request \(done.requestIdentifier)): "
                 + "\(done.previousExpiresDate.iso8601) to \(done.effectiveDate.iso8601)")
     }

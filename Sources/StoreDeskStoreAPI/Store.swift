@@ -6,7 +6,7 @@ import StoreDeskCore
 /// (`StoreDeskStores.StoreOpener`) names a backend. `AppDatabase` (SQLite through GRDB) implements it.
 public protocol Store: ConsoleStore, AppsStore, CatalogueStore, TrustRootStore, NotificationImportStore, GameServerStore,
     StoreChecking, StoreTimeLine, PlayerLookup, RestoreDeskStore, AuditLogStore, AppleAPIStore,
-    AppStoreServerStore, NotificationHistoryStore
+    AppStoreServerStore, NotificationHistoryStore, AppleSupportStore
 {}
 
 /// How a caller means to use a store.

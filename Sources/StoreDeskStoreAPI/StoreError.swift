@@ -18,6 +18,9 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
     case unknownUser(id: String)
     case invalidArgument(String)
     case database(path: String, message: String)
+    /// A store behind a server that cannot be reached now, or that dropped the connection: nothing was
+    /// written by the step that failed, and the next step tries again (the console says "reconnecting").
+    case unreachable(path: String, reason: String)
     /// The file holds a StoreDesk schema but something in it was changed by hand (a dropped key, a
     /// clock that is not a date): `check` names it.
     case damaged(path: String, detail: String)
@@ -46,6 +49,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .unknownUser(let id): "no user with id '\(id)'"
         case .invalidArgument(let message): message
         case .database(let path, let message): "\(path): \(message)"
+        case .unreachable(let path, let reason): "\(path): \(reason)"
         case .damaged(let path, let detail):
             "\(path) is damaged: \(detail); `storedesk check --db \(path)` lists what is wrong"
         case .runEnded(let path, let run, let by?):

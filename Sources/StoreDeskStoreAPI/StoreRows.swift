@@ -66,7 +66,7 @@ public enum StoreTables {
         "transaction_event", "login_entry_history", "onetap_simulator", "onetap_token", "trust_root", "subscription_event",
         "catalogue", "catalogue_group", "catalogue_product", "catalogue_localization", "catalogue_offer",
         "catalogue_billing_plan", "game_server_callback", "game_server_grant",
-        "signer", "app_api_key", "apple_app_account_token", "apple_renewal_extension", "notification_delivery",
-        "notification_attempt", "store_meta",
+        "signer", "app_api_key", "apple_app_account_token", "apple_renewal_extension", "apple_consumption_request",
+        "notification_delivery", "notification_attempt", "store_meta",
     ]
 }

@@ -55,3 +55,10 @@ extension SigningChain {
         return try encoder.encode(value)
     }
 }
+
+extension SigningChain {
+    /// Signs an `AppTransactionDecodedPayload` (a `signedAppTransactionInfo`).
+    public func signAppTransaction(_ payload: AppTransactionDecodedPayload) throws -> String {
+        try sign(Self.appleJSON(payload))
+    }
+}

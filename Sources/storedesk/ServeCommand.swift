@@ -27,12 +27,15 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The largest request body taken, in bytes.", valueName: "bytes")) var maxBody = 64 * 1024
     @Option(help: "Seconds a request's body may take to arrive.") var readTimeout: Double = 10
     @Option(help: "Seconds a connection may stay silent before it is closed.") var idleTimeout: Double = 30
+    @Option(help: "App Store Server API requests a second per API key (and its burst); past it 429 with errorCode 4290000.")
+    var apiRateLimit = 10_000
     @Option(help: ArgumentHelp("Append the request log to this file instead of stderr.", valueName: "path")) var log: String?
     @OptionGroup var store: StoreOptions
 
     func validate() throws {
         _ = try Self.address(listen)
         guard maxBody >= 1024, maxBody <= 16 * 1024 * 1024 else { throw fail("--max-body must be from 1024 to 16777216 bytes, got \(maxBody)") }
+        guard (1...1_000_000).contains(apiRateLimit) else { throw fail("--api-rate-limit must be from 1 to 1000000 requests a second, got \(apiRateLimit)") }
         for (name, value) in [("--read-timeout", readTimeout), ("--idle-timeout", idleTimeout)] {
             guard value > 0, value.isFinite, value <= 3600 else { throw fail("\(name) must be above 0 and at most 3600 seconds, got \(value)") }
         }
@@ -52,7 +55,8 @@ struct ServeCommand: ParsableCommand {
         let database = try reporting { try store.open(.readWriteConcurrent) }
         let server = GameServer(
             database: database,
-            settings: .init(host: host, port: port, bodyLimit: maxBody, readTimeout: readTimeout, idleTimeout: idleTimeout),
+            settings: .init(
+                host: host, port: port, bodyLimit: maxBody, readTimeout: readTimeout, idleTimeout: idleTimeout, apiRateLimit: apiRateLimit),
             log: RequestLog(handle: handle))
         let path = database.path
         try reporting {

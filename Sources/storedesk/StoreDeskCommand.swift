@@ -13,7 +13,7 @@ struct StoreDeskCommand: ParsableCommand {
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
             SimulateCommand.self, LoginCommand.self, RestoreCommand.self, AuditCommand.self,
             EventsCommand.self, SubsCommand.self, AppsCommand.self, CatalogCommand.self, ServeCommand.self, QueueCommand.self,
-            TrustCommand.self, SignerCommand.self, ConfigCommand.self, FindCommand.self, StoreCommand.self,
+            TrustCommand.self, SignerCommand.self, SupportCommand.self, ConfigCommand.self, FindCommand.self, StoreCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
 

@@ -8,7 +8,8 @@
         prints the bearer JWT AppStoreServerAPIClient signs its requests with.
     apple_library.py api BASE_URL KEY_PEM KEY_ID ISSUER_ID ROOT_DER APP_APPLE_ID < calls.json
         calls.json: [{"call": "transaction_info" | "history" | "statuses" | "lookup" | "refunds" |
-                      "test_notification" | "set_token" | "extend" | "raw_put" | "notification_history", "bundle": "...", "environment": "Production" | "Sandbox",
+                      "test_notification" | "set_token" | "extend" | "raw_put" | "notification_history" |
+                      "consumption" | "mass_extend" | "mass_status" | "app_transaction" | "burst", "bundle": "...", "environment": "Production" | "Sandbox",
                       "id": "...", "request": {...}, "token": "good" | "expired" | "other_key"}]
         drives AppStoreServerAPIClient (nothing changed but its base URL) against BASE_URL, and verifies every
         signed transaction, renewal info and notification it returns with SignedDataVerifier (ROOT_DER, online
@@ -170,6 +171,32 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
                     response = api_client.get_notification_history(response.paginationToken, request)
                     signed += [("notification", item.signedPayload) for item in response.notificationHistory or []]
                     pages += 1
+            elif call == "consumption":
+                from appstoreserverlibrary.models.ConsumptionRequestV1 import ConsumptionRequestV1
+                # Enumerated fields go as their raw values (the library keeps a value it has no case for as it is).
+                enumerated = ["consumptionStatus", "platform", "deliveryStatus", "accountTenure", "playTime",
+                              "lifetimeDollarsRefunded", "lifetimeDollarsPurchased", "userStatus", "refundPreference"]
+                fields = {("raw" + name[0].upper() + name[1:] if name in enumerated else name): value
+                          for name, value in case["request"].items()}
+                api_client.send_consumption_data(case["id"], ConsumptionRequestV1(**fields))
+                response = None
+            elif call == "mass_extend":
+                from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode
+                from appstoreserverlibrary.models.MassExtendRenewalDateRequest import MassExtendRenewalDateRequest
+                sent = api_client.extend_renewal_date_for_all_active_subscribers(MassExtendRenewalDateRequest(
+                    extendByDays=case["days"], extendReasonCode=ExtendReasonCode(case["reason"]),
+                    requestIdentifier=case["request_id"], productId=case["product"], storefrontCountryCodes=["USA"]))
+                response = api_client.get_status_of_subscription_renewal_date_extensions(sent.requestIdentifier, case["product"])
+            elif call == "mass_status":
+                response = api_client.get_status_of_subscription_renewal_date_extensions(case["request_id"], case["product"])
+            elif call == "app_transaction":
+                response = api_client.get_app_transaction_info(case["id"])
+                signed.append(("app_transaction", response.signedAppTransactionInfo))
+            elif call == "burst":
+                # The same request again and again: the key's token bucket runs dry.
+                response = None
+                for _ in range(case["times"]):
+                    api_client.get_transaction_info(case["id"])
             elif call == "raw_put":
                 # A body the library's models cannot make (malformed JSON), sent by the library's own request.
                 response = api_client._make_request(case["path"], "PUT", {}, case["body"].encode(), None, "application/json")
@@ -185,6 +212,7 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
             "transaction": verifier.verify_and_decode_signed_transaction,
             "renewal": verifier.verify_and_decode_renewal_info,
             "notification": verifier.verify_and_decode_notification,
+            "app_transaction": verifier.verify_and_decode_app_transaction,
         }
         verified = []
         for kind, jws in signed:

@@ -123,14 +123,7 @@ import Testing
         }
         let inserted = try shell("sqlite3 \(Self.quote(store)) \(Self.quote(inserts.joined(separator: " ")))")
         try #require(inserted.status == 0, "\(inserted.output)")
-        let key = try Self.p8(home, "AuthKey_KEY1001.p8")
-        let issuer = "57246542-96fe-1a63-e053-0824d011072a"
-        let set = try Binary.run(
-            ["apps", "set", "1001", "--api-key-file", key, "--key-id", "KEY1001", "--issuer-id", issuer, "--db", store] + Self.developer, home: home)
-        try #require(set.status == 0, "\(set.stderr)")
-        let pem = home.path("root.pem"), der = home.path("root.der")
-        try Data(try Binary.run(["signer", "root", "--pem", "--db", store], home: home).stdout.utf8).write(to: URL(fileURLWithPath: pem))
-        try #require(try shell("openssl x509 -in \(Self.quote(pem)) -outform DER -out \(Self.quote(der))").status == 0)
+        let (key, issuer, der) = try Self.apiClientSetup(store, home)
 
         let serve = try NotificationClockTests.Serve(store: store, home: home)
         defer { serve.stop() }
@@ -265,6 +258,120 @@ import Testing
         #expect(serve.stop() == 0)
         let log = (try? String(contentsOfFile: home.path("serve.log"), encoding: .utf8)) ?? ""
         #expect(log.contains("/inApps/v1/transactions/2000000100000001") && !log.contains("Bearer"))
+    }
+}
+
+extension AppStoreServerAPITests {
+    /// App 1001's API key (KEY1001, registered by a developer) and the store's root as DER, for Apple's library.
+    static func apiClientSetup(_ store: String, _ home: TemporaryHome) throws -> (key: String, issuer: String, der: String) {
+        let key = try p8(home, "AuthKey_KEY1001.p8")
+        let issuer = "57246542-96fe-1a63-e053-0824d011072a"
+        let set = try Binary.run(
+            ["apps", "set", "1001", "--api-key-file", key, "--key-id", "KEY1001", "--issuer-id", issuer, "--db", store] + developer, home: home)
+        try #require(set.status == 0, "\(set.stderr)")
+        let pem = home.path("root.pem"), der = home.path("root.der")
+        try Data(try Binary.run(["signer", "root", "--pem", "--db", store], home: home).stdout.utf8).write(to: URL(fileURLWithPath: pem))
+        try #require(try shell("openssl x509 -in \(quote(pem)) -outform DER -out \(quote(der))").status == 0)
+        return (key, issuer, der)
+    }
+
+    /// Runs Apple's library on `calls` against a server on `port`, with the app's key and the store's root.
+    static func library(_ calls: [[String: Any]], port: Int, key: String, issuer: String, der: String, home: TemporaryHome) throws -> [Answer] {
+        let calls = calls.map { call in
+            var call = call
+            call["bundle"] = call["bundle"] ?? "com.storedesk.starvoyage"
+            call["environment"] = call["environment"] ?? "Production"
+            return call
+        }
+        let name = UUID().uuidString
+        let input = home.path("calls-\(name).json"), output = home.path("answers-\(name).json"), errors = home.path("python-\(name).err")
+        try JSONSerialization.data(withJSONObject: calls).write(to: URL(fileURLWithPath: input))
+        let ran = try shell(
+            [try AppleLibrary.python(), AppleLibrary.script, "api", "http://127.0.0.1:\(port)", key, "KEY1001", issuer, der, "6741000101"].map(quote)
+                .joined(separator: " ") + " < \(quote(input)) > \(quote(output)) 2> \(quote(errors))")
+        try #require(ran.status == 0, "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+        let answers = try JSONDecoder().decode([Answer].self, from: Data(contentsOf: URL(fileURLWithPath: output)))
+        try #require(answers.count == calls.count)
+        return answers
+    }
+
+    /// The support desk's endpoints: Send Consumption Information answering the desk's CONSUMPTION_REQUEST,
+    /// the mass extension and its status, Get App Transaction Info verified by Apple's verifier, Apple's
+    /// refusals for bad bodies, and the rate limit's 429.
+    @Test func applesLibraryCallsTheSupportEndpoints() throws {
+        let home = TemporaryHome()
+        let store = try HardeningTests.demoStore(home)
+        let (key, issuer, der) = try Self.apiClientSetup(store, home)
+        // The desk raises a consumption request for a consumable; the game server answers it through the API.
+        let raised = try Binary.run(
+            ["support", "consumption", "request", "2000000100000001", "--reason", "UNINTENDED_PURCHASE", "--db", store, "--role", "support"], home: home)
+        try #require(raised.status == 0, "\(raised.stderr)")
+        let entitled = Self.sqlInt(
+            store, "SELECT count(*) FROM subscription WHERE app_id = '1001' AND product_id = 'com.storedesk.starvoyage.vip.monthly' AND state IN ('active', 'grace_period')")
+
+        let serve = try NotificationClockTests.Serve(store: store, home: home)
+        defer { serve.stop() }
+        try #require(serve.port > 0, "serve did not listen: \((try? String(contentsOfFile: serve.output, encoding: .utf8)) ?? "")")
+        let consumption: [String: Any] = [
+            "customerConsented": true, "consumptionStatus": 2, "platform": 1, "sampleContentProvided": false, "deliveryStatus": 0,
+            "appAccountToken": "", "accountTenure": 3, "playTime": 4, "lifetimeDollarsRefunded": 0, "lifetimeDollarsPurchased": 5, "userStatus": 1,
+        ]
+        func consumptionWith(_ field: String, _ value: Any) -> [String: Any] {
+            var changed = consumption
+            changed[field] = value
+            return changed
+        }
+        let answers = try Self.library(
+            [
+                ["call": "consumption", "id": "2000000100000001", "request": consumption],
+                ["call": "consumption", "id": "2000000100000001", "request": consumption],
+                ["call": "consumption", "id": "2000000100000001", "request": consumptionWith("customerConsented", false)],
+                ["call": "consumption", "id": "2000000100000001", "request": consumptionWith("deliveryStatus", 9)],
+                ["call": "consumption", "id": "2000000100000001", "request": consumptionWith("platform", 7)],
+                ["call": "consumption", "id": "2000000100000030", "request": consumption],
+                ["call": "consumption", "id": "2000000199999999", "request": consumption],
+                ["call": "mass_extend", "product": "com.storedesk.starvoyage.vip.monthly", "days": 7, "reason": 3, "request_id": "outage-7"],
+                ["call": "mass_status", "product": "com.storedesk.starvoyage.vip.monthly", "request_id": "outage-7"],
+                ["call": "mass_status", "product": "com.storedesk.starvoyage.vip.monthly", "request_id": "never-sent"],
+                ["call": "mass_extend", "product": "com.storedesk.pocketgarden.plus.monthly", "days": 7, "reason": 3, "request_id": "other-app"],
+                ["call": "mass_extend", "product": "com.storedesk.starvoyage.vip.monthly", "days": 91, "reason": 3, "request_id": "too-long"],
+                ["call": "app_transaction", "id": "2000000100000030"],
+                ["call": "app_transaction", "id": "2000000199999999"],
+                ["call": "app_transaction", "id": "bad!id"],
+            ], port: serve.port, key: key, issuer: issuer, der: der, home: home)
+        #expect(answers[0].ok, "\(answers[0])")
+        for (index, status, code) in [
+            (1, 400, 4_000_000), (2, 400, 4_000_035), (3, 400, 4_000_036), (4, 400, 4_000_039), (5, 400, 4_000_043), (6, 404, 4_040_010),
+            (9, 404, 4_040_009), (10, 400, 4_000_023), (11, 400, 4_000_009), (13, 404, 4_040_010), (14, 400, 4_000_006),
+        ] {
+            #expect(!answers[index].ok && answers[index].httpStatus == status && answers[index].errorCode == code, "call \(index): \(answers[index])")
+        }
+        #expect(try Self.sql(store, "SELECT answered_by || ' ' || json_extract(answer, '$.playTime') FROM apple_consumption_request") == "api key KEY1001 4")
+        #expect(answers[7].ok && answers[7].response?["requestIdentifier"] == .string("outage-7"), "\(answers[7])")
+        #expect(answers[7].response?["complete"] == .bool(true) && answers[7].response?["succeededCount"] == .number(Double(entitled)))
+        #expect(answers[8].ok && answers[8].response?["succeededCount"] == .number(Double(entitled)) && entitled > 0)
+        #expect(Self.sqlInt(store, "SELECT count(*) FROM apple_renewal_extension WHERE request_identifier = 'outage-7'") == entitled)
+        #expect(Self.sqlInt(store, "SELECT count(*) FROM subscription_event WHERE notification_type = 'RENEWAL_EXTENDED' AND source = 'support'") == entitled)
+        let app = try #require(answers[12].verified?.first)
+        #expect(answers[12].ok && app.kind == "app_transaction" && app.ok, "\(answers[12])")
+        #expect(app.decoded?["bundleId"] == .string("com.storedesk.starvoyage") && app.decoded?["receiptType"] == .string("Production"))
+        #expect(app.decoded?["appAppleId"] == .number(6_741_000_101) && app.decoded?["originalPurchaseDate"] != nil)
+        #expect(serve.stop() == 0)
+        #expect(try Self.sql(store, "SELECT count(*) FROM audit_log WHERE action = 'apple.consumption.answer'") == "1")
+        let check = try Binary.run(["check", "--db", store], home: home)
+        #expect(check.status == 0, "\(check.stdout)")
+
+        // Past the key's token bucket: 429 with errorCode 4290000, and the next second it answers again.
+        let limited = try NotificationClockTests.Serve(store: store, home: home, extra: ["--api-rate-limit", "2"])
+        defer { limited.stop() }
+        try #require(limited.port > 0)
+        let burst = try Self.library(
+            [["call": "burst", "id": "2000000100000001", "times": 10]], port: limited.port, key: key, issuer: issuer, der: der, home: home)
+        #expect(!burst[0].ok && burst[0].httpStatus == 429 && burst[0].errorCode == 4_290_000, "\(burst[0])")
+        usleep(1_100_000)
+        let after = try Self.library([["call": "transaction_info", "id": "2000000100000001"]], port: limited.port, key: key, issuer: issuer, der: der, home: home)
+        #expect(after[0].ok, "\(after[0])")
+        #expect(limited.stop() == 0)
     }
 }
 

@@ -34,15 +34,7 @@ import Testing
         try tmux.waitFor("of 3 ──")
 
         // Confirm the oldest prompt onto the paying account: account, Sid, Role_Id, then y on the key.
-        try tmux.keys("g", "c")
-        try tmux.waitFor("Confirm: choose the account")
-        try tmux.keys("Enter")
-        try tmux.waitFor("Sid for 10000024")
-        try tmux.keys("Enter")
-        try tmux.waitFor("Role_Id on s1")
-        try tmux.keys("Enter")
-        try tmux.waitFor("y/n")
-        try tmux.literal("y")
+        try tmux.confirmTheFirstPromptOntoThePayingAccount()
         try tmux.waitFor("restored 2000000100000093 onto 10000024")
         try tmux.waitFor("of 2 ──")
 

@@ -40,11 +40,11 @@ import Testing
         let output: String
         private(set) var port = 0
 
-        init(store: String, home: TemporaryHome) throws {
+        init(store: String, home: TemporaryHome, extra: [String] = []) throws {
             output = home.path("serve-" + UUID().uuidString + ".out")
             try Data().write(to: URL(fileURLWithPath: output))
             process.executableURL = URL(fileURLWithPath: Binary.path)
-            process.arguments = ["serve", "--listen", "127.0.0.1:0", "--db", store, "--log", home.path("serve.log")]
+            process.arguments = ["serve", "--listen", "127.0.0.1:0", "--db", store, "--log", home.path("serve.log")] + extra
             process.environment = ["HOME": home.url.path, "LANG": "C.UTF-8", "TZ": "UTC"]
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
             process.standardOutput = handle

@@ -18,16 +18,7 @@ import Testing
         try tmux.waitFor("of 2 ──")
 
         // Support confirms the first onto the paying account: account, Sid, Role_Id, then y.
-        try tmux.keys("g", "c")
-        try tmux.waitFor("Confirm: choose the account")
-        try tmux.keys("Enter")
-        try tmux.waitFor("Sid for 10000024 s1/r10000024-1: s1")
-        try tmux.keys("Enter")
-        try tmux.waitFor("Role_Id on s1: r10000024-1")
-        try tmux.keys("Enter")
-        try tmux.waitFor("(the paying account)? y/n")
-        // y answers on the key.
-        try tmux.literal("y")
+        try tmux.confirmTheFirstPromptOntoThePayingAccount()
         let screen = try tmux.waitFor("restored 2000000100000093 onto 10000024 s1/r10000024-1")
         #expect(screen.contains("callback   attempt 1 accepted · reply success"))
         let grants = try RestoreCommandTests.sql(
@@ -44,5 +35,21 @@ import Testing
 
         #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
         #expect(try Binary.run(["check"], home: home).status == 0)
+    }
+}
+
+extension ConsoleInTmuxTests.Tmux {
+    /// On the restore desk of the demo store: confirms the first prompt (2000000100000093) onto the paying
+    /// account 10000024 s1/r10000024-1, taking every suggestion with Enter, then `y` on the key.
+    func confirmTheFirstPromptOntoThePayingAccount() throws {
+        try keys("g", "c")
+        try waitFor("Confirm: choose the account")
+        try keys("Enter")
+        try waitFor("Sid for 10000024 s1/r10000024-1: s1")
+        try keys("Enter")
+        try waitFor("Role_Id on s1: r10000024-1")
+        try keys("Enter")
+        try waitFor("(the paying account)? y/n")
+        try literal("y")
     }
 }

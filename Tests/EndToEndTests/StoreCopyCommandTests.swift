@@ -42,9 +42,17 @@ import Testing
         // The copied player list keeps its creation order on every side: the Users screen is the same frame.
         let frames = try [file, url, back].map { store in
             try Binary.run(["snapshot", "--screen", "users", "--size", "120x40", "--db", store], home: home).stdout
-                .replacingOccurrences(of: (store as NSString).lastPathComponent, with: "STORE")
+                .replacingOccurrences(of: Self.headerLabel(store), with: "STORE")
         }
         #expect(frames[0] == frames[1] && frames[1] == frames[2], "\(frames)")
+    }
+
+    /// How the console's header names a store: a file by its name, a team store as `database@host:port`.
+    static func headerLabel(_ store: String) -> String {
+        guard let address = URLComponents(string: store), let host = address.host, let port = address.port else {
+            return (store as NSString).lastPathComponent
+        }
+        return "\(address.path.dropFirst())@\(host):\(port)"
     }
 
     @Test func aCopyThatCannotBeMadeLeavesItsDestinationAsItWas() throws {

@@ -53,21 +53,7 @@ public final class PostgresCluster {
             if Self.runsAsRoot { try Self.run("/bin/chown", ["postgres:postgres", folder.path]) }
             let data = folder.appendingPathComponent("data").path
             try asServerUser("initdb", ["-D", data, "-U", user, "--auth=trust", "--encoding=UTF8", "--locale=C.UTF-8", "--no-sync"])
-            // Started in the background, and waited for by asking it (at most 30 seconds): the server keeps
-            // every descriptor its starter inherits, and Foundation's `Process` takes a child for running as
-            // long as one of its descriptors is open, so the starter closes them first.
-            let log = folder.appendingPathComponent("server.log").path
-            try Self.launchClosingDescriptors(
-                serverCommand("pg_ctl", ["-D", data, "-l", log, "-o", "-c listen_addresses=\(host) -p \(self.port) -k \(folder.path) -c fsync=off", "start"]))
-            var waited = 0
-            while !isAccepting {
-                guard waited < 300 else {
-                    let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                    throw Failure(description: "the PostgreSQL server did not start in 30 seconds: \(said.suffix(500))")
-                }
-                Thread.sleep(forTimeInterval: 0.1)
-                waited += 1
-            }
+            try startServer()
         } catch {
             stop()
             throw error
@@ -126,6 +112,40 @@ public final class PostgresCluster {
         try ("host all \(role) \(network) scram-sha-256\n" + rules).write(to: hba, atomically: false, encoding: .utf8)
         try psql("SELECT pg_reload_conf()")
         Thread.sleep(forTimeInterval: 0.2)
+    }
+
+    /// Starts the server on the cluster's data, address and port. Started in the background, and waited for
+    /// by asking it (at most 30 seconds): the server keeps every descriptor its starter inherits, and
+    /// Foundation's `Process` takes a child for running as long as one of its descriptors is open, so the
+    /// starter closes them first.
+    private func startServer() throws {
+        let data = folder.appendingPathComponent("data").path
+        let log = folder.appendingPathComponent("server.log").path
+        try Self.launchClosingDescriptors(
+            serverCommand("pg_ctl", ["-D", data, "-l", log, "-o", "-c listen_addresses=\(host) -p \(port) -k \(folder.path) -c fsync=off", "start"]))
+        var waited = 0
+        while !isAccepting {
+            guard waited < 300 else {
+                let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                throw Failure(description: "the PostgreSQL server did not start in 30 seconds: \(said.suffix(500))")
+            }
+            Thread.sleep(forTimeInterval: 0.1)
+            waited += 1
+        }
+    }
+
+    /// The server goes away as a crashed or rebooted server does (`-m immediate`: every connection dropped
+    /// at once), keeps its data, and comes back on the same port when `whileDown` returns.
+    public func restart(whileDown: () throws -> Void) throws {
+        let data = folder.appendingPathComponent("data").path
+        try asServerUser("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"])
+        do {
+            try whileDown()
+        } catch {
+            try startServer()
+            throw error
+        }
+        try startServer()
     }
 
     /// Whether the server answers on its port.

@@ -85,7 +85,7 @@ import Testing
         }
         let at = Instant(millis: StoreContractTests.demoClock.millis + 1_000)
         for target in [store, reference] {
-            try target.setAppAccountToken("7e3fb20b-4cdb-47cc-936d-99d65f608138", originalTransactionId: "2000000100000030", actor: "api key K", at: at)
+            try target.setAppAccountToken("7e3fb20b-4cdb-47cc-936d-99d65f608138", originalTransactionId: "2000000100000030", actor: .apiKey("K"), at: at)
         }
         let customer = try #require(try store.appStoreCustomer(transactionId: "2000000100000030"))
         #expect(customer == (try reference.appStoreCustomer(transactionId: "2000000100000030")))
@@ -107,8 +107,8 @@ import Testing
         ] {
             let request = try RenewalExtensionRequest(extendByDays: days, extendReasonCode: reason, requestIdentifier: identifier)
             #expect(
-                said { try store.extendRenewalDate(originalTransactionId: id, request, actor: "api key K", at: at)?.effectiveDate }
-                    == said { try reference.extendRenewalDate(originalTransactionId: id, request, actor: "api key K", at: at)?.effectiveDate },
+                said { try store.extendRenewalDate(originalTransactionId: id, request, actor: .apiKey("K"), at: at)?.effectiveDate }
+                    == said { try reference.extendRenewalDate(originalTransactionId: id, request, actor: .apiKey("K"), at: at)?.effectiveDate },
                 "\(id) \(identifier)")
         }
         #expect(try store.appStoreCustomer(transactionId: "2000000100000030") == reference.appStoreCustomer(transactionId: "2000000100000030"))

@@ -21,6 +21,59 @@ import Testing
         #expect(Set(names) == Set(StoreTables.copyOrder), "PostgreSQL: \(Set(names).symmetricDifference(StoreTables.copyOrder))")
         #expect(Set(StoreTables.copyOrder).count == StoreTables.copyOrder.count)
     }
+
+    /// COPY's text format escapes what would break a line or a column: names and audit details holding a
+    /// tab, a newline, a carriage return, a backslash, `\N` and CJK arrive as themselves, and so do bytes.
+    @Test func awkwardValuesCrossByCopyAsThemselves() throws {
+        let stores = try ContractStores.get()
+        let source = AwkwardRows(base: try stores.sqlite())
+        let postgres = try PostgresStore.open(try stores.database(), access: .create)
+        defer { postgres.close() }
+        _ = try postgres.load(from: source)
+        for table in ["user", "audit_log", "trust_root"] {
+            let sent = try source.snapshot { try Self.all($0, table) }
+            let kept = try postgres.snapshot { try Self.all($0, table) }
+            #expect(sent.count > 0, "\(table) is empty in the demo")
+            #expect(Set(kept) == Set(sent), "\(table): \(Set(kept).symmetricDifference(sent).prefix(2))")
+        }
+        #expect(try postgres.user(id: try source.firstUserId())?.name == AwkwardRows.text)
+    }
+
+    static func all(_ source: any StoreRowSource, _ table: String) throws -> [[StoreValue]] {
+        let columns = try source.columns(of: table)
+        var rows: [[StoreValue]] = []
+        try source.rows(of: table, columns: columns, batch: 7) { rows += $0 }
+        return rows
+    }
+}
+
+/// The demo store's rows, with every text column of `user` and `audit_log` replaced by text COPY must escape.
+struct AwkwardRows: StoreRowSource, @unchecked Sendable {
+    static let text = "a\tb\\c\nd\re \\N 王小明\\"
+    let base: AppDatabase
+    var path: String { base.path }
+
+    func columns(of table: String) throws -> [String] { try base.columns(of: table) }
+    func count(of table: String) throws -> Int { try base.count(of: table) }
+    func snapshot<T>(_ body: (any StoreRowSource) throws -> T) throws -> T { try body(self) }
+
+    func rows(of table: String, columns: [String], batch: Int, _ body: ([[StoreValue]]) throws -> Void) throws {
+        let awkward: Set<String> = table == "user" ? ["name"] : table == "audit_log" ? ["detail"] : []
+        try base.rows(of: table, columns: columns, batch: batch) { rows in
+            try body(rows.map { row in
+                zip(columns, row).map { column, value in awkward.contains(column) ? .text(Self.text) : value }
+            })
+        }
+    }
+
+    func firstUserId() throws -> String {
+        var id: String?
+        let columns = try columns(of: "user")
+        try rows(of: "user", columns: columns, batch: 1) { rows in
+            if id == nil, case .text(let text)? = rows.first?[columns.firstIndex(of: "id")!] { id = text }
+        }
+        return try #require(id)
+    }
 }
 
 extension AppDatabase {

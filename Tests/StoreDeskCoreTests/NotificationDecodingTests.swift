@@ -149,14 +149,16 @@ struct NotificationDecodingTests {
         }
     }
 
-    /// The JWS parts are decoded by StoreDesk's own loop: it gives Foundation's bytes at every length,
-    /// padded or not, and refuses what base64url does not have.
+    /// The JWS parts are decoded and encoded by StoreDesk's own loops: they give Foundation's bytes and
+    /// text at every length, padded or not, and refuse what base64url does not have.
     @Test func base64URLDecodingGivesFoundationsBytesAtEveryLength() throws {
         for length in 0..<100 {
             let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: ($0 &* 7919 &+ length &* 31) ^ ($0 >> 1)) })
             #expect(UnverifiedJWS.base64URLDecode(UnverifiedJWS.base64URLEncode(bytes)) == bytes)
             let padded = bytes.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             #expect(UnverifiedJWS.base64URLDecode(padded) == bytes)
+            // Encoding too: StoreDesk's own loop writes Foundation's text, unpadded.
+            #expect(UnverifiedJWS.base64URLEncode(bytes) == padded.replacingOccurrences(of: "=", with: ""))
             #expect(Data(base64Encoded: bytes.base64EncodedString()) == bytes)
         }
         for bad in ["ab+c", "ab/c", "a=bc", "ab c", "abc\n", "ab%d", "=abc", "abcde", "ab===", "\u{E9}bcd"] {

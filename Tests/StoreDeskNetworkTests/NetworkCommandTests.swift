@@ -121,7 +121,7 @@ import Testing
         let store = try AppDatabase.open(path: path, access: .readWrite)
         let keys = Dictionary(uniqueKeysWithValues: try store.paymentCatalogue().apps.map { ($0.id, $0.appKey) })
         let php = try PHPGameServer(keys: keys, folder: folder)
-        try store.writer.write { db in try db.execute(sql: "UPDATE app SET callback_url = ?", arguments: [php.url]) }
+        try store.write { db in try db.execute(sql: "UPDATE app SET callback_url = ?", arguments: [php.url]) }
         let run = try Binary.run(["simulate", "--seconds", "5", "--rate", "10", "--json", "--db", path], folder: folder)
         #expect(run.status == 0, "\(run.stderr)")
         let summary = (try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])?["summary"] as? [String: Any]

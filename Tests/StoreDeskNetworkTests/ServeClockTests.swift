@@ -55,7 +55,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = try galaxyStore(folder)
         let ahead = Instant(Date()).millis + 365 * Self.day
-        try AppDatabase.open(path: path, access: .readWriteConcurrent).writer.write { db in
+        try AppDatabase.open(path: path, access: .readWriteConcurrent).write { db in
             try db.execute(sql: "DELETE FROM store_meta WHERE key = 'clock'")
             try StoreMeta.set(.stampedThrough, String(ahead), in: db)
         }

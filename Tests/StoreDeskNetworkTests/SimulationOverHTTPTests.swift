@@ -51,7 +51,7 @@ import Testing
         #expect(summary.callbacksDuplicate > 0, "repeats are answered success")
         #expect(summary.callbacksDropped > 0)
         let ledger = try php.grants()
-        let grants = try await store.writer.read { db in
+        let grants = try await store.reader.read { db in
             try Grant.fetchAll(db, sql: Self.grantsSQL)
         }
         #expect(grants.count == summary.grants)
@@ -65,7 +65,7 @@ import Testing
             #expect(row?["role_id"] == grant.roleId, "\(grant.orderId)")
         }
         // Every attempt keeps its HTTP status, reply and latency.
-        let attempts = try await store.writer.read { db in
+        let attempts = try await store.reader.read { db in
             try CallbackAttempt.fetchAll(db, sql: Self.attemptsSQL)
         }
         let answered = attempts.filter { $0.httpStatus != nil }
@@ -89,7 +89,7 @@ import Testing
         try await poster.shutdown()
         #expect(simulation.summary.grants == 0)
         #expect(simulation.summary.callbacksUnanswered > 0)
-        let attempts = try await store.writer.read { db in
+        let attempts = try await store.reader.read { db in
             try CallbackAttempt.fetchAll(db, sql: Self.attemptsSQL)
         }
         #expect(!attempts.isEmpty)

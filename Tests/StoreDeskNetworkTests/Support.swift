@@ -287,7 +287,7 @@ func shell(_ command: String) throws -> (status: Int32, output: String) {
 func galaxyStore(_ folder: TemporaryFolder, key: String = "k3y-S3cr3t-2026", name: String = "store.sqlite") throws -> String {
     let path = folder.path(name)
     let store = try Fixtures.demoStore(at: path)
-    try store.writer.write { db in
+    try store.write { db in
         try db.execute(
             sql: """
                 INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days)

@@ -43,7 +43,7 @@ import Testing
         #expect(customer.subscriptions.map(\.id).contains("2000000100000030"))
         #expect(customer.purchases.contains { $0.appAccountToken != nil })
         let token = "7e3fb20b-4cdb-47cc-936d-99d65f608138"
-        try store.setAppAccountToken(token, originalTransactionId: "2000000100000030", actor: "api key KEY1", at: TrustStoreTests.now)
+        try store.setAppAccountToken(token, originalTransactionId: "2000000100000030", actor: .apiKey("KEY1"), at: TrustStoreTests.now)
         let again = try #require(try store.appStoreCustomer(transactionId: "2000000100000030"))
         let chain = again.purchases.filter { $0.transaction.originalTransactionId == "2000000100000030" }
         #expect(!chain.isEmpty && chain.allSatisfy { $0.appAccountToken == token })

@@ -33,8 +33,8 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.path("future.sqlite")
         let store = try Fixtures.demoStore(at: path)
-        try store.writer.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v99-from-the-future')") }
-        try store.writer.close()
+        try store.write { try $0.execute(sql: "INSERT INTO grdb_migrations VALUES ('v99-from-the-future')") }
+        try store.close()
         let before = Fixtures.checksum(path)
         #expect(throws: StoreError.newerSchema(path: path, unknown: ["v99-from-the-future"])) {
             try AppDatabase.open(path: path, access: .readWriteConcurrent, migrate: true)
@@ -67,7 +67,7 @@ import Testing
     @Test func aReadOnlyFileIsNotOpenedForWriting() throws {
         let folder = TemporaryFolder()
         let path = folder.path("ro.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
         let before = Fixtures.checksum(path)
         #expect(throws: StoreError.notWritable(path: path, reason: "it is read-only (mode 444)")) {
@@ -81,7 +81,7 @@ import Testing
     @Test func aFileLockedByAnotherWriter() throws {
         let folder = TemporaryFolder()
         let path = folder.path("locked.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         // A rollback-journal file mid-write, as `sqlite3 FILE` inside BEGIN EXCLUSIVE leaves it.
         let holder = try DatabaseQueue(path: path)
         try holder.writeWithoutTransaction { try $0.execute(sql: "PRAGMA journal_mode = DELETE") }
@@ -99,7 +99,7 @@ import Testing
     @Test func aWALFileHeldInExclusiveLockingMode() throws {
         let folder = TemporaryFolder()
         let path = folder.path("held.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         var config = Configuration()
         config.prepareDatabase { try $0.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
         let holder = try DatabaseQueue(path: path, configuration: config)

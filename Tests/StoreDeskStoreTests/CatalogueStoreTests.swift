@@ -73,7 +73,7 @@ enum StoreKitFileBuilder {
     static func store(at path: String? = nil) throws -> AppDatabase {
         let store = try path.map { try Fixtures.demoStore(at: $0) } ?? {
             let store = try AppDatabase.inMemory()
-            try store.writer.write { try DemoDatasetLoader.insert(Fixtures.demo(), into: $0) }
+            try store.write { try DemoDatasetLoader.insert(Fixtures.demo(), into: $0) }
             return store
         }()
         try store.addApp(
@@ -171,7 +171,7 @@ enum StoreKitFileBuilder {
         let path = folder.path("store.sqlite")
         let store = try Self.store(at: path)
         let file = try StoreKitFileBuilder.configuration()
-        try store.writer.close()
+        try store.close()
         let before = Fixtures.checksum(path)
         let database = try AppDatabase.open(path: path, access: .readWrite)
         #expect(throws: StoreError.self) {
@@ -195,7 +195,7 @@ enum StoreKitFileBuilder {
         } catch {
             #expect("\(error)".hasPrefix("product 'com.storedesk.starvoyage.gems.60' already belongs to app 1001 (星海征途)"))
         }
-        try database.writer.close()
+        try database.close()
         #expect(Fixtures.checksum(path) == before)
         let readOnly = try AppDatabase.open(path: path, access: .readOnly)
         #expect(throws: StoreError.self) {

@@ -50,7 +50,7 @@ import Testing
     @Test func aUserTableWithoutItsKeyGivesErrorsNotTraps() throws {
         let folder = TemporaryFolder()
         let path = folder.path("nokey.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         try Self.dropUserKey(path)
         let store = try AppDatabase.open(path: path, access: .readWrite)
         let now = try store.clock() ?? Instant(millis: 0)
@@ -75,7 +75,7 @@ import Testing
         let path = folder.path("clock.sqlite")
         let store = try Fixtures.demoStore(at: path)
         for value in ["9223372036854775807", "-5", "tomorrow"] {
-            try store.writer.write { try StoreMeta.set(.clock, value, in: $0) }
+            try store.write { try StoreMeta.set(.clock, value, in: $0) }
             do {
                 _ = try store.clock()
                 Issue.record("clock '\(value)' was read as a date")
@@ -93,7 +93,7 @@ import Testing
     @Test func everyFindingHasAMessageWhateverTheDates() throws {
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("dates.sqlite"))
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(sql: "UPDATE subscription SET purchase_date = 9223372036854775807 WHERE original_transaction_id IN (SELECT original_transaction_id FROM subscription ORDER BY 1 LIMIT 2)")
             try db.execute(sql: "UPDATE subscription SET expires_date = -9223372036854775808 WHERE original_transaction_id = (SELECT MAX(original_transaction_id) FROM subscription)")
         }
@@ -107,7 +107,7 @@ import Testing
     @Test func checkReportsAMissingTableAndGoesOn() throws {
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("notable.sqlite"))
-        try store.writer.write { try $0.execute(sql: "DROP TABLE restore_request") }
+        try store.write { try $0.execute(sql: "DROP TABLE restore_request") }
         let findings = try store.check()
         #expect(findings.contains { $0.kind == "schema" && $0.message.contains("no such table: restore_request") })
         let said = StoreError(failure: DatabaseError(resultCode: .SQLITE_ERROR, message: "no such table: restore_request", sql: "SELECT 1"), path: "x.sqlite")

@@ -90,7 +90,7 @@ import Testing
         // A notification with a web order line item id, on a seeded subscription.
         let original = try store.reader.read { try String.fetchOne($0, sql: "SELECT original_transaction_id FROM subscription LIMIT 1") }
         let chain = try #require(original)
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, signed_date,
@@ -132,7 +132,7 @@ import Testing
     func containsOnlyWithoutAnExactId() throws {
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(sql: "UPDATE user SET friendly_name = 'fan of 10000003' WHERE id = '10000004'")
             try db.execute(sql: "UPDATE user SET friendly_name = 'fan of 9999999' WHERE id = '10000005'")
         }
@@ -142,7 +142,7 @@ import Testing
         let noExact = try find(store, "9999999")
         #expect(noExact.contains { $0.userId == "10000005" && $0.field == .friendlyName && $0.match == .contains }, "\(noExact)")
         // A role's name found exactly is a name, not an id: players named with it are still found.
-        try store.writer.write { db in try db.execute(sql: "UPDATE user SET name = '老剑客阿伟' WHERE id = '10000006'") }
+        try store.write { db in try db.execute(sql: "UPDATE user SET name = '老剑客阿伟' WHERE id = '10000006'") }
         let byName = try find(store, "剑客阿伟")
         #expect(byName.first?.field == .roleName && byName.first?.match == .exact)
         #expect(byName.contains { $0.userId == "10000006" && $0.field == .name && $0.match == .contains }, "\(byName)")

@@ -41,7 +41,7 @@ import Testing
 
     @Test func anUnchangedListWritesNothing() throws {
         let store = try AppDatabase.inMemory()
-        try store.writer.write { db in
+        try store.write { db in
             try App(id: "9", name: "g", bundleId: "b", appKey: "k", currencyPerYuan: 1, restoreOwnership: .keep, gracePeriodDays: 0).insert(db)
         }
         try store.setLoginEntries([.guest], appId: "9", by: Self.developer, surface: "cli", at: Self.now)

@@ -103,7 +103,7 @@ import Testing
     @Test func everyRecordComesBackAsItWent() throws {
         let store = try AppDatabase.inMemory()
         let demo = try Fixtures.demo()
-        try store.writer.write { try DemoDatasetLoader.insert(demo, into: $0) }
+        try store.write { try DemoDatasetLoader.insert(demo, into: $0) }
         try store.reader.read { db in
             #expect(try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id") == demo.apps.sorted { $0.id < $1.id })
             #expect(try Product.fetchAll(db).sorted { $0.id < $1.id } == demo.products.sorted { $0.id < $1.id })
@@ -173,15 +173,15 @@ import Testing
         var app = App(
             id: "9", name: "g", bundleId: "com.example.g", appKey: "k", currencyPerYuan: 1, restoreOwnership: .keep,
             gracePeriodDays: 0, appleAppId: 6_741_000_999, environments: .sandbox, callbackURL: "https://game.example/pay")
-        try store.writer.write { try app.insert($0) }
+        try store.write { try app.insert($0) }
         #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
         app.appleAppId = nil
         app.callbackURL = nil
         app.environments = .production
-        try store.writer.write { try app.update($0) }
+        try store.write { try app.update($0) }
         #expect(try store.reader.read { try App.fetchOne($0, key: "9") } == app)
         #expect(throws: DatabaseError.self) {
-            try store.writer.write { try $0.execute(sql: "UPDATE app SET callback_url = 'ftp://x' WHERE id = '9'") }
+            try store.write { try $0.execute(sql: "UPDATE app SET callback_url = 'ftp://x' WHERE id = '9'") }
         }
     }
 }

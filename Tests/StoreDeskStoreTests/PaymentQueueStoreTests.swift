@@ -15,7 +15,7 @@ import Testing
     static func demoStore() throws -> AppDatabase {
         let store = try AppDatabase.inMemory()
         let demo = try Fixtures.demo()
-        try store.writer.write { try DemoDatasetLoader.insert(demo, into: $0) }
+        try store.write { try DemoDatasetLoader.insert(demo, into: $0) }
         return store
     }
 
@@ -124,7 +124,7 @@ import Testing
         try simulation.run { try store.apply($0) }
         #expect(try store.check() == [])
         // When a grant disappears, a granted order loses its callbacks, and a dropped order gains one
-        try store.writer.write { db in
+        try store.write { db in
             let first = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id IN " + Self.simulatedOrders + " ORDER BY id LIMIT 1")
             let second = try String.fetchOne(db, sql: "SELECT order_id FROM item_grant WHERE order_id IN " + Self.simulatedOrders + " ORDER BY id LIMIT 1 OFFSET 1")
             try db.execute(sql: "DELETE FROM item_grant WHERE order_id = ?", arguments: [first])

@@ -12,7 +12,7 @@ import Testing
 
     static func demoFile(_ folder: TemporaryFolder) throws -> String {
         let path = folder.path("demo.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         return path
     }
 
@@ -115,13 +115,13 @@ import Testing
         let a = try store.startRun(.simulate, takingOver: false).run
         try Self.simulate(store, a)
         let left = try Self.owned(store, by: a.id)
-        try store.writer.write { try $0.execute(sql: "UPDATE payment_run SET host = 'another-machine' WHERE id = ?", arguments: [a.id]) }
+        try store.write { try $0.execute(sql: "UPDATE payment_run SET host = 'another-machine' WHERE id = ?", arguments: [a.id]) }
         // When its heartbeat is fresh, nobody takes its work
         try store.heartbeat(a)
         #expect(try Self.open(path).startRun(.simulate, takingOver: true).inFlight.isEmpty)
         // When its heartbeat is older than the lease, the next run takes it
         let stale = Instant(Date()).adding(Instant.Duration(millis: -PaymentRun.lease.millis - 1000))
-        try store.writer.write { try $0.execute(sql: "UPDATE payment_run SET heartbeat_at = ? WHERE id = ?", arguments: [stale.millis, a.id]) }
+        try store.write { try $0.execute(sql: "UPDATE payment_run SET heartbeat_at = ? WHERE id = ?", arguments: [stale.millis, a.id]) }
         let b = try Self.open(path).startRun(.simulate, takingOver: true)
         #expect(b.inFlight.map(\.transaction.id).sorted() == left)
         // Then A, alive after all, finds out at its next heartbeat and writes nothing more
@@ -159,7 +159,7 @@ import Testing
         let held = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
-            try? holder.writer.writeWithoutTransaction { db in
+            try? holder.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 held.signal()
                 Thread.sleep(forTimeInterval: 2.5)

@@ -14,7 +14,7 @@ import Testing
     /// A demo store file, closed, and the path to open it again.
     static func demoFile(_ folder: TemporaryFolder) throws -> String {
         let path = folder.path("demo.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         return path
     }
 
@@ -28,7 +28,7 @@ import Testing
     static func plantDroppedOrder(_ store: AppDatabase, id: String, user: String, app: String, product: String, sid: String, role: String)
         throws
     {
-        try store.writer.write { db in
+        try store.write { db in
             try StoreTransaction(
                 id: id, originalTransactionId: id, userId: user, appId: app, productId: product, state: .purchased,
                 sid: sid, roleId: role, purchaseDate: now.adding(.hours(-1)), finished: false
@@ -174,7 +174,7 @@ import Testing
         #expect(throws: RestoreRefusal.unknownAccount("ghost")) {
             try store.restorePurchases(for: RestoreAccount(userId: "ghost", sid: "s1", roleId: "r1"), by: Self.support, at: Self.now)
         }
-        try store.writer.close()
+        try store.close()
         #expect(Fixtures.checksum(path) == before)
     }
 
@@ -197,7 +197,7 @@ import Testing
     @Test func aTransactionHasOnePromptEvenWhenAskedTwice() throws {
         let store = try PaymentQueueStoreTests.demoStore()
         #expect(throws: DatabaseError.self) {
-            try store.writer.write { db in
+            try store.write { db in
                 try db.execute(
                     sql: """
                         INSERT INTO restore_request (transaction_id, user_id, product_id, quantity, status, created_at)

@@ -11,7 +11,7 @@ import Testing
     /// A demo store at its own path, edited through a connection of its own as a hand edit would.
     func store(_ folder: TemporaryFolder, edit: String) throws -> String {
         let path = folder.path("store.sqlite")
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         let queue = try DatabaseQueue(path: path)
         try queue.writeWithoutTransaction { try $0.execute(sql: edit) }
         try queue.close()

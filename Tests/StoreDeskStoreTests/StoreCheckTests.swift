@@ -11,7 +11,7 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Fixtures.demoStore(at: folder.path("demo.sqlite"))
         #expect(try store.check().isEmpty)
-        try store.writer.writeWithoutTransaction { db in
+        try store.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try plant(db)
             try db.execute(sql: "PRAGMA foreign_keys = ON")
@@ -130,7 +130,7 @@ import Testing
             let root = try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'transaction_on_user'") ?? 2
             return (size, root)
         }
-        try store.writer.close()
+        try store.close()
         // Scribble over the index's root page, past its header, as a failing disk would.
         let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
         try handle.seek(toOffset: UInt64((page.1 - 1) * page.0 + 100))

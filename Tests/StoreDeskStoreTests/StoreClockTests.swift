@@ -30,7 +30,7 @@ import Testing
         let first = try Self.open(path)
         let later = Self.demoClock.adding(.minutes(2))
         try first.declineRestore(transactionId: "2000000100000095", reason: "refunded by Apple", by: Self.support, at: later)
-        try first.writer.close()
+        try first.close()
         // When the store is opened again, and a write comes in at the instant a console opened on the
         // store's old clock would have stamped it
         let second = try Self.open(path)
@@ -69,11 +69,11 @@ import Testing
         let first = try Self.open(path)
         try first.declineRestore(
             transactionId: "2000000100000095", reason: "refunded", by: Self.support, at: Self.demoClock.adding(.minutes(2)))
-        try first.writer.close()
+        try first.close()
         // And a second session whose first line was stamped 08:01 (as a build before the store's clock moved
         // with its writes stamped it), then one more write
         let second = try Self.open(path)
-        try second.writer.write { db in
+        try second.write { db in
             var early = AuditEntry(
                 at: Self.demoClock.adding(.minutes(1)), actor: "li.support", role: "support", action: "login.entries.set",
                 subject: "app 1001", detail: "written by an older build")
@@ -105,7 +105,7 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Self.open(Self.demoFile(folder))
         #expect(try store.check().filter { $0.kind == "stamp_after_clock" }.isEmpty)
-        try store.writer.write { db in
+        try store.write { db in
             var ahead = AuditEntry(
                 at: Self.demoClock.adding(.minutes(7)), actor: "sim", role: "developer", action: "sim.note", subject: "x",
                 detail: "ahead")
@@ -188,7 +188,7 @@ import Testing
         // back an hour
         let folder = TemporaryFolder()
         let store = try Self.open(Self.demoFile(folder))
-        try store.writer.write { try $0.execute(sql: "DELETE FROM store_meta WHERE key = 'clock'") }
+        try store.write { try $0.execute(sql: "DELETE FROM store_meta WHERE key = 'clock'") }
         let ten = Self.demoClock.adding(.days(3))
         try store.recordPhoneReveal(userId: "10000001", by: Self.support, at: ten, surface: "a test")
         // When a notification is imported
@@ -229,7 +229,7 @@ import Testing
         _ = try Self.importing(
             Self.notification(uuid: "old-1", original: "4000000000000005", signed: Self.demoClock.adding(.days(-1))),
             into: store, wall: Instant(Date()))
-        try store.writer.write {
+        try store.write {
             try $0.execute(
                 sql: "UPDATE subscription_event SET imported_at = ? WHERE notification_uuid = 'old-1'",
                 arguments: [Self.demoClock.adding(.days(365)).millis])

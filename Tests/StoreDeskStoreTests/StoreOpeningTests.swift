@@ -14,7 +14,7 @@ import Testing
     /// A WAL store, as the console leaves it (the file stays in WAL mode once a pool opened it), closed.
     func walStore(_ folder: TemporaryFolder, _ name: String = "wal.sqlite") throws -> String {
         let path = folder.path(name)
-        try Fixtures.demoStore(at: path).writer.close()
+        try Fixtures.demoStore(at: path).close()
         let pool = try DatabasePool(path: path)
         try pool.close()
         #expect(sidecars(path).isEmpty)
@@ -62,7 +62,7 @@ import Testing
         let store = try AppDatabase.open(path: path, access: .readOnly)
         #expect(try store.user(id: "10000001")?.name == "张伟")
         #expect(try store.check().isEmpty)
-        try store.writer.close()
+        try store.close()
         #expect(sidecars(path).isEmpty)
         #expect(Fixtures.checksum(path) == before)
     }
@@ -95,7 +95,7 @@ import Testing
     /// A relative name that starts with `file:` is a file, not a SQLite URI.
     @Test func aFileNamedLikeAURIIsThatFile() throws {
         let folder = TemporaryFolder()
-        try Fixtures.demoStore(at: folder.path("file:demo.sqlite")).writer.close()
+        try Fixtures.demoStore(at: folder.path("file:demo.sqlite")).close()
         let here = FileManager.default.currentDirectoryPath
         #expect(FileManager.default.changeCurrentDirectoryPath(folder.url.path))
         defer { _ = FileManager.default.changeCurrentDirectoryPath(here) }

@@ -105,7 +105,7 @@ let importStories: [ImportStory] = [
     static func demoStore() throws -> (AppDatabase, DemoDatasetLoader.Contents) {
         let store = try AppDatabase.inMemory()
         let demo = try Fixtures.demo()
-        try store.writer.write { try DemoDatasetLoader.insert(demo, into: $0) }
+        try store.write { try DemoDatasetLoader.insert(demo, into: $0) }
         return (store, demo)
     }
 
@@ -269,7 +269,7 @@ let importStories: [ImportStory] = [
         #expect(report.usersCreatedCount == count)
         #expect(try store.searchUsers("81000", limit: 5).map(\.id) == ["ot-81000"])
         #expect(try store.searchUsers(String(81_000 + count - 1), limit: 5).map(\.id) == ["ot-\(81_000 + count - 1)"])
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(sql: "INSERT INTO user_search(user_search) VALUES('integrity-check')")
             try db.execute(sql: "INSERT INTO user(id, name, site, adult_type, fcm, authoriz_state, safety, client_id, created_at) VALUES ('after-import', '后来者', 0, 0, 0, 0, 0, '', 0)")
         }
@@ -338,7 +338,7 @@ let importStories: [ImportStory] = [
     @Test func aNotificationBelongsToTheTokenThenTheChainsOwnerThenANewPlayer() throws {
         let (store, _) = try Self.demoStore()
         // The demo's row for 2000000100000043 belongs to 10000013; its first purchase 2000000100000030 to 10000001.
-        try store.writer.write { try $0.execute(sql: "DELETE FROM subscription WHERE original_transaction_id = '2000000100000030'") }
+        try store.write { try $0.execute(sql: "DELETE FROM subscription WHERE original_transaction_id = '2000000100000030'") }
         let text = [
             Self.line("DID_RENEW", uuid: "o-1", signed: "11-10", original: "2000000100000043", transaction: "t-1", purchased: "11-10", expires: "12-10"),
             Self.line("DID_RENEW", uuid: "o-2", signed: "11-03", original: "2000000100000030", transaction: "t-2", purchased: "11-03", expires: "12-03"),
@@ -362,7 +362,7 @@ let importStories: [ImportStory] = [
 
     @Test func aLineTheStoreRefusesIsRolledBackWhole() throws {
         let (store, _) = try Self.demoStore()
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(sql: """
                 CREATE TRIGGER refuse_99001 BEFORE INSERT ON subscription WHEN new.original_transaction_id = '99001'
                 BEGIN SELECT RAISE(ABORT, 'refused by the test'); END
@@ -400,7 +400,7 @@ let importStories: [ImportStory] = [
         }
         let refused = 200 + 150  // chain 771150's renewal of July, in the second batch
         let (store, _) = try Self.demoStore()
-        try store.writer.write { db in
+        try store.write { db in
             try db.execute(
                 sql: """
                     CREATE TRIGGER refuse_771150 BEFORE UPDATE ON subscription

@@ -61,4 +61,20 @@ import Testing
         #expect(throws: StoreError.exists(path: path)) { try seed(path, users: 20, seed: 2) }
         #expect(Fixtures.checksum(path) == before)
     }
+
+    /// Households 353,131 and 425,128 of seed 1 (the demo catalogue and clock) bought on the clock's very
+    /// minute; their orders and grants, stamped seconds after the purchase, came after the clock, and `check`
+    /// refused a million-player seed for it. Every stamp of theirs is now at or before the clock.
+    @Test func aPurchaseOnTheClocksMinuteIsStampedBeforeTheClock() throws {
+        let demo = try Fixtures.demo()
+        let clock = demo.meta.clock
+        let population = SyntheticPopulation(catalogue: demo.catalogue, seed: 1, now: clock)
+        for index in [353_131, 425_128] {
+            let household = population.household(index)
+            #expect(!household.orders.isEmpty)
+            for order in household.orders { #expect(order.createdAt <= clock, "order \(order.id) at \(order.createdAt.iso8601)") }
+            for grant in household.grants { #expect(grant.grantedAt <= clock, "grant of \(grant.orderId) at \(grant.grantedAt.iso8601)") }
+            for transaction in household.transactions { #expect(transaction.purchaseDate <= clock) }
+        }
+    }
 }

@@ -14,7 +14,7 @@ import Testing
     /// A demo store (its own root trusted) and a chain of our own, its root not yet trusted.
     static func store() throws -> (AppDatabase, SigningChain) {
         let store = try AppDatabase.inMemory()
-        try store.writer.write { try DemoDatasetLoader.insert(try Fixtures.demo(), into: $0) }
+        try store.write { try DemoDatasetLoader.insert(try Fixtures.demo(), into: $0) }
         return (store, try SigningChain(name: "Store Test"))
     }
 
@@ -97,7 +97,7 @@ import Testing
         #expect(try store.trustRoots().count == 1)
         // A store with no root at all refuses signed lines, unless the operator takes them unverified.
         let bare = try AppDatabase.inMemory()
-        try bare.writer.write { db in
+        try bare.write { db in
             var demo = try Fixtures.demo()
             demo.trustRoots = []
             demo.notificationsFile = Data()

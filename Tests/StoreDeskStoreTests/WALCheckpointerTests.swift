@@ -12,7 +12,7 @@ import Testing
     private func pool(in folder: TemporaryFolder) throws -> DatabasePool {
         try DemoDatasetLoader.build(Fixtures.demo(), at: folder.path("store.sqlite"))
         let database = try AppDatabase.open(path: folder.path("store.sqlite"), access: .readWriteConcurrent)
-        let pool = try #require(database.writer as? DatabasePool)
+        let pool = try #require(database.reader as? DatabasePool)
         try pool.write { try $0.execute(sql: "CREATE TABLE filler (id INTEGER PRIMARY KEY, blob BLOB NOT NULL)") }
         return pool
     }

@@ -240,4 +240,19 @@ import Testing
         _ = window.countRead(source: { $0.users(matching: UserSearch(text: "")) }, forget: true)
         #expect(window.positionText() == "…")
     }
+
+    /// A read out, or one that failed (a team store's server gone), leaves an empty window saying "…", not
+    /// "0": nothing says the list is empty until a page says so.
+    @Test func anEmptyWindowWhoseReadFailedIsNotAnEmptyList() throws {
+        let console = try ConsoleHarness(size: size)
+        var window = ListWindow<UserRow>()
+        let source: ListWindow<UserRow>.Source = { $0.users(matching: UserSearch(text: "zzzz-none")) }
+        let failed = window.reload(pageSize: 10, source: source)
+        #expect(window.positionText() == "…")
+        // Its answer never comes (the read threw); the next read's does, and it is empty.
+        _ = failed
+        let read = window.reload(pageSize: 10, source: source)
+        #expect(window.show(try read(console.database)) != nil)
+        #expect(window.positionText() == "0")
+    }
 }

@@ -38,12 +38,15 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
     case editApps
     /// Import an app's catalogue from its StoreKit configuration (`catalog import`).
     case importCatalogue
+    /// Apple's support actions on a purchase: refund, reverse a refund, consumption requests, renewal
+    /// extensions, app account tokens (each audited, each writing Apple's notification).
+    case actForApple
 
     /// The roles that may.
     public var roles: Set<StaffRole> {
         switch self {
         case .revealPhone: [.support]
-        case .resolveRestores: [.support, .developer]
+        case .resolveRestores, .actForApple: [.support, .developer]
         case .driveSimulation, .driveSubscriptionDemo, .editLoginConfiguration, .driveOneTap, .editTrustRoots, .editApps,
             .importCatalogue:
             [.developer]
@@ -55,6 +58,7 @@ public enum Permission: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .revealPhone: "revealing a phone number needs the support role"
         case .resolveRestores: "restores need the support or developer role"
+        case .actForApple: "refunds, extensions and consumption answers need the support or developer role"
         case .driveSimulation: "driving the simulation needs the developer role"
         case .driveSubscriptionDemo: "driving a demo subscription needs the developer role"
         case .editLoginConfiguration: "only a developer may edit the login configuration"

@@ -79,7 +79,26 @@ public struct RenewalExtension: Hashable, Sendable {
     }
 }
 
+/// Extend Subscription Renewal Dates for All Active Subscribers: Apple's `MassExtendRenewalDateRequest`
+/// (`storefrontCountryCodes` taken and not used: StoreDesk's players have no storefront of their own).
+public struct MassRenewalExtensionRequest: Hashable, Sendable {
+    /// The request as each subscription's extension takes it.
+    public var single: RenewalExtensionRequest
+    public var productId: String
+
+    public init(json bytes: [UInt8]) throws(AppStoreAPIError) {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else { throw .generalBadRequest }
+        guard let productId = object["productId"] as? String, !productId.isEmpty else { throw .invalidProductId }
+        if let codes = object["storefrontCountryCodes"], !(codes is [String]) { throw .generalBadRequest }
+        single = try RenewalExtensionRequest(json: bytes)
+        self.productId = productId
+    }
+}
+
 extension AppStoreAPIError {
+    public static let invalidProductId = Self(status: 400, errorCode: 4_000_023, errorMessage: "Invalid request. The product id parameter is invalid.")
+    public static let statusRequestNotFound = Self(
+        status: 404, errorCode: 4_040_009, errorMessage: "The server didn't find a subscription-renewal-date extension request for the request identifier and product identifier you provided.")
     public static let invalidExtendByDays = Self(status: 400, errorCode: 4_000_009, errorMessage: "Invalid extend by days value.")
     public static let invalidExtendReasonCode = Self(status: 400, errorCode: 4_000_010, errorMessage: "Invalid extend reason code.")
     public static let invalidRequestIdentifier = Self(status: 400, errorCode: 4_000_011, errorMessage: "Invalid request identifier.")

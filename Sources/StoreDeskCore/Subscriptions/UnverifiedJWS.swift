@@ -183,10 +183,39 @@ public struct UnverifiedJWS: Hashable, Sendable {
     }
 
     /// Bytes to base64url without padding: how a simulated notification is wrapped for export.
+    /// Base64url without padding, written byte by byte: the JWS of every API answer and notification
+    /// goes through here, and Foundation's `replacingOccurrences` over the x5c chain's text took half of
+    /// `serve`'s time answering Get Transaction Info.
     public static func base64URLEncode(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        let alphabet = base64URLAlphabet
+        return String(unsafeUninitializedCapacity: (data.count * 4 + 2) / 3) { out in
+            var at = 0
+            data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                var index = 0
+                while index + 3 <= bytes.count {
+                    let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+                    out[at] = alphabet[Int(chunk >> 18)]
+                    out[at + 1] = alphabet[Int(chunk >> 12 & 63)]
+                    out[at + 2] = alphabet[Int(chunk >> 6 & 63)]
+                    out[at + 3] = alphabet[Int(chunk & 63)]
+                    at += 4
+                    index += 3
+                }
+                let left = bytes.count - index
+                if left > 0 {
+                    let chunk = UInt32(bytes[index]) << 16 | (left == 2 ? UInt32(bytes[index + 1]) << 8 : 0)
+                    out[at] = alphabet[Int(chunk >> 18)]
+                    out[at + 1] = alphabet[Int(chunk >> 12 & 63)]
+                    at += 2
+                    if left == 2 {
+                        out[at] = alphabet[Int(chunk >> 6 & 63)]
+                        at += 1
+                    }
+                }
+            }
+            return at
+        }
     }
+
+    private static let base64URLAlphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 }

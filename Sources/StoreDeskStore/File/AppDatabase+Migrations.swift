@@ -91,6 +91,10 @@ extension AppDatabase {
         migrator.registerMigration("v20-notification-sends") { db in
             try db.execute(sql: notificationSendSchema)
         }
+        // The support desk's consumption requests (CONSUMPTION_REQUEST raised, answered or missed).
+        migrator.registerMigration("v21-apple-support") { db in
+            try db.execute(sql: appleSupportSchema)
+        }
         return migrator
     }()
 
@@ -178,6 +182,25 @@ extension AppDatabase {
             extended_by TEXT NOT NULL,
             UNIQUE (original_transaction_id, request_identifier)
         );
+        """
+
+    /// `apple_consumption_request`: a CONSUMPTION_REQUEST raised for a consumable's refund request (one a
+    /// transaction: a later one replaces it once it is no longer open), its 12-hour deadline counted from
+    /// `requested_at`, and the consumption information that answered it (`answer`, Apple's JSON).
+    static let appleSupportSchema = """
+        CREATE TABLE apple_consumption_request (
+            transaction_id TEXT PRIMARY KEY NOT NULL REFERENCES store_transaction(id),
+            app_id TEXT NOT NULL REFERENCES app(id),
+            user_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            requested_at INTEGER NOT NULL,
+            requested_by TEXT NOT NULL,
+            answered_at INTEGER,
+            answered_by TEXT,
+            answer TEXT CHECK (answer IS NULL OR json_valid(answer)),
+            CHECK ((answered_at IS NULL) = (answer IS NULL))
+        ) WITHOUT ROWID;
+        CREATE INDEX consumption_request_on_requested ON apple_consumption_request(requested_at);
         """
 
     /// `trust_root`: the root certificates App Store chains are validated to (`storedesk trust add`), by

@@ -1,16 +1,6 @@
 import Foundation
 import GRDB
 
-extension AppDatabase {
-    /// Calls `onChange` after every commit this process makes to the store (GRDB observation).
-    /// Returns a token that stops observing when released; nil for a read-only store.
-    public func observeCommits(_ onChange: @escaping @Sendable () -> Void) -> AnyObject? {
-        guard !isReadOnly else { return nil }
-        let observation = DatabaseRegionObservation(tracking: .fullDatabase)
-        return observation.start(in: writer, onError: { _ in }, onChange: { _ in onChange() }) as AnyObject
-    }
-}
-
 /// Notices commits made by other processes (another console, a simulator, the sqlite3 CLI) by
 /// polling `PRAGMA data_version` on one dedicated connection, which GRDB observation cannot see.
 public final class DataVersionWatcher {

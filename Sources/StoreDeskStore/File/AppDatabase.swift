@@ -14,13 +14,35 @@ public struct AppDatabase: Sendable {
     /// How the caller means to use the file.
     public typealias Access = StoreAccess
 
-    /// The connection or pool; reads go through it too. Private to the store: everything else reads and
-    /// writes through the named methods, each keeping its invariants in one transaction.
-    let writer: any DatabaseWriter
+    /// The connection or pool. Private: every write of the store's areas goes through `write`,
+    /// `writeWithoutTransaction` or `writeImmediate` below, each a transaction of the named method that
+    /// called it; nothing else in the module (the ledger, the importer, the seeders) holds the writer.
+    private let writer: any DatabaseWriter
     public let path: String
     public let isReadOnly: Bool
 
+    /// What reads go through (the pool's readers beside the writer, or the one queue).
     var reader: any DatabaseReader { writer }
+
+    /// One write transaction.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T { try writer.write(updates) }
+
+    /// A write that opens its own transactions (`BEGIN IMMEDIATE`, or several in a row).
+    func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T { try writer.writeWithoutTransaction(updates) }
+
+    /// Copies the WAL into the file off the writer's thread, for a store open as a pool; nil otherwise.
+    func walCheckpointer() -> WALCheckpointer? { (writer as? DatabasePool).flatMap { WALCheckpointer(pool: $0) } }
+
+    /// Closes the file (a store built and handed over, as the demo loader does).
+    func close() throws { try writer.close() }
+
+    /// Calls `onChange` after every commit this process makes to the store (GRDB observation).
+    /// Returns a token that stops observing when released; nil for a read-only store.
+    public func observeCommits(_ onChange: @escaping @Sendable () -> Void) -> AnyObject? {
+        guard !isReadOnly else { return nil }
+        let observation = DatabaseRegionObservation(tracking: .fullDatabase)
+        return observation.start(in: writer, onError: { _ in }, onChange: { _ in onChange() }) as AnyObject
+    }
 
     init(writer: any DatabaseWriter, path: String, isReadOnly: Bool) {
         self.writer = writer

@@ -18,11 +18,11 @@ public enum GameServerLedger {
     /// Starts the ledger, its clock at the store's instant now. Throws when the store's clock is not a
     /// date (`StoreMeta.clock`).
     public static func open(database: AppDatabase) throws -> CallbackGroupCommit {
-        let checkpointer = (database.writer as? DatabasePool).flatMap { WALCheckpointer(pool: $0) }
+        let checkpointer = database.walCheckpointer()
         return CallbackGroupCommit(
             start: try database.now(wall: Instant(Date())).instant, threadName: "storedesk-ledger",
             commit: { batch, clock in
-                try database.writer.write { db in
+                try database.write { db in
                     // One stamp a commit, on the store's time line: another process may have moved the
                     // store's clock past this one's, and then the clock catches up, never back.
                     let stamp = try StoreMeta.stamp(clock.now, in: db)

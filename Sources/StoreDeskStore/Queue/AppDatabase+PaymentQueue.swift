@@ -15,7 +15,7 @@ extension AppDatabase {
     /// Commits one step that belongs to no payment run (a fixture, a hand-made row): its transaction,
     /// order, callback and grant rows and its events, all in one SQLite transaction.
     func apply(_ change: PaymentChange) throws {
-        try writer.write { db in
+        try write { db in
             try PaymentRowWriter(db).write(change)
             if let latest = change.latestStamp { try StoreMeta.advance(to: latest, in: db) }
         }
@@ -27,7 +27,7 @@ extension AppDatabase {
     public func apply(_ changes: [PaymentChange], run: PaymentRun) throws {
         guard !changes.isEmpty else { return }
         do {
-            try writer.write { db in
+            try write { db in
                 try PaymentRuns.beat(db, run, path: path)
                 let rows = try PaymentRowWriter(db, run: run.id)
                 for change in changes { try rows.write(change) }

@@ -16,7 +16,7 @@ extension AppDatabase {
         let clock: @Sendable () -> Instant = { Instant(Date()) }
         let now = clock()
         do {
-            return try writer.write { db in
+            return try write { db in
                 try db.execute(
                     sql: "INSERT INTO payment_run (kind, pid, started_at, heartbeat_at) VALUES (?, ?, ?, ?)",
                     arguments: [kind.rawValue, ProcessInfo.processInfo.processIdentifier, now.millis, now.millis])
@@ -42,7 +42,7 @@ extension AppDatabase {
     /// lock goes only after the end is committed.
     public func endRun(_ run: PaymentRun) throws {
         do {
-            try writer.write { db in
+            try write { db in
                 let now = run.clock().millis
                 try db.execute(
                     sql: "UPDATE payment_run SET ended_at = ?, heartbeat_at = ? WHERE id = ? AND ended_at IS NULL",
@@ -58,7 +58,7 @@ extension AppDatabase {
     /// process took its work over.
     public func heartbeat(_ run: PaymentRun) throws {
         do {
-            try writer.write { db in try PaymentRuns.beat(db, run, path: path) }
+            try write { db in try PaymentRuns.beat(db, run, path: path) }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }

@@ -168,7 +168,7 @@ extension AppDatabase {
     /// run has it in flight (that run moves it on). The transaction and its event are written together.
     public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
         if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
-        return try writer.write { db in
+        return try write { db in
             let transaction = try StoreTransaction.fetchOne(db, matching: "id", id)
             var liveOwner: Int64?
             if transaction?.finished == false,

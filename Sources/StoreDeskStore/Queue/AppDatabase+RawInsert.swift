@@ -11,7 +11,7 @@ extension AppDatabase {
         while index < changes.count {
             let slice = changes[index..<min(changes.count, index + batch)]
             index += batch
-            try writer.write { db in
+            try write { db in
                 let rows = try PaymentRowWriter(db, run: run.id)
                 for change in slice { try rows.write(change) }
             }

@@ -159,7 +159,7 @@ extension AppDatabase {
     func writeImmediate<T>(_ body: (Database) throws -> T) throws -> T {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         do {
-            return try writer.writeWithoutTransaction { db in
+            return try writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 do {
                     let value = try body(db)

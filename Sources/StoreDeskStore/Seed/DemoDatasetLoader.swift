@@ -147,10 +147,10 @@ public enum DemoDatasetLoader {
     public static func build(_ contents: Contents, at path: String) throws {
         try FileReplacement.write(to: path, replacing: false) { temporary in
             let store = try AppDatabase.create(path: temporary)
-            try store.writer.write { db in
+            try store.write { db in
                 try insert(contents, into: db)
             }
-            try store.writer.close()
+            try store.close()
         }
     }
 

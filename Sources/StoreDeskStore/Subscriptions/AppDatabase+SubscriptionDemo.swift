@@ -47,7 +47,7 @@ extension AppDatabase {
     public func recordSimulatedNotifications(
         _ events: [SubscriptionEvent], at now: Instant, rate: TimeRate
     ) throws -> NotificationImport.Report {
-        try writer.write { db in
+        try write { db in
             try NotificationImporter(db: db, source: "simulation", wallClock: now, stampAt: now, timeRate: rate, clockAtLeast: now)
                 .run(SubscriptionEventLines(events: events))
         }

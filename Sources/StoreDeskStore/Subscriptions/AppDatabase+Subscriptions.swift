@@ -24,7 +24,7 @@ extension AppDatabase {
         from file: NotificationFile, extraRoots: [TrustedRoot] = [], allowUnverified: Bool = false, source: String,
         wallClock: Instant, stampAt: Instant? = nil, each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
-        try writer.writeWithoutTransaction { db in
+        try writeWithoutTransaction { db in
             // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
             // emptied at every release) instead of a temporary file written line after line.
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
@@ -59,7 +59,7 @@ extension AppDatabase {
     func importNotifications(
         _ lines: SubscriptionEventLines, source: String, wallClock: Instant
     ) throws -> NotificationImport.Report {
-        try writer.write { db in
+        try write { db in
             try NotificationImporter(db: db, source: source, wallClock: wallClock).run(lines)
         }
     }

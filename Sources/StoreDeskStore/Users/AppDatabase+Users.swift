@@ -102,7 +102,7 @@ extension AppDatabase {
 
     /// Writes one audit line in its own transaction.
     public func recordAudit(_ entry: AuditEntry) throws {
-        try writer.write { db in
+        try write { db in
             var entry = entry
             entry.at = try StoreMeta.stamp(entry.at, in: db)
             try entry.insert(db)

@@ -24,6 +24,11 @@ extension AppState {
         case .storeWaiting(let waiting):
             storeWaiting = waiting
             return []
+        case .storeReachable(let reachable):
+            // Found again: the error the outage left on the status line is over.
+            if reachable && storeUnreachable && status?.kind == .error { status = StatusMessage("the store's server answers again", .success) }
+            storeUnreachable = !reachable
+            return []
         case .storeChanged:
             let clock: Effect = .read { store in .storeClock(try store.clock()) }
             return [clock] + withCurrent { $0.refresh(&$1) }

@@ -57,11 +57,12 @@ extension AppState {
         var x = rect.x
         x += canvas.write(" StoreDesk ", at: Point(x: x, y: rect.y), role: .headerBadge)
         let badge = session.readOnly ? " RO " : ""
-        // A store slower than a frame (a server far away, a lock held): said, never a frozen screen.
-        let waiting = storeWaiting ? " loading… " : ""
+        // A store slower than a frame (a server far away, a lock held), or a server gone: said, never a
+        // frozen screen.
+        let waiting = storeUnreachable ? " reconnecting… " : storeWaiting ? " loading… " : ""
         let available = max(0, rect.width - (x - rect.x) - badge.columns - waiting.columns - 1)
         canvas.write(headerText(width: available), at: Point(x: x, y: rect.y), role: .header, maxWidth: available)
-        if storeWaiting {
+        if !waiting.isEmpty {
             canvas.write(waiting, at: Point(x: rect.x + rect.width - badge.columns - waiting.columns, y: rect.y), role: .headerBadge)
         }
         if session.readOnly {
@@ -69,9 +70,20 @@ extension AppState {
         }
     }
 
+    /// The store as the header names it: a file by its name, a store at an address (a team store's
+    /// `postgres://user@host:port/db`) as `db@host:port`, the port left out when it is the scheme's usual one.
+    static func storeLabel(_ location: String) -> String {
+        guard location.contains("://"), let address = URLComponents(string: location), let host = address.host, !host.isEmpty else {
+            return (location as NSString).lastPathComponent
+        }
+        let database = address.path.hasPrefix("/") ? String(address.path.dropFirst()) : address.path
+        let port = address.port.map { $0 == 5432 ? "" : ":\($0)" } ?? ""
+        return (database.isEmpty ? "" : database + "@") + (host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host) + port
+    }
+
     /// The header's facts, dropping the least useful ones first when the terminal is narrow.
     func headerText(width: Int) -> String {
-        let file = (storePath as NSString).lastPathComponent
+        let file = Self.storeLabel(storePath)
         let role = session.role.rawValue
         let actor = session.actor.isEmpty ? "" : " · " + session.actor
         let appText = app.map { "\($0.name) (\($0.id))" }

@@ -131,6 +131,9 @@ public struct AppState: Sendable {
     public var quitting = false
     /// Store calls are still out past a frame's wait (`Message.storeWaiting`): the header says "loading…".
     public var storeWaiting = false
+    /// The last store call found the store's server unreachable (`Message.storeReachable`): the header
+    /// says "reconnecting…" until a call answers again.
+    public var storeUnreachable = false
 
     public init(
         size: Size, session: Session, storePath: String, clock: Instant, timeZone: TimeZone, themeName: String,

@@ -49,6 +49,8 @@ public final class ConsoleRuntime {
     /// Where the interactive loop's store calls run (`run` makes it), so a slow store never holds a frame;
     /// nil without a terminal (`snapshot`, benchmarks, tests), where a call runs on the caller's thread.
     private(set) var lane: StoreLane?
+    /// Whether the last store call reached the store's server.
+    let reach = StoreReach()
 
     public init(
         state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
@@ -165,11 +167,12 @@ public final class ConsoleRuntime {
     }
 
     /// A store call: on the lane in the interactive loop (nil when its message will come later), else here.
+    /// Whether the store answered is noted on the way (`StoreReach`).
     private func onLane(_ body: @escaping @Sendable (any ConsoleStore) throws -> Message) throws -> Message? {
-        guard let lane else { return try body(database) }
-        let store = database
+        let store = database, reach = reach
+        guard let lane else { return try reach.noting(store) { try body(store) } }
         return lane.call {
-            do { return try body(store) } catch { return .failed(Self.describe(error, store: store)) }
+            do { return try reach.noting(store) { try body(store) } } catch { return .failed(Self.describe(error, store: store)) }
         }
     }
 
@@ -233,6 +236,7 @@ public final class ConsoleRuntime {
             // "loading…" while any is still out.
             for message in lane.take() { dispatch(message, settle: false) }
             if lane.waiting != state.storeWaiting { dispatch(.storeWaiting(lane.waiting), settle: false) }
+            if reach.lost == !state.storeUnreachable { dispatch(.storeReachable(!reach.lost), settle: false) }
             let clock = Date()
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {

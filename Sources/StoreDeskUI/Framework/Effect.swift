@@ -62,4 +62,7 @@ public enum Message: Sendable {
     /// The interactive console's store calls are waiting on a store slower than a frame (true), or have all
     /// answered (false): the header says "loading…" meanwhile, and keys and frames go on (`StoreLane`).
     case storeWaiting(Bool)
+    /// The store's server could not be reached by the last store call (false), or answered again (true):
+    /// the header says "reconnecting…" meanwhile, and the console goes on (`StoreError.unreachable`).
+    case storeReachable(Bool)
 }

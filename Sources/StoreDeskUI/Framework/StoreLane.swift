@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskStoreAPI
 
 /// Where the interactive console's store calls (`Effect.read`, `.write`) run: on a thread of their own,
 /// one at a time and in the order they were asked, so a store slower than a frame (a PostgreSQL server
@@ -86,5 +87,25 @@ final class StoreLane: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
         queue.async { done.signal() }
         _ = done.wait(timeout: .now() + max(0, deadline.timeIntervalSinceNow))
+    }
+}
+
+/// Whether the store's server answered the last store call, set from whichever thread made it: a call
+/// that fails with `StoreError.unreachable` marks it lost, any call that answers marks it found again.
+final class StoreReach: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isLost = false
+
+    var lost: Bool { lock.withLock { isLost } }
+
+    func noting<T>(_ store: any ConsoleStore, _ body: () throws -> T) rethrows -> T {
+        do {
+            let value = try body()
+            lock.withLock { isLost = false }
+            return value
+        } catch {
+            if case .unreachable? = store.storeError(for: error) { lock.withLock { isLost = true } }
+            throw error
+        }
     }
 }

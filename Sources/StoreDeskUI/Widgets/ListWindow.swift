@@ -19,6 +19,9 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     public private(set) var selected = 0
     /// The number of the latest read; pages of older ones are dropped.
     public private(set) var generation = 0
+    /// The read whose rows are shown: behind `generation` while a read is out, or after one failed (a
+    /// server gone), so an empty window then says "…", never that the list is empty.
+    public private(set) var shownGeneration = 0
     /// Where the page stands in the whole list, when known: kept by every move without asking the store.
     public private(set) var offset: Offset?
     /// How many rows the list holds, as the store last told (`count`), or nil until it has.
@@ -222,6 +225,7 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     @discardableResult
     public mutating func show(_ page: Page) -> Bool? {
         guard page.generation == generation else { return nil }
+        shownGeneration = page.generation
         offset = page.offset
         whole = page.complete
         if page.complete { count = .exact(page.rows.count) }
@@ -233,6 +237,7 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
     @discardableResult
     public mutating func show(_ page: [Row], landing: Landing, offset: Offset?? = nil) -> Bool {
         if let offset { self.offset = offset }
+        shownGeneration = generation
         let previous = selectedRow?.id
         rows = page
         switch landing {
@@ -283,14 +288,18 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
 
     /// The title's "12 of 20,120": the selection's place (– when unknown) and the count; "≥" when the
     /// store could only bound it (or has no cheap count and the window has seen that many), "…" while it
-    /// counts. `count` replaces the store's (a screen that keeps counts of its own); `placed: false` says
+    /// counts, or while no read's rows have come. `count` replaces the store's (a screen that keeps counts of its own); `placed: false` says
     /// the page holds a row that is not in the list (a prompt just resolved, kept in view): no place then,
     /// and the rows seen say nothing of the count.
     public func positionText(count known: ListCount? = nil, placed: Bool = true) -> String {
         let count = known ?? self.count
         var seen = placed ? rows.count : 0
         if placed, case .fromTop(let n) = offset { seen += n }
-        if rows.isEmpty, count == nil || count == .exact(0) { return counting && known == nil ? "…" : "0" }
+        if rows.isEmpty, count == nil || count == .exact(0) {
+            // No rows yet because none have come (a read out, or failed): not known to be empty.
+            if shownGeneration != generation { return "…" }
+            return counting && known == nil ? "…" : "0"
+        }
         let place = (placed ? position(in: count) : nil).map { $0.formattedWithSeparators } ?? "–"
         switch count {
         case .exact(let total): return "\(place) of \(max(total, seen).formattedWithSeparators)"

@@ -33,6 +33,9 @@ extension SubscriptionsScreen: ConsoleScreen {
         case sort(ListSort.Change)
         /// Write the whole list to a file (`:export`).
         case export(ExportRequest)
+        /// The support desk's Apple actions on the selected subscription: ask, then do.
+        case supportRefund, supportUnrefund, supportExtend
+        case supportRefundBecause(String), supportUnrefundBecause(String), supportExtendBy(String)
     }
 
     /// Each state's rows run on `(expires_date, original_transaction_id)` (`subscription_on_expiry`,
@@ -44,7 +47,7 @@ extension SubscriptionsScreen: ConsoleScreen {
             .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, active, grace period, billing retry, expired, refunded."),
         .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
-    ] + ScreenCommand.export(noun: "subscriptions") { .export($0) } + demoCommands
+    ] + ScreenCommand.export(noun: "subscriptions") { .export($0) } + supportCommands + demoCommands
 
     public static let footer: [Action] = [.nextState, .demo]
 
@@ -77,6 +80,7 @@ extension SubscriptionsScreen: ConsoleScreen {
     public mutating func apply(_ event: Event, _ context: inout ScreenContext) -> [Effect] {
         switch event {
         case .demoReady, .demoFailed, .demoWritten: return applyDemo(event, &context)
+        case .support(let line): return applySupport(line, &context)
         default: return apply(event)
         }
     }
@@ -117,6 +121,8 @@ extension SubscriptionsScreen: ConsoleScreen {
             return request.effects(source(at: now), noun: "subscriptions", fields: SubscriptionListRow.exportFields) {
                 $0.exportValues(at: now, time: $1)
             }
+        case .supportRefund, .supportUnrefund, .supportExtend, .supportRefundBecause, .supportUnrefundBecause, .supportExtendBy:
+            return performSupport(action, &context)
         default:
             return performDemo(action, &context)
         }

@@ -54,6 +54,8 @@ public struct SubscriptionsScreen: Sendable {
         case demoFailed(String)
         /// These notifications reached the store; `rejected` says why one did not.
         case demoWritten(Set<String>, rejected: String?)
+        /// A support action's outcome.
+        case support(SupportOutcomeLine)
     }
 
     func search(at instant: Instant) -> SubscriptionSearch {
@@ -137,7 +139,7 @@ public struct SubscriptionsScreen: Sendable {
         case .sendQueue(let queue):
             sendQueue = queue
             return []
-        case .demoReady, .demoFailed, .demoWritten:
+        case .demoReady, .demoFailed, .demoWritten, .support:
             return []
         }
     }
