@@ -70,6 +70,7 @@ bench: release
 	@$(MAKE) --no-print-directory apple-venv
 	bash Benchmarks/run.sh
 	bash Benchmarks/serve.sh
+	bash Benchmarks/notify.sh
 	bash Benchmarks/postgres.sh
 	bash Benchmarks/apple-api.sh
 
