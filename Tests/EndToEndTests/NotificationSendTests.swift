@@ -84,7 +84,7 @@ import Testing
         let shown = try Binary.run(["apps", "show", "1001", "--json", "--db", store], home: home)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
         #expect(object["notification_url"] as? String == "https://game.example/apple")
-        #expect(try Binary.run(["apps", "show", "1001", "--db", store], home: home).stdout.contains("notifications  https://game.example/apple"))
+        #expect(try Binary.run(["apps", "show", "1001", "--db", store], home: home).stdout.contains("notifications https://game.example/apple"))
         #expect(try Self.sql(store, "SELECT detail FROM audit_log WHERE action = 'app.set' ORDER BY id DESC LIMIT 1")
             .contains("notification url none → https://game.example/apple"))
         // Sends start from the log's end: what the store held before is not sent.
