@@ -203,9 +203,17 @@ extension PostgresCells {
 extension PostgresStore: NotificationHistoryStore {
     public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
         try session.transaction(readOnly: true) { db in
-            var sql = SQLBuilder("SELECT e.* FROM subscription_event e JOIN subscription s ON s.original_transaction_id = e.original_transaction_id WHERE ")
+            // A subscription's notifications by its row; a one-time purchase's (a refund, a consumption request)
+            // by its transaction.
+            var sql = SQLBuilder(
+                """
+                SELECT e.* FROM subscription_event e
+                LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+                LEFT JOIN store_transaction t ON s.original_transaction_id IS NULL AND t.id = e.original_transaction_id
+                WHERE 
+                """)
             var conditions = [
-                "s.app_id = " + sql.bind(appId), "e.signed_date >= " + sql.bind(query.startDate.millis),
+                "coalesce(s.app_id, t.app_id) = " + sql.bind(appId), "e.signed_date >= " + sql.bind(query.startDate.millis),
                 "e.signed_date < " + sql.bind(query.endDate.millis), "e.id > " + sql.bind(query.after ?? 0),
             ]
             if let type = query.notificationType {

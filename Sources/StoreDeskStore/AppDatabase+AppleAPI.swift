@@ -214,7 +214,7 @@ extension AppDatabase {
 extension AppDatabase: NotificationHistoryStore {
     public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
         try reader.read { db in
-            var conditions = ["s.app_id = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?"]
+            var conditions = ["coalesce(s.app_id, t.app_id) = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?"]
             var arguments: [any DatabaseValueConvertible] = [appId, query.startDate.millis, query.endDate.millis, query.after ?? 0]
             if let type = query.notificationType {
                 conditions.append("e.notification_type = ?")
@@ -241,7 +241,8 @@ extension AppDatabase: NotificationHistoryStore {
                 db,
                 sql: """
                     SELECT e.id AS event_id, \(SubscriptionEventRow.columns) FROM subscription_event e
-                    JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+                    LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+                    LEFT JOIN store_transaction t ON s.original_transaction_id IS NULL AND t.id = e.original_transaction_id
                     WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.id LIMIT ?
                     """, arguments: StatementArguments(arguments))
             return try rows.map { (id: try $0.column("event_id") as Int64, event: try SubscriptionEventRow.decode(row: $0)) }

@@ -9,7 +9,7 @@ import Testing
 /// and their answers, renewal extensions and tokens by staff, each deciding, refusing, writing Apple's
 /// notification and auditing as the SQLite store does, and leaving a store `check` finds clean.
 @Suite(.serialized) struct AppleSupportContractTests {
-    typealias SupportStore = CommandsContractStore & AppleSupportStore & AppStoreServerStore & SubscriptionStore
+    typealias SupportStore = CommandsContractStore & AppleSupportStore & AppStoreServerStore & SubscriptionStore & NotificationHistoryStore
 
     static func store(_ backend: Backend) throws -> any SupportStore {
         switch backend {
@@ -77,6 +77,14 @@ import Testing
         #expect(events.last?.notificationType == .refund && events.last?.provenance == .simulated)
         #expect(try Self.audit(store, "apple.refund") == Self.audit(reference, "apple.refund"))
         #expect(try Self.audit(store, "apple.refund").count == 4)
+        // Get Notification History finds a one-time purchase's notifications by its transaction, as it
+        // finds a subscription's by its row: the consumable's REFUND and REFUND_REVERSED are there.
+        let app = try #require(try store.appStoreCustomer(transactionId: "2000000100000001")).app.id
+        let history = try NotificationHistoryQuery(
+            json: Array(#"{"startDate":0,"endDate":4000000000000,"transactionId":"2000000100000001"}"#.utf8), paginationToken: nil)
+        let consumable = try store.appNotifications(appId: app, history, limit: 50).map(\.event.notificationType)
+        #expect(consumable == [.refund, .refundReversed], "\(consumable)")
+        #expect(try store.appNotifications(appId: app, history, limit: 50).map(\.id) == reference.appNotifications(appId: app, history, limit: 50).map(\.id))
         #expect(try store.check() == [])
         #expect(try reference.check() == [])
     }
