@@ -38,8 +38,9 @@ extension PostgresSession.Transaction {
         }
         pipe.finish(throwing: produced)
         finished.wait()
+        // The server's refusal first: it is why a `send` stopped.
+        if let error = outcome.error, produced == nil || produced is PostgresCopyStopped { throw error }
         if let produced { throw produced }
-        if let error = outcome.error { throw error }
     }
 }
 
@@ -49,8 +50,10 @@ final class PostgresCopyPipe: @unchecked Sendable {
     static let capacity = 4
     let batches: AsyncThrowingStream<ByteBuffer, any Error>
     private let continuation: AsyncThrowingStream<ByteBuffer, any Error>.Continuation
-    private let room = DispatchSemaphore(value: PostgresCopyPipe.capacity)
-    private let lock = NSLock()
+    // A condition and a count, not a semaphore: a copy the server stops leaves batches never taken, and
+    // libdispatch traps on a semaphore freed below its starting value.
+    private let condition = NSCondition()
+    private var inFlight = 0
     private var stopped = false
 
     init() {
@@ -59,25 +62,33 @@ final class PostgresCopyPipe: @unchecked Sendable {
 
     /// Hands one batch to the writer, waiting for room; throws once the writer has stopped.
     func send(_ batch: ByteBuffer) throws {
-        guard !isStopped else { throw PostgresCopyStopped() }
-        room.wait()
-        guard !isStopped else { throw PostgresCopyStopped() }
+        condition.lock()
+        while inFlight >= Self.capacity && !stopped { condition.wait() }
+        let stop = stopped
+        if !stop { inFlight += 1 }
+        condition.unlock()
+        if stop { throw PostgresCopyStopped() }
         continuation.yield(batch)
     }
 
     /// The writer sent a batch: room for another.
-    func taken() { room.signal() }
+    func taken() {
+        condition.lock()
+        inFlight -= 1
+        condition.signal()
+        condition.unlock()
+    }
 
     /// The writer stopped (the server refused the copy): a waiting `send` wakes and throws.
     func stop() {
-        lock.withLock { stopped = true }
-        room.signal()
+        condition.lock()
+        stopped = true
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// No more batches; with an error, the copy fails with it.
     func finish(throwing error: (any Error)?) { continuation.finish(throwing: error) }
-
-    private var isStopped: Bool { lock.withLock { stopped } }
 }
 
 /// The copy task's error, read by the thread that waited for it.

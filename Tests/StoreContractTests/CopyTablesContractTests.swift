@@ -39,6 +39,25 @@ import Testing
         #expect(try postgres.user(id: try source.firstUserId())?.name == AwkwardRows.text)
     }
 
+    /// A row the server refuses early in a long table: the copy stops with the server's own refusal in one
+    /// line (not the pipe's "stopped"), while the encoder still had thousands of rows to send, and the
+    /// database keeps nothing.
+    @Test func aRowRefusedEarlyInALongTableStopsTheCopyWithTheServersWords() throws {
+        let stores = try ContractStores.get()
+        let address = try stores.database()
+        let postgres = try PostgresStore.open(address, access: .create)
+        defer { postgres.close() }
+        let source = RepeatedRows(base: try stores.sqlite(), table: "user", times: 600)
+        do {
+            _ = try postgres.load(from: source)
+            Issue.record("a copy of duplicated players was taken")
+        } catch {
+            let said = "\(postgres.storeError(for: error) ?? error)"
+            #expect(said.contains("duplicate key") && !said.contains("Stopped") && !said.contains("\n"), "\(said)")
+        }
+        #expect(try postgres.userCount() == 0)
+    }
+
     static func all(_ source: any StoreRowSource, _ table: String) throws -> [[StoreValue]] {
         let columns = try source.columns(of: table)
         var rows: [[StoreValue]] = []
@@ -87,5 +106,21 @@ extension AppDatabase {
                     AND name NOT LIKE 'grdb_%' AND name NOT LIKE 'user_search%'
                     """)
         }
+    }
+}
+
+/// The demo store's rows, with one table's rows sent `times` over (so its keys repeat).
+struct RepeatedRows: StoreRowSource, @unchecked Sendable {
+    let base: AppDatabase
+    let table: String
+    let times: Int
+    var path: String { base.path }
+
+    func columns(of table: String) throws -> [String] { try base.columns(of: table) }
+    func count(of table: String) throws -> Int { try base.count(of: table) * (table == self.table ? times : 1) }
+    func snapshot<T>(_ body: (any StoreRowSource) throws -> T) throws -> T { try body(self) }
+
+    func rows(of table: String, columns: [String], batch: Int, _ body: ([[StoreValue]]) throws -> Void) throws {
+        for _ in 0..<(table == self.table ? times : 1) { try base.rows(of: table, columns: columns, batch: batch, body) }
     }
 }
