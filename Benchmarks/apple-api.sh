@@ -54,22 +54,9 @@ curl -sf -H "Authorization: Bearer $token" "$info_url" >"$work/info.json" || { e
 curl -sf -H "Authorization: Bearer $token" "$history_url" >"$work/history.json" || { echo "Get Transaction History failed" >&2; exit 1; }
 
 # nginx serving each answer as a static file: the same bytes over the same loopback.
-nginx_port=$(free_port)
 mkdir -p "$work/nginx/www"
 cp "$work/info.json" "$work/history.json" "$work/nginx/www/"
-cat >"$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  server { listen 127.0.0.1:$nginx_port; root $work/nginx/www; location /healthz { return 200 "ok"; } }
-}
-CONF
-nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
-pids+=($!)
-wait_for "http://127.0.0.1:$nginx_port/healthz"
+start_nginx "$work/nginx" "root $work/nginx/www;"
 
 get() { # url [header] -> "rps p50 p99 requests non2xx"
   wrk -t2 -c"$CONNECTIONS" -d"${SECONDS_LOAD}s" --latency ${2:+-H "$2"} -s /dev/stdin "$1" 2>/dev/null <<'LUA' | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'

@@ -66,10 +66,12 @@ wrk_post() { # lua bodies url connections offset
     | awk '/^RESULT/ {print $2, $3, $4, $5, $6}'
 }
 
-# nginx answering a static `success` to POST /callback (this machine's HTTP ceiling), as many workers as
-# cores, in FOLDER; sets nginx_port and adds its pid to `pids`.
-start_nginx() { # folder
+# nginx (this machine's HTTP ceiling), as many workers as cores, with its files in FOLDER, answering /healthz
+# and what SERVER says inside its server block (default: a static `success` to POST /callback; e.g.
+# `root DIR;` to serve files); sets nginx_port and adds its pid to `pids`.
+start_nginx() { # folder [server]
   nginx_port=$(free_port)
+  local server=${2:-'location /callback { return 200 "success"; }'}
   mkdir -p "$1"
   cat >"$1/nginx.conf" <<CONF
 worker_processes auto;
@@ -79,7 +81,7 @@ events { worker_connections 1024; }
 http {
   access_log off;
   client_body_temp_path $1/body;
-  server { listen 127.0.0.1:$nginx_port; location /callback { return 200 "success"; } location /healthz { return 200 "ok"; } }
+  server { listen 127.0.0.1:$nginx_port; $server location /healthz { return 200 "ok"; } }
 }
 CONF
   nginx -c "$1/nginx.conf" -g 'daemon off;' &

@@ -21,27 +21,7 @@ store="$work/store.sqlite"
 cp "$work/xdg/storedesk/storedesk.sqlite" "$store"
 
 # nginx: 200 for POST /notify.
-nport=$(free_port)
-mkdir -p "$work/nginx"
-cat > "$work/nginx/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  client_body_temp_path $work/nginx/body;
-  client_max_body_size 1m;
-  server {
-    listen 127.0.0.1:$nport;
-    location /notify { return 200; }
-    location /healthz { return 200 "ok"; }
-  }
-}
-CONF
-nginx -c "$work/nginx/nginx.conf" -g 'daemon off;' &
-pids+=($!)
-wait_for "http://127.0.0.1:$nport/healthz"
+start_nginx "$work/nginx" "client_max_body_size 1m; location /notify { return 200; }"; nport=$nginx_port
 
 # `count` more notifications of app 1001 in the log (copies of its own, new ids and UUIDs).
 log_more() { # count

@@ -36,7 +36,6 @@ struct AppStoreServerAPIHandler: Sendable {
     let chain: SigningChain
     let tests: TestNotifications
     let limits: APIRateLimits
-    let masses = MassExtensions()
     let body: BodyReader
 
     /// Who asked: the app whose key signed the token, and the key.
@@ -201,16 +200,25 @@ struct AppStoreServerAPIHandler: Sendable {
         return customer
     }
 
+    /// The rows of a transaction of the caller's app a request shows (`read`); another app's is not found.
+    private func slice(_ caller: Caller, _ transactionId: String, _ read: AppStoreSliceRead) throws -> AppStoreHistorySlice {
+        guard let slice = try database.appStoreSlice(transactionId: transactionId, read, limit: AppStoreServerAPI.pageSize + 1),
+            slice.customer.app.id == caller.app.id
+        else { throw AppStoreAPIError.transactionIdNotFound }
+        return slice
+    }
+
     private func transactionInfo(_ caller: Caller, _ id: String, _ now: Instant) throws -> Reply {
-        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
+        let customer = try slice(caller, try AppStoreServerAPI.checkTransactionId(id), .transaction).customer
         let payload = try AppStoreServerAPI.transaction(customer, at: now)
         return try Self.json(["signedTransactionInfo": try chain.signTransaction(payload)], note: "transaction \(id)")
     }
 
     private func history(_ caller: Caller, _ id: String, _ items: [(name: String, value: String)], _ now: Instant) throws -> Reply {
         let query = try AppStoreHistoryQuery(items: items)
-        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
-        let page = AppStoreServerAPI.history(customer, query: query, at: now)
+        let slice = try slice(caller, try AppStoreServerAPI.checkTransactionId(id), .history(query))
+        let customer = slice.customer
+        let page = AppStoreServerAPI.history(slice, query: query, at: now)
         return try Self.json(
             HistoryResponse(
                 revision: page.revision.token, hasMore: page.hasMore, bundleId: customer.app.bundleId, appAppleId: customer.app.appleAppId,
@@ -220,8 +228,8 @@ struct AppStoreServerAPIHandler: Sendable {
 
     private func refundHistory(_ caller: Caller, _ id: String, _ revision: String?, _ now: Instant) throws -> Reply {
         let after = try revision.map { token throws(AppStoreAPIError) in try AppStoreRevision(token: token) }
-        let customer = try customer(caller, try AppStoreServerAPI.checkTransactionId(id))
-        let page = AppStoreServerAPI.refunds(customer, revision: after, at: now)
+        let slice = try slice(caller, try AppStoreServerAPI.checkTransactionId(id), .refunds(after))
+        let page = AppStoreServerAPI.refunds(slice, revision: after, at: now)
         return try Self.json(
             RefundHistoryResponse(
                 signedTransactions: try page.payloads.map(chain.signTransaction), revision: page.revision.token, hasMore: page.hasMore),
@@ -249,7 +257,7 @@ struct AppStoreServerAPIHandler: Sendable {
     }
 
     private func orderLookup(_ caller: Caller, _ orderId: String, _ now: Instant) throws -> Reply {
-        let customer = try AppleOrderId.transactionId(of: orderId).flatMap { try database.appStoreCustomer(transactionId: $0) }
+        let customer = try AppleOrderId.transactionId(of: orderId).flatMap { try database.appStoreTransaction(transactionId: $0) }
         guard let customer, customer.app.id == caller.app.id, let payloads = AppStoreServerAPI.order(customer, orderId: orderId, at: now) else {
             return try Self.json(OrderLookupResponse(status: 1, signedTransactions: nil), note: "order \(orderId): none")
         }
@@ -281,7 +289,7 @@ struct AppStoreServerAPIHandler: Sendable {
             throw AppStoreAPIError.generalBadRequest
         }
         guard let text = object["appAccountToken"] as? String else { throw AppStoreAPIError.invalidAppAccountTokenUUID }
-        guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id else {
+        guard let customer = try database.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id else {
             throw AppStoreAPIError.originalTransactionIdNotFound
         }
         let token = try AppStoreServerAPI.checkAppAccountToken(customer, token: text)
@@ -292,7 +300,7 @@ struct AppStoreServerAPIHandler: Sendable {
     private func extendRenewalDate(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
         let request = try RenewalExtensionRequest(json: bytes)
-        guard let customer = try database.appStoreCustomer(transactionId: originalId), customer.app.id == caller.app.id,
+        guard let customer = try database.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id,
             let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: .apiKey(caller.keyId), at: now)
         else { throw AppStoreAPIError.originalTransactionIdNotFound }
         return try Self.json(
@@ -310,13 +318,14 @@ struct AppStoreServerAPIHandler: Sendable {
 
     /// Extend Subscription Renewal Dates for All Active Subscribers: each entitled subscription to the
     /// product extended as Extend a Subscription Renewal Date would (the mass request's identifier keeps
-    /// a repeat from extending twice), done before the answer; its counts kept for the status request.
+    /// a repeat from extending twice), done before the answer; its counts kept in the store for the status
+    /// request (any serve of the store answers it, after a restart too).
     private func massExtend(_ caller: Caller, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let request = try MassRenewalExtensionRequest(json: bytes)
         guard let product = try database.product(id: request.productId), product.appId == caller.app.id, product.type == .autoRenewable else {
             throw AppStoreAPIError.invalidProductId
         }
-        if masses.status(appId: caller.app.id, productId: product.id, requestIdentifier: request.single.requestIdentifier) == nil {
+        if try database.massExtension(appId: caller.app.id, productId: product.id, requestIdentifier: request.single.requestIdentifier) == nil {
             var succeeded = 0, failed = 0
             for id in try database.entitledSubscriptionIds(appId: caller.app.id, productId: product.id) {
                 do {
@@ -329,17 +338,16 @@ struct AppStoreServerAPIHandler: Sendable {
                     failed += 1
                 }
             }
-            masses.keep(
-                MassExtensions.Status(requestIdentifier: request.single.requestIdentifier, complete: true, completeDate: now.millis,
-                    succeededCount: succeeded, failedCount: failed),
-                appId: caller.app.id, productId: product.id)
+            _ = try database.keepMassExtension(
+                MassRenewalExtensionStatus(request.single.requestIdentifier, completed: now, succeeded: succeeded, failed: failed),
+                appId: caller.app.id, productId: product.id, actor: .apiKey(caller.keyId))
         }
         return try Self.json(["requestIdentifier": request.single.requestIdentifier], note: "mass extension of \(product.id)")
     }
 
     private func massExtensionStatus(_ caller: Caller, _ productId: String, _ requestIdentifier: String) throws -> Reply {
         guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else { throw AppStoreAPIError.invalidRequestIdentifier }
-        guard let status = masses.status(appId: caller.app.id, productId: productId, requestIdentifier: requestIdentifier) else {
+        guard let status = try database.massExtension(appId: caller.app.id, productId: productId, requestIdentifier: requestIdentifier) else {
             throw AppStoreAPIError.statusRequestNotFound
         }
         return try Self.json(status, note: "mass extension \(requestIdentifier): \(status.succeededCount) extended, \(status.failedCount) not")
@@ -348,7 +356,7 @@ struct AppStoreServerAPIHandler: Sendable {
     private func sendConsumption(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let transactionId = try AppStoreServerAPI.checkTransactionId(id)
         let info = try ConsumptionInformation(json: bytes)
-        let customer = try customer(caller, transactionId)
+        let customer = try slice(caller, transactionId, .transaction).customer
         guard let purchase = customer.purchases.first(where: { $0.transaction.id == transactionId }) else {
             throw AppStoreAPIError.transactionIdNotFound
         }
@@ -457,37 +465,6 @@ struct AppStoreServerAPIHandler: Sendable {
     struct CheckTestNotificationResponse: Encodable {
         var signedPayload: String
         var sendAttempts: [String]
-    }
-}
-
-/// The mass renewal extensions this server ran, by app, product and request identifier (kept while it
-/// runs: at most the newest 1,000).
-final class MassExtensions: @unchecked Sendable {
-    struct Status: Encodable, Sendable {
-        var requestIdentifier: String
-        var complete: Bool
-        var completeDate: Int64
-        var succeededCount: Int
-        var failedCount: Int
-    }
-
-    private let lock = NSLock()
-    private var kept: [String: Status] = [:]
-    private var order: [String] = []
-
-    func keep(_ status: Status, appId: String, productId: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        let key = [appId, productId, status.requestIdentifier].joined(separator: "\u{0}")
-        if kept[key] == nil { order.append(key) }
-        kept[key] = status
-        if order.count > 1000 { kept[order.removeFirst()] = nil }
-    }
-
-    func status(appId: String, productId: String, requestIdentifier: String) -> Status? {
-        lock.lock()
-        defer { lock.unlock() }
-        return kept[[appId, productId, requestIdentifier].joined(separator: "\u{0}")]
     }
 }
 

@@ -129,6 +129,24 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX consumption_request_on_requested ON apple_consumption_request(requested_at)",
             ]),
+        // Mass renewal extensions' statuses, and the indexes Get Transaction History and Get Refund History page
+        // on (SQLite's v22-mass-extensions).
+        Migration(
+            identifier: "pg6-mass-extensions",
+            statements: [
+                """
+                CREATE TABLE apple_mass_extension (
+                    app_id text COLLATE "C" NOT NULL REFERENCES app(id), product_id text COLLATE "C" NOT NULL,
+                    request_identifier text COLLATE "C" NOT NULL, complete_date bigint NOT NULL, succeeded_count bigint NOT NULL CHECK (succeeded_count >= 0),
+                    failed_count bigint NOT NULL CHECK (failed_count >= 0), requested_by text COLLATE "C" NOT NULL,
+                    PRIMARY KEY (app_id, product_id, request_identifier))
+                """,
+                "CREATE INDEX transaction_by_customer ON store_transaction(user_id, app_id, purchase_date, id)",
+                """
+                CREATE INDEX transaction_revoked_by_customer ON store_transaction(user_id, app_id, revocation_date, id)
+                  WHERE revocation_date IS NOT NULL
+                """,
+            ]),
     ]
 
     static let tables = [

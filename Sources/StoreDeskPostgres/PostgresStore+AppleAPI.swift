@@ -81,6 +81,12 @@ extension PostgresStore: AppleAPIStore {
 }
 
 extension PostgresCells {
+    func massExtension() throws -> MassRenewalExtensionStatus {
+        MassRenewalExtensionStatus(
+            try text("request_identifier"), completed: try instant("complete_date"), succeeded: Int(try int("succeeded_count")),
+            failed: Int(try int("failed_count")))
+    }
+
     func bytes(_ column: String) throws -> [UInt8] { Array(try value(column, as: ByteBuffer.self).readableBytesView) }
 
     func storedSigner() throws -> StoredSigner {
@@ -132,6 +138,74 @@ extension PostgresStore: AppStoreServerStore {
                 subscriptions: try db.rows(
                     "SELECT * FROM subscription WHERE user_id = \(asked.userId) AND app_id = \(app.id) ORDER BY original_transaction_id"
                 ).map { try cells($0).subscription() })
+        }
+    }
+
+    /// A request's rows in SQL (`AppStoreSlicePlan`): the page on its index, then what its payloads read, by id.
+    public func appStoreSlice(transactionId: String, _ read: AppStoreSliceRead, limit: Int) throws -> AppStoreHistorySlice? {
+        try session.transaction(readOnly: true) { db in
+            func fetch(_ statement: (sql: String, arguments: [FindValue])) throws -> [PostgresRow] {
+                try db.rows(SQLBuilder.query(statement.sql, statement.arguments))
+            }
+            guard let asked = try db.rows("SELECT * FROM store_transaction WHERE id = \(transactionId)").first.map({ try cells($0).transaction() }),
+                let app = try db.rows("SELECT * FROM app WHERE id = \(asked.appId)").first.map({ try cells($0).app() })
+            else { return nil }
+            let rows = try AppStoreSlicePlan.rows(read, asked: asked, limit: limit).map { try fetch($0).map { try cells($0).transaction() } } ?? [asked]
+            let context = AppStoreSlicePlan.context(rows: rows, asked: asked)
+            let originals = try context.originals.map { try fetch($0).map { try cells($0).transaction() } } ?? []
+            let accounts = try fetch(context.accounts).map { row in
+                let (sid, roleId, token) = try row.decode((String, String, String).self)
+                return (sid: sid, roleId: roleId, token: token)
+            }
+            var tokens: [String: String] = [:]
+            for row in try fetch(context.tokens) {
+                let (original, token) = try row.decode((String, String).self)
+                tokens[original] = token
+            }
+            return AppStoreSlicePlan.slice(
+                asked: asked, app: app, rows: rows, originals: originals,
+                products: try fetch(AppStoreSlicePlan.products(rows + originals)).map { try cells($0).product() }, accounts: accounts,
+                tokens: tokens, subscriptions: try fetch(context.subscriptions).map { try cells($0).subscription() })
+        }
+    }
+
+    public func massExtension(appId: String, productId: String, requestIdentifier: String) throws -> MassRenewalExtensionStatus? {
+        try session.rows(
+            """
+            SELECT * FROM apple_mass_extension WHERE app_id = \(appId) AND product_id = \(productId)
+              AND request_identifier = \(requestIdentifier)
+            """
+        ).first.map { try cells($0).massExtension() }
+    }
+
+    public func keepMassExtension(_ status: MassRenewalExtensionStatus, appId: String, productId: String, actor: AuditActor) throws
+        -> MassRenewalExtensionStatus
+    {
+        guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
+        return try write { db in
+            func kept() throws -> MassRenewalExtensionStatus? {
+                try db.rows(
+                    """
+                    SELECT * FROM apple_mass_extension WHERE app_id = \(appId) AND product_id = \(productId)
+                      AND request_identifier = \(status.requestIdentifier)
+                    """
+                ).first.map { try cells($0).massExtension() }
+            }
+            if let kept = try kept() { return kept }
+            var mine = status
+            mine.completed = try stamp(status.completed, in: db)
+            // Of two serves keeping one request at once, the first insert wins; the other reads it back.
+            let inserted = try db.rows(
+                """
+                INSERT INTO apple_mass_extension (app_id, product_id, request_identifier, complete_date, succeeded_count, failed_count,
+                  requested_by)
+                VALUES (\(appId), \(productId), \(status.requestIdentifier), \(mine.completed.millis), \(Int64(status.succeededCount)),
+                  \(Int64(status.failedCount)), \(actor.name))
+                ON CONFLICT (app_id, product_id, request_identifier) DO NOTHING
+                RETURNING complete_date
+                """)
+            if inserted.isEmpty, let theirs = try kept() { return theirs }
+            return mine
         }
     }
 

@@ -27,21 +27,7 @@ struct PostgresFindRows: FindRows {
     let db: PostgresSession.Transaction
     let store: PostgresStore
 
-    func query(_ sql: String, _ arguments: [FindValue]) -> PostgresQuery {
-        var builder = SQLBuilder()
-        var values = arguments.makeIterator()
-        for character in sql {
-            if character == "?", let value = values.next() {
-                switch value {
-                case .text(let text): builder.append(builder.bind(text))
-                case .integer(let number): builder.append(builder.bind(number))
-                }
-            } else {
-                builder.append(String(character))
-            }
-        }
-        return builder.query
-    }
+    func query(_ sql: String, _ arguments: [FindValue]) -> PostgresQuery { SQLBuilder.query(sql, arguments) }
 
     func flags(_ sql: String, _ arguments: [FindValue]) throws -> [Bool] {
         guard let row = try db.rows(query(sql, arguments)).first else { return [] }

@@ -18,6 +18,23 @@ struct SQLBuilder {
     mutating func append(_ more: String) { text += more }
 
     var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+
+    /// A statement written with `?` placeholders (the plans both backends share), numbered `$1, $2, …`.
+    static func query(_ sql: String, _ arguments: [FindValue]) -> PostgresQuery {
+        var builder = SQLBuilder()
+        var values = arguments.makeIterator()
+        for character in sql {
+            if character == "?", let value = values.next() {
+                switch value {
+                case .text(let text): builder.append(builder.bind(text))
+                case .integer(let number): builder.append(builder.bind(number))
+                }
+            } else {
+                builder.append(String(character))
+            }
+        }
+        return builder.query
+    }
 }
 
 /// Keyset paging over `(key, tie)` columns, or over `tie` alone, in PostgreSQL: the same pages as the

@@ -128,6 +128,64 @@ extension AppDatabase: AppStoreServerStore {
         }
     }
 
+    /// A request's rows in SQL (`AppStoreSlicePlan`): the page on its index, then what its payloads read, by id.
+    public func appStoreSlice(transactionId: String, _ read: AppStoreSliceRead, limit: Int) throws -> AppStoreHistorySlice? {
+        try reader.read { db -> AppStoreHistorySlice? in
+            func fetch<Record: FetchableRecord>(_ statement: (sql: String, arguments: [FindValue]), as _: Record.Type) throws -> [Record] {
+                try Record.fetchAll(try db.cachedStatement(sql: statement.sql), arguments: StatementArguments(statement.arguments))
+            }
+            func rawRows(_ statement: (sql: String, arguments: [FindValue])) throws -> [Row] {
+                try Row.fetchAll(try db.cachedStatement(sql: statement.sql), arguments: StatementArguments(statement.arguments))
+            }
+            guard let asked = try StoreTransaction.fetchOne(
+                try db.cachedStatement(sql: "SELECT * FROM store_transaction WHERE id = ?"), arguments: [transactionId]),
+                let app = try App.fetchOne(try db.cachedStatement(sql: "SELECT * FROM app WHERE id = ?"), arguments: [asked.appId])
+            else { return nil }
+            let rows = try AppStoreSlicePlan.rows(read, asked: asked, limit: limit).map { try fetch($0, as: StoreTransaction.self) } ?? [asked]
+            let context = AppStoreSlicePlan.context(rows: rows, asked: asked)
+            let originals = try context.originals.map { try fetch($0, as: StoreTransaction.self) } ?? []
+            let accounts = try rawRows(context.accounts).map { row in
+                (sid: try row.column("sid") as String, roleId: try row.column("role_id") as String, token: try row.column("app_account_token") as String)
+            }
+            var tokens: [String: String] = [:]
+            for row in try rawRows(context.tokens) {
+                tokens[try row.column("original_transaction_id")] = try row.column("app_account_token")
+            }
+            return AppStoreSlicePlan.slice(
+                asked: asked, app: app, rows: rows, originals: originals,
+                products: try fetch(AppStoreSlicePlan.products(rows + originals), as: Product.self), accounts: accounts, tokens: tokens,
+                subscriptions: try fetch(context.subscriptions, as: Subscription.self))
+        }
+    }
+
+    public func massExtension(appId: String, productId: String, requestIdentifier: String) throws -> MassRenewalExtensionStatus? {
+        try reader.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM apple_mass_extension WHERE app_id = ? AND product_id = ? AND request_identifier = ?",
+                arguments: [appId, productId, requestIdentifier]
+            ).map(MassRenewalExtensionStatus.init(row:))
+        }
+    }
+
+    public func keepMassExtension(_ status: MassRenewalExtensionStatus, appId: String, productId: String, actor: AuditActor) throws
+        -> MassRenewalExtensionStatus
+    {
+        try writeImmediate { db in
+            let select = "SELECT * FROM apple_mass_extension WHERE app_id = ? AND product_id = ? AND request_identifier = ?"
+            let key: StatementArguments = [appId, productId, status.requestIdentifier]
+            if let kept = try Row.fetchOne(db, sql: select, arguments: key).map(MassRenewalExtensionStatus.init(row:)) { return kept }
+            var kept = status
+            kept.completed = try StoreMeta.stamp(status.completed, in: db)
+            try db.execute(
+                sql: """
+                    INSERT INTO apple_mass_extension (app_id, product_id, request_identifier, complete_date, succeeded_count, failed_count,
+                      requested_by) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [appId, productId, status.requestIdentifier, kept.completed, status.succeededCount, status.failedCount, actor.name])
+            return kept
+        }
+    }
+
     public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         try writeImmediate { db in
             let now = try StoreMeta.stamp(now, in: db)
@@ -139,6 +197,14 @@ extension AppDatabase: AppStoreServerStore {
             var audit = AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now)
             try audit.insert(db)
         }
+    }
+}
+
+extension MassRenewalExtensionStatus {
+    init(row: Row) throws {
+        self.init(
+            try row.decode(forColumn: "request_identifier"), completed: try row.decode(forColumn: "complete_date"),
+            succeeded: try row.decode(forColumn: "succeeded_count"), failed: try row.decode(forColumn: "failed_count"))
     }
 }
 

@@ -21,8 +21,22 @@ public protocol AppleAPIStore: Sendable {
 /// What the App Store Server API in `serve` reads and writes of a store.
 public protocol AppStoreServerStore: Sendable {
     /// The transaction `transactionId` with its app and every purchase and subscription of its player for
-    /// that app; nil when the store has no such transaction.
+    /// that app; nil when the store has no such transaction. (Get All Subscription Statuses and Get App
+    /// Transaction Info read the whole customer; the others read a slice.)
     func appStoreCustomer(transactionId: String) throws -> AppStoreCustomer?
+    /// The rows one request shows of the customer of `transactionId` (`AppStoreSliceRead`): the transaction
+    /// itself, or a page of Get Transaction History or Get Refund History read in SQL (filters, order and
+    /// revision's keyset, at most `limit` rows), each with what its payload reads. Nil when the store has no
+    /// such transaction.
+    func appStoreSlice(transactionId: String, _ read: AppStoreSliceRead, limit: Int) throws -> AppStoreHistorySlice?
+    /// The status of a mass renewal extension the app ran for `productId` under `requestIdentifier`; nil
+    /// when none was kept.
+    func massExtension(appId: String, productId: String, requestIdentifier: String) throws -> MassRenewalExtensionStatus?
+    /// Keeps a mass renewal extension's status (when it was done stamped on the store's time line). The
+    /// first status kept for an app, product and request identifier wins and comes back: of two serves
+    /// running one request, both answer with the one kept.
+    func keepMassExtension(_ status: MassRenewalExtensionStatus, appId: String, productId: String, actor: AuditActor) throws
+        -> MassRenewalExtensionStatus
     /// Gives an original transaction (and every transaction of its chain) the app account token `token`,
     /// with an audit line by `actor` (the API key that asked).
     func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws
@@ -54,6 +68,144 @@ extension AppStoreCustomer {
         }
         return AppStoreCustomer(
             app: app, askedTransactionId: asked.id, environment: asked.environment, purchases: purchases, subscriptions: subscriptions)
+    }
+}
+
+extension AppStoreServerStore {
+    /// The transaction `transactionId` with what its payload reads: a customer whose purchases are the
+    /// transaction and its original (when it has a product), with its chain's subscription and token.
+    public func appStoreTransaction(transactionId: String) throws -> AppStoreCustomer? {
+        try appStoreSlice(transactionId: transactionId, .transaction, limit: 1)?.customer
+    }
+}
+
+/// Which rows of a customer a request shows.
+public enum AppStoreSliceRead: Hashable, Sendable {
+    /// The transaction asked about.
+    case transaction
+    /// A page of Get Transaction History: the query's filters and order, after its revision.
+    case history(AppStoreHistoryQuery)
+    /// A page of Get Refund History: revoked, oldest revocation first, after the revision.
+    case refunds(AppStoreRevision?)
+}
+
+/// The SQL every backend runs for an `AppStoreSliceRead` (`?` placeholders; PostgreSQL numbers them): the
+/// page's rows on `transaction_by_customer` (`(user_id, app_id, purchase_date, id)`) or, for refunds,
+/// `transaction_revoked_by_customer` (`(user_id, app_id, revocation_date, id)` where revoked), the keyset
+/// a row comparison after the revision, then what the rows' payloads read, by id. The rows are what
+/// `AppStoreServerAPI.history`/`refunds` over the whole customer would page: visible (bought or restored,
+/// the asked transaction's environment, with a product of the app), filtered, in order.
+public enum AppStoreSlicePlan {
+    /// The page's rows of `store_transaction` (`t.*`), at most `limit`; nil for `.transaction`, whose one
+    /// row is the transaction asked about, whatever its state (the endpoint decides what it shows).
+    public static func rows(_ read: AppStoreSliceRead, asked: StoreTransaction, limit: Int) -> (sql: String, arguments: [FindValue])? {
+        var conditions = [
+            "t.user_id = ?", "t.app_id = ?", "p.id = t.product_id", "p.app_id = ?", "t.state IN ('purchased', 'restored')", "t.environment = ?",
+        ]
+        var arguments: [FindValue] = [.text(asked.userId), .text(asked.appId), .text(asked.appId), .text(asked.environment.rawValue)]
+        func list(_ column: String, _ values: some Collection<String>) {
+            conditions.append("\(column) IN (\(values.map { _ in "?" }.joined(separator: ", ")))")
+            arguments += values.sorted().map(FindValue.text)
+        }
+        func after(_ revision: AppStoreRevision?, _ date: String, descending: Bool) {
+            guard let revision else { return }
+            conditions.append("(\(date), t.id) \(descending ? "<" : ">") (?, ?)")
+            arguments += [.integer(revision.at.millis), .text(revision.id)]
+        }
+        let order: String
+        switch read {
+        case .transaction:
+            return nil
+        case .history(let query):
+            if let start = query.startDate {
+                conditions.append("t.purchase_date >= ?")
+                arguments.append(.integer(start.millis))
+            }
+            if let end = query.endDate {
+                conditions.append("t.purchase_date < ?")
+                arguments.append(.integer(end.millis))
+            }
+            if !query.productIds.isEmpty { list("t.product_id", query.productIds) }
+            if !query.productTypes.isEmpty { list("p.type", query.productTypes.map(\.rawValue)) }
+            if !query.subscriptionGroupIdentifiers.isEmpty { list("coalesce(p.subscription_group, '')", query.subscriptionGroupIdentifiers) }
+            switch query.inAppOwnershipType {
+            case "FAMILY_SHARED"?: conditions.append("t.revocation_reason = ?")
+            case _?: conditions.append("(t.revocation_reason IS NULL OR t.revocation_reason <> ?)")
+            case nil: break
+            }
+            if query.inAppOwnershipType != nil { arguments.append(.text(RevocationKind.familySharing.rawValue)) }
+            if let revoked = query.revoked { conditions.append(revoked ? "t.revocation_date IS NOT NULL" : "t.revocation_date IS NULL") }
+            after(query.revision, "t.purchase_date", descending: query.descending)
+            let direction = query.descending ? "DESC" : "ASC"
+            order = "t.purchase_date \(direction), t.id \(direction)"
+        case .refunds(let revision):
+            conditions.append("t.revocation_date IS NOT NULL")
+            after(revision, "t.revocation_date", descending: false)
+            order = "t.revocation_date, t.id"
+        }
+        arguments.append(.integer(Int64(limit)))
+        // CROSS JOIN: SQLite walks the transactions in the index's order and looks each product up.
+        return (
+            "SELECT t.* FROM store_transaction t CROSS JOIN product p WHERE \(conditions.joined(separator: " AND ")) ORDER BY \(order) LIMIT ?",
+            arguments
+        )
+    }
+
+    /// The statements reading what the rows' payloads need beside them, each `(sql, arguments)`.
+    public struct Context: Sendable {
+        /// The rows' original transactions not among them (`SELECT *` of `store_transaction`).
+        public var originals: (sql: String, arguments: [FindValue])?
+        /// The app account tokens set on their originals: `original_transaction_id, app_account_token`.
+        public var tokens: (sql: String, arguments: [FindValue])
+        /// The player's game accounts for the app: `sid, role_id, app_account_token`.
+        public var accounts: (sql: String, arguments: [FindValue])
+        /// The subscriptions of their chains (`SELECT *` of `subscription`).
+        public var subscriptions: (sql: String, arguments: [FindValue])
+    }
+
+    /// What to read beside `rows`; once the originals are read, `products(rows + originals)`.
+    public static func context(rows: [StoreTransaction], asked: StoreTransaction) -> Context {
+        let owner: [FindValue] = [.text(asked.userId), .text(asked.appId)]
+        let chains = Array(Set(rows.map(\.originalTransactionId))).sorted()
+        let present = Set(rows.map(\.id))
+        let missing = chains.filter { !present.contains($0) }
+        func marks(_ count: Int) -> String { Array(repeating: "?", count: max(count, 1)).joined(separator: ", ") }
+        return Context(
+            originals: missing.isEmpty
+                ? nil
+                : ("SELECT * FROM store_transaction WHERE user_id = ? AND app_id = ? AND id IN (\(marks(missing.count)))", owner + missing.map(FindValue.text)),
+            tokens: (
+                """
+                SELECT t.original_transaction_id, t.app_account_token FROM apple_app_account_token t
+                JOIN store_transaction s ON s.id = t.original_transaction_id
+                WHERE s.user_id = ? AND s.app_id = ? AND t.original_transaction_id IN (\(marks(chains.count)))
+                """, owner + (chains.isEmpty ? [.text("")] : chains.map(FindValue.text))),
+            accounts: ("SELECT sid, role_id, app_account_token FROM game_account WHERE user_id = ? AND app_id = ? ORDER BY id", owner),
+            subscriptions: (
+                "SELECT * FROM subscription WHERE user_id = ? AND app_id = ? AND original_transaction_id IN (\(marks(chains.count))) ORDER BY original_transaction_id",
+                owner + (chains.isEmpty ? [.text("")] : chains.map(FindValue.text))))
+    }
+
+    /// The products of `transactions` (`SELECT *` of `product`, of their app).
+    public static func products(_ transactions: [StoreTransaction]) -> (sql: String, arguments: [FindValue]) {
+        let ids = Array(Set(transactions.map(\.productId))).sorted()
+        let app = transactions.first?.appId ?? ""
+        return (
+            "SELECT * FROM product WHERE app_id = ? AND id IN (\(Array(repeating: "?", count: max(ids.count, 1)).joined(separator: ", ")))",
+            [.text(app)] + (ids.isEmpty ? [.text("")] : ids.map(FindValue.text))
+        )
+    }
+
+    /// The slice from what was read: `rows` in their order, the customer holding them and their originals.
+    public static func slice(
+        asked: StoreTransaction, app: App, rows: [StoreTransaction], originals: [StoreTransaction], products: [Product],
+        accounts: [(sid: String, roleId: String, token: String)], tokens: [String: String], subscriptions: [Subscription]
+    ) -> AppStoreHistorySlice {
+        let customer = AppStoreCustomer.assemble(
+            asked: asked, app: app, transactions: rows + originals, products: products, accounts: accounts, tokens: tokens,
+            subscriptions: subscriptions)
+        // Every row has a product (the statement joined it), so the first purchases are the rows.
+        return AppStoreHistorySlice(customer: customer, rows: Array(customer.purchases.prefix(rows.count)))
     }
 }
 

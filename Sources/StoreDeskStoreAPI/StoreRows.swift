@@ -67,6 +67,6 @@ public enum StoreTables {
         "catalogue", "catalogue_group", "catalogue_product", "catalogue_localization", "catalogue_offer",
         "catalogue_billing_plan", "game_server_callback", "game_server_grant",
         "signer", "app_api_key", "apple_app_account_token", "apple_renewal_extension", "apple_consumption_request",
-        "notification_delivery", "notification_attempt", "store_meta",
+        "notification_delivery", "notification_attempt", "apple_mass_extension", "store_meta",
     ]
 }

@@ -375,6 +375,50 @@ extension AppStoreServerAPITests {
     }
 }
 
+extension AppStoreServerAPITests {
+    /// A mass extension's status is the store's: a serve started again on the store answers Apple's
+    /// library's status request as the serve that ran it did, and a repeat of the request extends nothing.
+    @Test func aMassExtensionsStatusSurvivesAServeRestart() throws {
+        let home = TemporaryHome()
+        let store = try HardeningTests.demoStore(home)
+        let (key, issuer, der) = try Self.apiClientSetup(store, home)
+        let product = "com.storedesk.starvoyage.vip.monthly"
+        let first = try NotificationClockTests.Serve(store: store, home: home)
+        defer { first.stop() }
+        try #require(first.port > 0, "serve did not listen: \((try? String(contentsOfFile: first.output, encoding: .utf8)) ?? "")")
+        let ran = try Self.library(
+            [["call": "mass_extend", "product": product, "days": 5, "reason": 1, "request_id": "restart-5"]],
+            port: first.port, key: key, issuer: issuer, der: der, home: home)
+        #expect(ran[0].ok, "\(ran[0])")
+        #expect(first.stop() == 0)
+        let extended = Self.sqlInt(store, "SELECT count(*) FROM apple_renewal_extension WHERE request_identifier = 'restart-5'")
+        #expect(extended > 0)
+
+        let again = try NotificationClockTests.Serve(store: store, home: home)
+        defer { again.stop() }
+        try #require(again.port > 0)
+        let answers = try Self.library(
+            [
+                ["call": "mass_status", "product": product, "request_id": "restart-5"],
+                ["call": "mass_extend", "product": product, "days": 5, "reason": 1, "request_id": "restart-5"],
+                ["call": "mass_status", "product": product, "request_id": "restart-5"],
+                ["call": "mass_status", "product": product, "request_id": "never-sent"],
+            ], port: again.port, key: key, issuer: issuer, der: der, home: home)
+        for index in [0, 2] {
+            #expect(answers[index].ok && answers[index].response?["requestIdentifier"] == .string("restart-5"), "\(answers[index])")
+            #expect(answers[index].response?["complete"] == .bool(true) && answers[index].response?["succeededCount"] == .number(Double(extended)))
+            #expect(answers[index].response?["failedCount"] == .number(0))
+        }
+        #expect(answers[1].ok, "\(answers[1])")
+        #expect(!answers[3].ok && answers[3].httpStatus == 404 && answers[3].errorCode == 4_040_009, "\(answers[3])")
+        #expect(Self.sqlInt(store, "SELECT count(*) FROM apple_renewal_extension WHERE request_identifier = 'restart-5'") == extended)
+        #expect(Self.sqlInt(store, "SELECT count(*) FROM apple_mass_extension WHERE request_identifier = 'restart-5' AND requested_by = 'api key KEY1001'") == 1)
+        #expect(again.stop() == 0)
+        let check = try Binary.run(["check", "--db", store], home: home)
+        #expect(check.status == 0, "\(check.stdout)")
+    }
+}
+
 /// A JSON value as Apple's library printed it.
 enum JSONValue: Decodable, Equatable, CustomStringConvertible {
     case string(String), number(Double), bool(Bool), null, array([JSONValue]), object([String: JSONValue])

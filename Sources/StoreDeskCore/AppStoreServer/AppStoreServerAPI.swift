@@ -37,42 +37,54 @@ public enum AppStoreServerAPI {
     }
 
     /// Get Transaction History v2: the customer's transactions for the app, filtered, sorted by purchase
-    /// date (then id), a page of 20 after the revision's place.
+    /// date (then id), a page of 20 after the revision's place. This is the definition the stores' SQL
+    /// (`AppStoreServerStore.appStoreSlice`) answers as, a page at a time.
     public static func history(_ customer: AppStoreCustomer, query: AppStoreHistoryQuery, at now: Instant) -> AppStorePage {
         let rows = visible(customer).filter { query.admits($0) }.sorted { lhs, rhs in
-            let left = (lhs.transaction.purchaseDate, lhs.transaction.id), right = (rhs.transaction.purchaseDate, rhs.transaction.id)
+            let left = historyKey(lhs), right = historyKey(rhs)
             return query.descending ? left > right : left < right
         }
-        return page(rows, after: query.revision, descending: query.descending, key: { ($0.transaction.purchaseDate, $0.transaction.id) }) {
-            AppStorePayloads.transaction($0, in: customer, at: now)
-        }
+        let after = rows.drop { row in query.revision.map { query.descending ? historyKey(row) >= $0.key : historyKey(row) <= $0.key } ?? false }
+        return page(AppStoreHistorySlice(customer: customer, rows: Array(after)), after: query.revision, key: historyKey, at: now)
+    }
+
+    /// Get Transaction History v2 from the rows a store read for the page: `slice.rows` are the visible
+    /// purchases the query admits after its revision, in its order, at most `pageSize + 1` of them.
+    public static func history(_ slice: AppStoreHistorySlice, query: AppStoreHistoryQuery, at now: Instant) -> AppStorePage {
+        page(slice, after: query.revision, key: historyKey, at: now)
     }
 
     /// Get Refund History v2: the customer's refunded or revoked transactions, oldest revocation first.
     public static func refunds(_ customer: AppStoreCustomer, revision: AppStoreRevision?, at now: Instant) -> AppStorePage {
-        let rows = visible(customer).filter { $0.transaction.revocationDate != nil }.sorted { lhs, rhs in
-            (lhs.transaction.revocationDate ?? lhs.transaction.purchaseDate, lhs.transaction.id)
-                < (rhs.transaction.revocationDate ?? rhs.transaction.purchaseDate, rhs.transaction.id)
-        }
-        return page(rows, after: revision, descending: false, key: { ($0.transaction.revocationDate ?? $0.transaction.purchaseDate, $0.transaction.id) }) {
-            AppStorePayloads.transaction($0, in: customer, at: now)
-        }
+        let rows = visible(customer).filter { $0.transaction.revocationDate != nil }.sorted { refundKey($0) < refundKey($1) }
+        let after = rows.drop { row in revision.map { refundKey(row) <= $0.key } ?? false }
+        return page(AppStoreHistorySlice(customer: customer, rows: Array(after)), after: revision, key: refundKey, at: now)
+    }
+
+    /// Get Refund History v2 from the rows a store read for the page (revoked, oldest revocation first,
+    /// after the revision, at most `pageSize + 1`).
+    public static func refunds(_ slice: AppStoreHistorySlice, revision: AppStoreRevision?, at now: Instant) -> AppStorePage {
+        page(slice, after: revision, key: refundKey, at: now)
+    }
+
+    /// A history row's place: its purchase date, then its id.
+    static func historyKey(_ row: AppStorePurchase) -> (Instant, String) { (row.transaction.purchaseDate, row.transaction.id) }
+
+    /// A refund's place: its revocation date, then its id.
+    static func refundKey(_ row: AppStorePurchase) -> (Instant, String) {
+        (row.transaction.revocationDate ?? row.transaction.purchaseDate, row.transaction.id)
     }
 
     private static func page(
-        _ rows: [AppStorePurchase], after revision: AppStoreRevision?, descending: Bool,
-        key: (AppStorePurchase) -> (Instant, String), payload: (AppStorePurchase) -> JWSTransactionDecodedPayload
+        _ slice: AppStoreHistorySlice, after revision: AppStoreRevision?, key: (AppStorePurchase) -> (Instant, String), at now: Instant
     ) -> AppStorePage {
-        var remaining = rows[...]
-        if let revision {
-            let bound = (revision.at, revision.id)
-            remaining = remaining.drop { row in descending ? key(row) >= bound : key(row) <= bound }
-        }
-        let taken = Array(remaining.prefix(pageSize))
+        let taken = Array(slice.rows.prefix(pageSize))
         let last = taken.last.map { key($0) }
         // With nothing taken, the revision stays where it was: asking again gives nothing again.
         let next = last.map { AppStoreRevision(at: $0.0, id: $0.1) } ?? revision ?? AppStoreRevision(at: Instant(millis: 0), id: "")
-        return AppStorePage(payloads: taken.map(payload), revision: next, hasMore: remaining.count > taken.count)
+        return AppStorePage(
+            payloads: taken.map { AppStorePayloads.transaction($0, in: slice.customer, at: now) }, revision: next,
+            hasMore: slice.rows.count > taken.count)
     }
 
     /// Get All Subscription Statuses: each subscription group with each subscription's status at `now`,
@@ -150,6 +162,19 @@ public struct AppStoreCustomer: Hashable, Sendable {
     }
 }
 
+/// The rows of one history page as a store read them: `rows` in the page's order (at most a page and one
+/// more, which says there are more), and a customer holding what their payloads read (the app, the asked
+/// transaction's environment, the rows' original transactions, subscriptions and app account tokens).
+public struct AppStoreHistorySlice: Hashable, Sendable {
+    public var customer: AppStoreCustomer
+    public var rows: [AppStorePurchase]
+
+    public init(customer: AppStoreCustomer, rows: [AppStorePurchase]) {
+        self.customer = customer
+        self.rows = rows
+    }
+}
+
 /// One transaction with its product and the app account token it carries (the one set through the API,
 /// else the game account's).
 public struct AppStorePurchase: Hashable, Sendable {
@@ -195,6 +220,9 @@ public struct AppStoreRevision: Hashable, Sendable {
         self.at = at
         self.id = id
     }
+
+    /// The place as a sort key.
+    public var key: (Instant, String) { (at, id) }
 
     /// `R<millis>.<id>`: letters, digits, `-` and `.` only, so it needs no escaping in a query.
     public var token: String { "R\(at.millis).\(id)" }

@@ -95,6 +95,32 @@ public struct MassRenewalExtensionRequest: Hashable, Sendable {
     }
 }
 
+/// A mass renewal extension's status as Get Status of Subscription Renewal Date Extensions answers it
+/// (Apple's `MassExtendRenewalDateStatusResponse`), kept by the store once the extension is done (StoreDesk
+/// extends every subscription before it answers, so a kept status is complete).
+public struct MassRenewalExtensionStatus: Hashable, Sendable, Encodable {
+    public var requestIdentifier: String
+    /// When it was done (Apple's `completeDate`).
+    public var completed: Instant
+    public var succeededCount: Int
+    public var failedCount: Int
+
+    public init(_ requestIdentifier: String, completed: Instant, succeeded: Int, failed: Int) {
+        (self.requestIdentifier, self.completed, succeededCount, failedCount) = (requestIdentifier, completed, succeeded, failed)
+    }
+
+    private enum CodingKeys: String, CodingKey { case requestIdentifier, complete, completeDate, succeededCount, failedCount }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(requestIdentifier, forKey: .requestIdentifier)
+        try container.encode(true, forKey: .complete)
+        try container.encode(completed.millis, forKey: .completeDate)
+        try container.encode(succeededCount, forKey: .succeededCount)
+        try container.encode(failedCount, forKey: .failedCount)
+    }
+}
+
 extension AppStoreAPIError {
     public static let invalidProductId = Self(status: 400, errorCode: 4_000_023, errorMessage: "Invalid request. The product id parameter is invalid.")
     public static let statusRequestNotFound = Self(

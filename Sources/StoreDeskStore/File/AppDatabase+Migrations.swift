@@ -95,6 +95,10 @@ extension AppDatabase {
         migrator.registerMigration("v21-apple-support") { db in
             try db.execute(sql: appleSupportSchema)
         }
+        // Mass renewal extensions' statuses, and the indexes Get Transaction History and Get Refund History page on.
+        migrator.registerMigration("v22-mass-extensions") { db in
+            try db.execute(sql: massExtensionSchema)
+        }
         return migrator
     }()
 
@@ -201,6 +205,27 @@ extension AppDatabase {
             CHECK ((answered_at IS NULL) = (answer IS NULL))
         ) WITHOUT ROWID;
         CREATE INDEX consumption_request_on_requested ON apple_consumption_request(requested_at);
+        """
+
+    /// `apple_mass_extension`: each Extend Subscription Renewal Dates for All Active Subscribers an app ran, by
+    /// product and request identifier, when it was done and its counts (what its status request answers, after any restart
+    /// and from any serve). `transaction_by_customer`: a player's transactions of an app by purchase date then
+    /// id, the keyset Get Transaction History pages on (either way); `transaction_revoked_by_customer`: the
+    /// revoked ones by revocation date then id, Get Refund History's.
+    static let massExtensionSchema = """
+        CREATE TABLE apple_mass_extension (
+            app_id TEXT NOT NULL REFERENCES app(id),
+            product_id TEXT NOT NULL,
+            request_identifier TEXT NOT NULL,
+            complete_date INTEGER NOT NULL,
+            succeeded_count INTEGER NOT NULL CHECK (succeeded_count >= 0),
+            failed_count INTEGER NOT NULL CHECK (failed_count >= 0),
+            requested_by TEXT NOT NULL,
+            PRIMARY KEY (app_id, product_id, request_identifier)
+        ) WITHOUT ROWID;
+        CREATE INDEX transaction_by_customer ON store_transaction(user_id, app_id, purchase_date, id);
+        CREATE INDEX transaction_revoked_by_customer ON store_transaction(user_id, app_id, revocation_date, id)
+          WHERE revocation_date IS NOT NULL;
         """
 
     /// `trust_root`: the root certificates App Store chains are validated to (`storedesk trust add`), by
