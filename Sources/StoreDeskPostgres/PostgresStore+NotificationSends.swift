@@ -64,14 +64,19 @@ extension PostgresStore: NotificationSendStore {
         return try write { db in
             var recorded = 0
             for send in sends {
-                let claim = send.claim, attempt = send.attempt, state = send.state
+                let claim = send.claim, attempt = send.attempt
                 guard let row = try db.rows(
-                    "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = \(claim.eventId) FOR UPDATE").first
+                    """
+                    SELECT d.claimed_by, d.attempts, d.state, a.notification_url FROM notification_delivery d JOIN app a ON a.id = d.app_id
+                    WHERE d.event_id = \(claim.eventId) FOR UPDATE OF d
+                    """
+                ).first
                 else { continue }
                 let cells = cells(row)
                 guard try cells.optionalText("claimed_by") == claimer, try cells.int("attempts") == Int64(claim.attempt - 1),
                     try cells.text("state") == "pending"
                 else { continue }
+                let state = NotificationSends.state(after: send.state, urlKept: try cells.optionalText("notification_url") != nil)
                 let at = try stamp(attempt.at, in: db)
                 try db.run(
                     """
@@ -130,6 +135,15 @@ extension PostgresStore: NotificationSendStore {
     /// Sets the point an app's sends start from to the log's end (a URL just set).
     func startSends(_ db: PostgresSession.Transaction, appId: String) throws {
         try db.run("UPDATE app SET notification_after = (SELECT coalesce(max(id), 0) FROM subscription_event) WHERE id = \(appId)")
+    }
+
+    /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
+    func stopSends(_ db: PostgresSession.Transaction, appId: String) throws {
+        var binds = PostgresBindings()
+        binds.append(appId)
+        for statement in NotificationSends.stopSQL {
+            try db.run(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "?", with: "$1"), binds: binds))
+        }
     }
 
     private func deliveries(_ db: PostgresSession.Transaction, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {

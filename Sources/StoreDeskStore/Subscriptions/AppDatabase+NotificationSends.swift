@@ -41,12 +41,18 @@ extension AppDatabase: NotificationSendStore {
         return try writeImmediate { db in
             var recorded = 0
             for send in sends {
-                let claim = send.claim, attempt = send.attempt, state = send.state
+                let claim = send.claim, attempt = send.attempt
                 guard let row = try Row.fetchOne(
-                    db, sql: "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = ?", arguments: [claim.eventId]),
+                    db,
+                    sql: """
+                        SELECT d.claimed_by, d.attempts, d.state, a.notification_url FROM notification_delivery d JOIN app a ON a.id = d.app_id
+                        WHERE d.event_id = ?
+                        """,
+                    arguments: [claim.eventId]),
                     try row.column("claimed_by") as String? == claimer, try row.column("attempts") as Int == claim.attempt - 1,
                     try row.column("state") as String == "pending"
                 else { continue }
+                let state = NotificationSends.state(after: send.state, urlKept: try row.column("notification_url") as String? != nil)
                 let at = try StoreMeta.stamp(attempt.at, in: db)
                 try db.execute(
                     sql: "INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -141,6 +147,11 @@ extension AppDatabase: NotificationSendStore {
         try db.execute(
             sql: "UPDATE app SET notification_after = (SELECT COALESCE(MAX(id), 0) FROM subscription_event) WHERE id = ?",
             arguments: [appId])
+    }
+
+    /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
+    static func stopSends(_ db: Database, appId: String) throws {
+        for statement in NotificationSends.stopSQL { try db.execute(sql: statement, arguments: [appId]) }
     }
 
     static func deliveries(_ db: Database, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {
