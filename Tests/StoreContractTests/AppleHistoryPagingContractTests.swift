@@ -151,6 +151,33 @@ import Testing
         #expect(try store.appStoreSlice(transactionId: "no-such", .history(AppStoreHistoryQuery()), limit: 21) == nil)
     }
 
+    /// SQLite seeks each page on its index, in its order: no scan of the player's rows, no sort.
+    @Test func sqliteSeeksEachPageOnItsIndex() throws {
+        let (sqlite, _) = try Self.stores()
+        let asked = try #require(try sqlite.appStoreCustomer(transactionId: "2000000100000030")).purchases[0].transaction
+        let revision = AppStoreRevision(at: Instant(millis: Self.base), id: Self.id(1))
+        var query = try Self.query([("productType", "CONSUMABLE"), ("revoked", "false"), ("startDate", String(Self.base))])
+        query.revision = revision
+        var descending = query
+        descending.descending = true
+        for (read, index) in [
+            (AppStoreSliceRead.history(query), "transaction_by_customer"), (.history(descending), "transaction_by_customer"),
+            (.refunds(revision), "transaction_revoked_by_customer"),
+        ] {
+            let statement = try #require(AppStoreSlicePlan.rows(read, asked: asked, limit: 21))
+            let plan = try DatabaseQueue(path: sqlite.path).read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: StatementArguments(statement.arguments.map { value in
+                    switch value {
+                    case .text(let text): text as any DatabaseValueConvertible
+                    case .integer(let number): number
+                    }
+                })).map { $0["detail"] as String }
+            }
+            #expect(plan.first?.hasPrefix("SEARCH t USING INDEX \(index) (user_id=? AND app_id=?") == true, "\(plan)")
+            #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(plan)")
+        }
+    }
+
     @Test(arguments: Backend.allCases) func massExtensionStatusesAreKeptOnceAndReadBack(_ backend: Backend) throws {
         let store = try AppleAPIContractTests.store(backend)
         let product = "com.storedesk.starvoyage.vip.monthly"
