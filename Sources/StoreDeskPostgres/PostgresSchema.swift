@@ -141,9 +141,9 @@ enum PostgresSchema {
                     failed_count bigint NOT NULL CHECK (failed_count >= 0), requested_by text COLLATE "C" NOT NULL,
                     PRIMARY KEY (app_id, product_id, request_identifier))
                 """,
-                "CREATE INDEX transaction_by_customer ON store_transaction(user_id, app_id, purchase_date, id)",
+                "CREATE INDEX transaction_by_customer ON store_transaction(app_id, user_id, purchase_date, id)",
                 """
-                CREATE INDEX transaction_revoked_by_customer ON store_transaction(user_id, app_id, revocation_date, id)
+                CREATE INDEX transaction_revoked_by_customer ON store_transaction(app_id, user_id, revocation_date, id)
                   WHERE revocation_date IS NOT NULL
                 """,
             ]),

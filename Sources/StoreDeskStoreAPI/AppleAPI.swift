@@ -90,8 +90,8 @@ public enum AppStoreSliceRead: Hashable, Sendable {
 }
 
 /// The SQL every backend runs for an `AppStoreSliceRead` (`?` placeholders; PostgreSQL numbers them): the
-/// page's rows on `transaction_by_customer` (`(user_id, app_id, purchase_date, id)`) or, for refunds,
-/// `transaction_revoked_by_customer` (`(user_id, app_id, revocation_date, id)` where revoked), the keyset
+/// page's rows on `transaction_by_customer` (`(app_id, user_id, purchase_date, id)`) or, for refunds,
+/// `transaction_revoked_by_customer` (`(app_id, user_id, revocation_date, id)` where revoked), the keyset
 /// a row comparison after the revision, then what the rows' payloads read, by id. The rows are what
 /// `AppStoreServerAPI.history`/`refunds` over the whole customer would page: visible (bought or restored,
 /// the asked transaction's environment, with a product of the app), filtered, in order.

@@ -173,7 +173,7 @@ import Testing
                     }
                 })).map { $0["detail"] as String }
             }
-            #expect(plan.first?.hasPrefix("SEARCH t USING INDEX \(index) (user_id=? AND app_id=?") == true, "\(plan)")
+            #expect(plan.first?.hasPrefix("SEARCH t USING INDEX \(index) (app_id=? AND user_id=?") == true, "\(plan)")
             #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "\(plan)")
         }
     }

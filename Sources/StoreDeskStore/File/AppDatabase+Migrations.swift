@@ -211,7 +211,8 @@ extension AppDatabase {
     /// product and request identifier, when it was done and its counts (what its status request answers, after any restart
     /// and from any serve). `transaction_by_customer`: a player's transactions of an app by purchase date then
     /// id, the keyset Get Transaction History pages on (either way); `transaction_revoked_by_customer`: the
-    /// revoked ones by revocation date then id, Get Refund History's.
+    /// revoked ones by revocation date then id, Get Refund History's. Both lead with the app, so a read of
+    /// a player's rows in every app (`user history`) keeps seeking `transaction_on_user` in date order.
     static let massExtensionSchema = """
         CREATE TABLE apple_mass_extension (
             app_id TEXT NOT NULL REFERENCES app(id),
@@ -223,8 +224,8 @@ extension AppDatabase {
             requested_by TEXT NOT NULL,
             PRIMARY KEY (app_id, product_id, request_identifier)
         ) WITHOUT ROWID;
-        CREATE INDEX transaction_by_customer ON store_transaction(user_id, app_id, purchase_date, id);
-        CREATE INDEX transaction_revoked_by_customer ON store_transaction(user_id, app_id, revocation_date, id)
+        CREATE INDEX transaction_by_customer ON store_transaction(app_id, user_id, purchase_date, id);
+        CREATE INDEX transaction_revoked_by_customer ON store_transaction(app_id, user_id, revocation_date, id)
           WHERE revocation_date IS NOT NULL;
         """
 
