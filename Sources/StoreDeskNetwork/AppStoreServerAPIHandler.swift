@@ -35,6 +35,8 @@ struct AppStoreServerAPIHandler: Sendable {
     let apps: AppDirectory
     let chain: SigningChain
     let tests: TestNotifications
+    /// Sends TEST notifications to the app's URL (nil when `serve` sends none).
+    let sender: NotificationSender?
     let limits: APIRateLimits
     let masses = MassExtensions()
     let body: BodyReader
@@ -265,14 +267,23 @@ struct AppStoreServerAPIHandler: Sendable {
             data: NotificationData(environment: environment, appAppleId: caller.app.appleAppId, bundleId: caller.app.bundleId),
             signedDate: now)
         let token = "\(uuid)_\(now.millis)"
-        tests.keep(token, appId: caller.app.id, signedPayload: try chain.signNotification(payload))
+        let signed = try chain.signNotification(payload)
+        tests.keep(token, appId: caller.app.id, signedPayload: signed)
+        // Sent as Apple sends it; Get Test Notification Status shows the attempt once the POST ends.
+        if let sender, let url = try database.app(id: caller.app.id)?.notificationURL {
+            sender.sendTest(signed, uuid: uuid, to: url) { [tests] attempt in tests.record(token, attempt) }
+        }
         return try Self.json(["testNotificationToken": token], note: "test notification \(token)")
     }
 
     private func testNotificationStatus(_ caller: Caller, _ token: String) throws -> Reply {
         guard token.split(separator: "_").count == 2, token.utf8.count <= 128 else { throw AppStoreAPIError.invalidTestNotificationToken }
-        guard let signedPayload = tests.signedPayload(token, appId: caller.app.id) else { throw AppStoreAPIError.testNotificationNotFound }
-        return try Self.json(CheckTestNotificationResponse(signedPayload: signedPayload, sendAttempts: []), note: "test notification \(token)")
+        guard let (signedPayload, attempts) = tests.kept(token, appId: caller.app.id) else { throw AppStoreAPIError.testNotificationNotFound }
+        return try Self.json(
+            CheckTestNotificationResponse(
+                signedPayload: signedPayload,
+                sendAttempts: attempts.map { .init(attemptDate: $0.at.millis, sendAttemptResult: $0.result.rawValue) }),
+            note: "test notification \(token)")
     }
 
     private func setAppAccountToken(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
@@ -456,7 +467,7 @@ struct AppStoreServerAPIHandler: Sendable {
 
     struct CheckTestNotificationResponse: Encodable {
         var signedPayload: String
-        var sendAttempts: [String]
+        var sendAttempts: [NotificationHistoryResponse.SendAttempt]
     }
 }
 
@@ -515,21 +526,27 @@ final class APIRateLimits: @unchecked Sendable {
 /// runs: at most the newest 1,000).
 final class TestNotifications: @unchecked Sendable {
     private let lock = NSLock()
-    private var kept: [String: (appId: String, signedPayload: String)] = [:]
+    private var tests: [String: (appId: String, signedPayload: String, attempts: [NotificationSendAttempt])] = [:]
     private var order: [String] = []
 
     func keep(_ token: String, appId: String, signedPayload: String) {
-        lock.lock()
-        defer { lock.unlock() }
-        kept[token] = (appId, signedPayload)
-        order.append(token)
-        if order.count > 1000 { kept[order.removeFirst()] = nil }
+        lock.withLock {
+            tests[token] = (appId, signedPayload, [])
+            order.append(token)
+            if order.count > 1000 { tests[order.removeFirst()] = nil }
+        }
     }
 
-    func signedPayload(_ token: String, appId: String) -> String? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let found = kept[token], found.appId == appId else { return nil }
-        return found.signedPayload
+    /// A send attempt of the test (dropped when the test was forgotten meanwhile).
+    func record(_ token: String, _ attempt: NotificationSendAttempt) {
+        lock.withLock { tests[token]?.attempts.append(attempt) }
+    }
+
+    /// The test's signed payload and its attempts, for the app that asked for it only.
+    func kept(_ token: String, appId: String) -> (signedPayload: String, attempts: [NotificationSendAttempt])? {
+        lock.withLock {
+            guard let found = tests[token], found.appId == appId else { return nil }
+            return (found.signedPayload, found.attempts)
+        }
     }
 }

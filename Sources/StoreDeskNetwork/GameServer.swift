@@ -79,9 +79,13 @@ public struct GameServer: Sendable {
         router.post("/notifications") { request, context in try await notifications.notification(request, context) }
         // Apple's App Store Server API, signed with the store's own chain (made now when it has none).
         let (chain, _) = try StoreSigner.chain(of: database, now: try database.now(wall: Instant(Date())).instant)
+        // The notification sender: a task of this process beside the server, stopped with it.
+        let sender = try self.sender.map { settings in
+            NotificationSender(database: database, chain: chain, clock: try ServeClock(database: database), settings: settings, log: self.log)
+        }
         AppStoreServerAPIHandler(
-            database: database, apps: apps, chain: chain, tests: TestNotifications(), limits: APIRateLimits(perSecond: settings.apiRateLimit),
-            body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout)
+            database: database, apps: apps, chain: chain, tests: TestNotifications(), sender: sender,
+            limits: APIRateLimits(perSecond: settings.apiRateLimit), body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout)
         ).register(on: router)
         router.get("/healthz") { _, context in
             context.note.set("store ok")
@@ -109,12 +113,7 @@ public struct GameServer: Sendable {
             eventLoopGroupProvider: .shared(loops),
             logger: logger)
         defer { ledger.close() }
-        // The notification sender: a task of this process beside the server, stopped with it.
-        let sending = try sender.map { settings in
-            let sender = NotificationSender(
-                database: database, chain: chain, clock: try ServeClock(database: database), settings: settings, log: log)
-            return Task.detached { await sender.run() }
-        }
+        let sending = sender.map { sender in Task.detached { await sender.run() } }
         defer { sending?.cancel() }
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
         sending?.cancel()

@@ -94,7 +94,7 @@ public final class NotificationSender: Sendable {
         do {
             let body = try chain.signedNotificationLine(claim.event)
             let reply = await poster.post(bytes: Array(body.utf8), to: claim.url, contentType: "application/json")
-            attempt = Self.attempt(claim, reply: reply, at: (try? clock.now()) ?? Instant(Date()))
+            attempt = Self.attempt(claim.attempt, to: claim.url, reply: reply, at: (try? clock.now()) ?? Instant(Date()))
         } catch {
             attempt = NotificationSendAttempt(
                 attempt: claim.attempt, at: (try? clock.now()) ?? Instant(Date()), result: .other, httpStatus: nil,
@@ -102,6 +102,18 @@ public final class NotificationSender: Sendable {
         }
         let state = NotificationSendSchedule.state(after: claim.attempt, result: attempt.result, at: attempt.at, rate: rate)
         return NotificationSendOutcome(claim: claim, attempt: attempt, state: state)
+    }
+
+    /// A TEST notification (Request a Test Notification) POSTed to the app's URL, once: Apple does not
+    /// retry a test. Returns at once; `done` gets the attempt when the POST ends.
+    public func sendTest(_ signedPayload: String, uuid: String, to url: String, done: @escaping @Sendable (NotificationSendAttempt) -> Void) {
+        Task.detached { [poster, clock, log] in
+            let body = try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
+            let reply = await poster.post(bytes: Array(body ?? Data()), to: url, contentType: "application/json")
+            let attempt = Self.attempt(1, to: url, reply: reply, at: (try? clock.now()) ?? Instant(Date()))
+            log?.write("notification \(uuid) TEST → \(url) attempt 1: \(attempt.outcome)" + (attempt.result == .success ? "" : " (\(attempt.detail))"))
+            done(attempt)
+        }
     }
 
     /// One line a send in serve's log.
@@ -114,7 +126,7 @@ public final class NotificationSender: Sendable {
     }
 
     /// What a reply means as Apple names it.
-    static func attempt(_ claim: NotificationSendClaim, reply: CallbackReply, at: Instant) -> NotificationSendAttempt {
+    static func attempt(_ number: Int, to url: String, reply: CallbackReply, at: Instant) -> NotificationSendAttempt {
         if let failure = reply.failure {
             let result: NotificationSendResult
             switch failure {
@@ -128,13 +140,12 @@ public final class NotificationSender: Sendable {
                 else if lower.contains("resolve") || lower.contains("connect") || lower.contains("socket") { result = .socketIssue }
                 else { result = .other }
             }
-            return NotificationSendAttempt(attempt: claim.attempt, at: at, result: result, httpStatus: nil, detail: failure.sentence, url: claim.url)
+            return NotificationSendAttempt(attempt: number, at: at, result: result, httpStatus: nil, detail: failure.sentence, url: url)
         }
         let status = reply.status ?? 0
         let result = NotificationSendResult.of(status: status)
         return NotificationSendAttempt(
-            attempt: claim.attempt, at: at, result: result, httpStatus: status,
-            detail: result == .success ? "" : "HTTP \(status)", url: claim.url)
+            attempt: number, at: at, result: result, httpStatus: status, detail: result == .success ? "" : "HTTP \(status)", url: url)
     }
 
     /// A store call off the cooperative pool (the store's calls block their thread).

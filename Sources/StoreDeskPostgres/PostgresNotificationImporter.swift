@@ -108,6 +108,7 @@ struct PostgresNotificationImporter {
             var now = importer.clock ?? importer.importedAt
             if let at = importer.clockAtLeast { now = max(now, at) }
             self.now = now
+            try importer.store.holdEventLog(importer.db)
             firstEventId = (try importer.db.rows("SELECT coalesce(max(id), 0) FROM subscription_event").first?.decode(Int64.self) ?? 0) + 1
         }
 

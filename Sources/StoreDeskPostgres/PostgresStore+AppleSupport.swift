@@ -103,6 +103,7 @@ extension PostgresStore: AppleSupportStore {
     /// A one-time purchase's notification, kept in the log beside the subscriptions'.
     private func insertLogNotification(_ db: PostgresSession.Transaction, _ event: SubscriptionEvent, at now: Instant) throws {
         let payload = try event.jsonLine()
+        try holdEventLog(db)
         try db.run(
             """
             INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype, signed_date,

@@ -20,18 +20,14 @@ extension PostgresStore: NotificationSendStore {
         }
         guard work else { return [] }
         return try write { db in
-            let last = try db.rows("SELECT coalesce(max(id), 0)::bigint FROM subscription_event").first?.decode(Int64.self) ?? 0
-            try db.run(
-                """
-                INSERT INTO notification_delivery (event_id, app_id, user_id, state, attempts, next_attempt_at, created_at)
-                SELECT e.id, a.id, coalesce(s.user_id, t.user_id), 'pending', 0, \(now.millis), \(now.millis)
-                FROM app a JOIN subscription_event e ON e.id > a.notification_after AND e.id <= \(last)
-                LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
-                LEFT JOIN store_transaction t ON t.id = e.original_transaction_id
-                WHERE a.notification_url IS NOT NULL AND a.id = coalesce(s.app_id, t.app_id)
-                ON CONFLICT (event_id) DO NOTHING
-                """)
-            try db.run("UPDATE app SET notification_after = \(last) WHERE notification_url IS NOT NULL AND notification_after < \(last)")
+            // The log's ids come from a sequence, and a writer that took a lower id may commit after one that
+            // took a higher: a cursor moved past ids not yet committed would skip them for ever. Every writer
+            // of the log holds the log's lock shared from before it takes an id (`holdEventLog`); holding it
+            // alone here means none is under way, so every id up to the end read next is final. A long import
+            // holding it makes this round skip the enqueue, not wait: due retries still go out.
+            if try db.rows("SELECT pg_try_advisory_xact_lock(\(Self.eventLogLock))").first?.decode(Bool.self) == true {
+                try enqueueSends(db, now: now)
+            }
             let rows = try db.rows(
                 """
                 SELECT d.event_id, d.app_id, d.attempts, a.notification_url, e.provenance, e.root_sha256, e.root_subject,
@@ -64,14 +60,19 @@ extension PostgresStore: NotificationSendStore {
         return try write { db in
             var recorded = 0
             for send in sends {
-                let claim = send.claim, attempt = send.attempt, state = send.state
+                let claim = send.claim, attempt = send.attempt
                 guard let row = try db.rows(
-                    "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = \(claim.eventId) FOR UPDATE").first
+                    """
+                    SELECT d.claimed_by, d.attempts, d.state, a.notification_url FROM notification_delivery d JOIN app a ON a.id = d.app_id
+                    WHERE d.event_id = \(claim.eventId) FOR UPDATE OF d
+                    """
+                ).first
                 else { continue }
                 let cells = cells(row)
                 guard try cells.optionalText("claimed_by") == claimer, try cells.int("attempts") == Int64(claim.attempt - 1),
                     try cells.text("state") == "pending"
                 else { continue }
+                let state = NotificationSends.state(after: send.state, urlKept: try cells.optionalText("notification_url") != nil)
                 let at = try stamp(attempt.at, in: db)
                 try db.run(
                     """
@@ -127,9 +128,46 @@ extension PostgresStore: NotificationSendStore {
         try session.transaction(readOnly: true) { db in try deliveries(db, eventIds: eventIds) }
     }
 
+    /// A pending delivery, due now, for every notification logged after its app's `notification_after`
+    /// (its app found through its subscription or, for any other notification, its transaction); the
+    /// apps' cursors moved to the log's end. Only under the log's lock held alone.
+    private func enqueueSends(_ db: PostgresSession.Transaction, now: Instant) throws {
+        let last = try db.rows("SELECT coalesce(max(id), 0)::bigint FROM subscription_event").first?.decode(Int64.self) ?? 0
+        try db.run(
+            """
+            INSERT INTO notification_delivery (event_id, app_id, user_id, state, attempts, next_attempt_at, created_at)
+            SELECT e.id, a.id, coalesce(s.user_id, t.user_id), 'pending', 0, \(now.millis), \(now.millis)
+            FROM app a JOIN subscription_event e ON e.id > a.notification_after AND e.id <= \(last)
+            LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
+            LEFT JOIN store_transaction t ON t.id = e.original_transaction_id
+            WHERE a.notification_url IS NOT NULL AND a.id = coalesce(s.app_id, t.app_id)
+            ON CONFLICT (event_id) DO NOTHING
+            """)
+        try db.run("UPDATE app SET notification_after = \(last) WHERE notification_url IS NOT NULL AND notification_after < \(last)")
+    }
+
+    /// The advisory lock every writer of the log (`subscription_event`) holds shared while its transaction
+    /// runs, and the sender's enqueue holds alone.
+    static let eventLogLock: Int64 = 0x5344_4C4F_4730_0001
+
+    /// Holds the log's lock shared until the transaction ends: before a writer takes its first id from the
+    /// log's sequence, and outside any savepoint (one rolled back to would let it go).
+    func holdEventLog(_ db: PostgresSession.Transaction) throws {
+        try db.run("SELECT pg_advisory_xact_lock_shared(\(Self.eventLogLock))")
+    }
+
     /// Sets the point an app's sends start from to the log's end (a URL just set).
     func startSends(_ db: PostgresSession.Transaction, appId: String) throws {
         try db.run("UPDATE app SET notification_after = (SELECT coalesce(max(id), 0) FROM subscription_event) WHERE id = \(appId)")
+    }
+
+    /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
+    func stopSends(_ db: PostgresSession.Transaction, appId: String) throws {
+        var binds = PostgresBindings()
+        binds.append(appId)
+        for statement in NotificationSends.stopSQL {
+            try db.run(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "?", with: "$1"), binds: binds))
+        }
     }
 
     private func deliveries(_ db: PostgresSession.Transaction, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {

@@ -104,6 +104,23 @@ public enum NotificationSends {
     /// is taken in steps.
     public static let enqueueBatch = 10_000
 
+    /// An app's notification URL cleared (`apps set APP --notification-url ""`): its deliveries no serve
+    /// holds a claim on stop. One never tried is removed (the notification shows as not sent: it never
+    /// was); one tried before is failed (its attempts stand, and no retry will come). A delivery a serve is
+    /// sending right now is left to that serve, whose record fails it (`state(after:urlKept:)`). The app's
+    /// id is the one argument (`?`).
+    public static let stopSQL = [
+        "DELETE FROM notification_delivery WHERE app_id = ? AND state = 'pending' AND attempts = 0 AND claimed_by IS NULL",
+        "UPDATE notification_delivery SET state = 'failed', next_attempt_at = NULL WHERE app_id = ? AND state = 'pending' AND claimed_by IS NULL",
+    ]
+
+    /// What a delivery becomes after an attempt: the schedule's state, unless the app's URL was cleared
+    /// while the attempt was out, when a retry would wait for ever: failed.
+    public static func state(after scheduled: NotificationSendState, urlKept: Bool) -> NotificationSendState {
+        if !urlKept, case .pending = scheduled { return .failed }
+        return scheduled
+    }
+
     /// The state a delivery row holds, from its columns.
     public static func state(_ name: String, next: Instant?) -> NotificationSendState {
         switch name {

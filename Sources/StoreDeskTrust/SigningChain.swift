@@ -16,12 +16,28 @@ import X509
 public struct SigningChain: @unchecked Sendable {
     // swift-crypto does not mark P-256 keys Sendable; these are never mutated after `init`, and BoringSSL
     // signs with a shared key from several threads (the benchmark signs on both cores).
-    public var root: Certificate
-    public var intermediate: Certificate
-    public var leaf: Certificate
-    public var rootKey: P256.Signing.PrivateKey
-    public var intermediateKey: P256.Signing.PrivateKey
-    public var leafKey: P256.Signing.PrivateKey
+    public let root: Certificate
+    public let intermediate: Certificate
+    public let leaf: Certificate
+    public let rootKey: P256.Signing.PrivateKey
+    public let intermediateKey: P256.Signing.PrivateKey
+    public let leafKey: P256.Signing.PrivateKey
+    /// Apple's header for this chain, base64url, made on the first signature (the certificates never change).
+    private let standardHeader = StandardHeader()
+
+    final class StandardHeader: @unchecked Sendable {
+        private let lock = NSLock()
+        private var encoded: String?
+
+        func get(_ make: () throws -> String) rethrows -> String {
+            try lock.withLock {
+                if let encoded { return encoded }
+                let made = try make()
+                encoded = made
+                return made
+            }
+        }
+    }
 
     /// How to make a chain: the defaults are Apple's shape; tests turn one thing off at a time.
     public struct Options: Sendable {
@@ -170,10 +186,12 @@ public struct SigningChain: @unchecked Sendable {
             var alg: String?
             var x5c: [String]?
         }
-        let chain: [String]? = try x5c ?? self.x5c()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        let header = UnverifiedJWS.base64URLEncode(try encoder.encode(Header(alg: alg, x5c: chain)))
+        func encoded(_ chain: [String]?) throws -> String {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.withoutEscapingSlashes]
+            return UnverifiedJWS.base64URLEncode(try encoder.encode(Header(alg: alg, x5c: chain)))
+        }
+        let header = try x5c == nil && alg == "ES256" ? standardHeader.get { try encoded(self.x5c()) } : encoded(try x5c ?? self.x5c())
         let input = header + "." + UnverifiedJWS.base64URLEncode(payload)
         let signature = try (key ?? leafKey).signature(for: Data(input.utf8))
         return input + "." + UnverifiedJWS.base64URLEncode(signature.rawRepresentation)
@@ -181,41 +199,74 @@ public struct SigningChain: @unchecked Sendable {
 }
 
 extension SigningChain {
+    static let transactionMark = "storedesk:signedTransactionInfo"
+    static let renewalMark = "storedesk:signedRenewalInfo"
+
     /// `{"signedPayload": "<JWS>"}` for `event`, shaped as Apple sends it: the transaction and renewal
     /// infos signed as JWS of their own (each with the notification's signing date and environment when
     /// it has none) inside the signed notification. `infoChain` signs the infos instead (a test's
     /// untrusted chain); `payloadEdit` changes the payload's JSON object before it is signed.
     public func signedNotificationLine(
-        _ event: SubscriptionEvent, infoChain: SigningChain? = nil, payloadEdit: (inout [String: Any]) -> Void = { _ in }
+        _ event: SubscriptionEvent, infoChain: SigningChain? = nil, payloadEdit: ((inout [String: Any]) -> Void)? = nil
     ) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let infoSigner = infoChain ?? self
-        var data: [String: Any] = [:]
-        if let appAppleId = event.appAppleId { data["appAppleId"] = appAppleId }
-        if let bundleId = event.bundleId { data["bundleId"] = bundleId }
-        if let bundleVersion = event.bundleVersion { data["bundleVersion"] = bundleVersion }
-        if let environment = event.environment { data["environment"] = environment }
-        if let status = event.status { data["status"] = status }
+        // The infos' JWS (several KB each: their x5c) go into the JSON in place of a short mark, not through a
+        // JSON writer, which writes a string a character at a time (it took most of a send's time). Base64url
+        // and dots need no escaping, so the bytes are what the writer would have written.
+        var infos: [String: String] = [:]
+        var data = NotificationPayload.Data(
+            appAppleId: event.appAppleId, bundleId: event.bundleId, bundleVersion: event.bundleVersion, environment: event.environment,
+            status: event.status)
         if var transaction = event.transaction {
             transaction.signedDate = transaction.signedDate ?? event.signedDate
             transaction.environment = transaction.environment ?? event.environment
             transaction.bundleId = transaction.bundleId ?? event.bundleId
-            data["signedTransactionInfo"] = try infoSigner.sign(try encoder.encode(transaction))
+            infos[Self.transactionMark] = try infoSigner.sign(try encoder.encode(transaction))
+            data.signedTransactionInfo = Self.transactionMark
         }
         if var renewal = event.renewal {
             renewal.signedDate = renewal.signedDate ?? event.signedDate
             renewal.environment = renewal.environment ?? event.environment
-            data["signedRenewalInfo"] = try infoSigner.sign(try encoder.encode(renewal))
+            infos[Self.renewalMark] = try infoSigner.sign(try encoder.encode(renewal))
+            data.signedRenewalInfo = Self.renewalMark
         }
-        var payload: [String: Any] = [
-            "notificationType": event.notificationType.rawValue, "notificationUUID": event.notificationUUID,
-            "signedDate": event.signedDate.millis, "data": data,
-        ]
-        if let subtype = event.subtype { payload["subtype"] = subtype.rawValue }
-        if let version = event.version { payload["version"] = version }
-        payloadEdit(&payload)
-        let json = try JSONSerialization.data(withJSONObject: payload, options: [.sortedKeys, .withoutEscapingSlashes])
-        return String(decoding: try encoder.encode(["signedPayload": try sign(json)]), as: UTF8.self)
+        let payload = NotificationPayload(
+            data: data, notificationType: event.notificationType.rawValue, notificationUUID: event.notificationUUID,
+            signedDate: event.signedDate.millis, subtype: event.subtype?.rawValue, version: event.version)
+        var json = try encoder.encode(payload)
+        if let payloadEdit {
+            // A test's edit works on the payload as a JSON object.
+            var object = try JSONSerialization.jsonObject(with: json) as? [String: Any] ?? [:]
+            payloadEdit(&object)
+            json = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        }
+        for (mark, jws) in infos {
+            // An edit that replaced the info leaves no mark to fill.
+            if let found = json.range(of: Data("\"\(mark)\"".utf8)) { json.replaceSubrange(found, with: Data("\"\(jws)\"".utf8)) }
+        }
+        // `{"signedPayload":"<JWS>"}`, as JSONEncoder writes it (the JWS needs no escaping).
+        return "{\"signedPayload\":\"" + (try sign(json)) + "\"}"
+    }
+
+    /// A notification's payload as Apple signs it (absent values left out).
+    struct NotificationPayload: Encodable {
+        struct Data: Encodable {
+            var appAppleId: Int64?
+            var bundleId: String?
+            var bundleVersion: String?
+            var environment: String?
+            var status: Int?
+            var signedRenewalInfo: String?
+            var signedTransactionInfo: String?
+        }
+
+        var data: Data
+        var notificationType: String
+        var notificationUUID: String
+        var signedDate: Int64
+        var subtype: String?
+        var version: String?
     }
 }

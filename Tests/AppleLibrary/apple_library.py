@@ -10,7 +10,7 @@
         calls.json: [{"call": "transaction_info" | "history" | "statuses" | "lookup" | "refunds" |
                       "test_notification" | "set_token" | "extend" | "raw_put" | "notification_history" |
                       "consumption" | "mass_extend" | "mass_status" | "app_transaction" | "burst", "bundle": "...", "environment": "Production" | "Sandbox",
-                      "id": "...", "request": {...}, "token": "good" | "expired" | "other_key"}]
+                      "id": "...", "request": {...}, "token": "good" | "expired" | "other_key", "wait_seconds": s}]
         drives AppStoreServerAPIClient (nothing changed but its base URL) against BASE_URL, and verifies every
         signed transaction, renewal info and notification it returns with SignedDataVerifier (ROOT_DER, online
         checks off, the call's environment and bundle). Prints one JSON array: per call {"ok": true, "response":
@@ -25,6 +25,7 @@
 """
 import json
 import sys
+import time
 
 from appstoreserverlibrary.api_client import AppStoreServerAPIClient
 from appstoreserverlibrary.models.Environment import Environment
@@ -141,6 +142,11 @@ def api(base_url, key_path, key_id, issuer_id, root_path, app_apple_id):
             elif call == "test_notification":
                 sent = api_client.request_test_notification()
                 response = api_client.get_test_notification_status(sent.testNotificationToken)
+                # "wait_seconds": ask for the status again until it shows the send attempt (or the time is up).
+                deadline = time.time() + float(case.get("wait_seconds", 0))
+                while not response.sendAttempts and time.time() < deadline:
+                    time.sleep(0.1)
+                    response = api_client.get_test_notification_status(sent.testNotificationToken)
                 signed.append(("notification", response.signedPayload))
             elif call == "extend":
                 from appstoreserverlibrary.models.ExtendReasonCode import ExtendReasonCode

@@ -235,4 +235,69 @@ import Testing
         #expect(failures.map(results) == [Array(repeating: "SOCKET_ISSUE", count: 6)], "\(failures)")
         #expect(serve.stop() == 0)
     }
+
+    /// Request a Test Notification: serve POSTs the TEST notification to the app's URL, once, as Apple does,
+    /// and Get Test Notification Status shows the attempt; Apple's library asks, its verifier receives.
+    @Test func aTestNotificationIsSentToTheURLAndItsAttemptShown() throws {
+        let home = TemporaryHome()
+        let store = try HardeningTests.demoStore(home)
+        let key = home.path("app.key")
+        try Data("longmai-app-key-0001\n".utf8).write(to: URL(fileURLWithPath: key))
+        let apiKey = try AppStoreServerAPITests.p8(home, "AuthKey_KEY2001.p8")
+        let issuer = "57246542-96fe-1a63-e053-0824d011072a"
+        for arguments in [
+            ["apps", "add", "2001", "--name", "龙脉", "--bundle-id", Self.bundle, "--app-key-file", key, "--apple-app-id", Self.appleAppId],
+            ["apps", "set", "2001", "--api-key-file", apiKey, "--key-id", "KEY2001", "--issuer-id", issuer],
+        ] {
+            let ran = try Binary.run(arguments + ["--db", store] + Self.developer, home: home)
+            try #require(ran.status == 0, "\(arguments): \(ran.stderr)")
+        }
+        let pem = home.path("root.pem"), der = home.path("root.der")
+        try Data(try Binary.run(["signer", "root", "--pem", "--db", store], home: home).stdout.utf8).write(to: URL(fileURLWithPath: pem))
+        try #require(try shell("openssl x509 -in \(Self.quote(pem)) -outform DER -out \(Self.quote(der))").status == 0)
+        let receiver = try Receiver(home: home, root: der, failFirst: 0)
+        defer { receiver.stop() }
+        try #require(receiver.port > 0, "the receiver did not start")
+        let url = "http://127.0.0.1:\(receiver.port)/apple/notifications"
+        try #require(try Binary.run(["apps", "set", "2001", "--notification-url", url, "--db", store] + Self.developer, home: home).status == 0)
+        let serve = try NotificationClockTests.Serve(store: store, home: home)
+        defer { serve.stop() }
+        try #require(serve.port > 0, "serve did not listen")
+
+        func askForATest() throws -> AppStoreServerAPITests.Answer {
+            // App 2001 serves both environments: its TEST notification says Sandbox, as Apple's sandbox would.
+            let call: [String: Any] = ["call": "test_notification", "bundle": Self.bundle, "environment": "Sandbox", "wait_seconds": 20]
+            let input = home.path("calls.json"), output = home.path("answers.json"), errors = home.path("python.err")
+            try JSONSerialization.data(withJSONObject: [call]).write(to: URL(fileURLWithPath: input))
+            let ran = try shell(
+                [try AppleLibrary.python(), AppleLibrary.script, "api", "http://127.0.0.1:\(serve.port)", apiKey, "KEY2001", issuer, der, Self.appleAppId]
+                    .map(Self.quote).joined(separator: " ") + " < \(Self.quote(input)) > \(Self.quote(output)) 2> \(Self.quote(errors))")
+            try #require(ran.status == 0, "\((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "")")
+            let answers = try JSONDecoder().decode([AppStoreServerAPITests.Answer].self, from: Data(contentsOf: URL(fileURLWithPath: output)))
+            return try #require(answers.first)
+        }
+        let answer = try askForATest()
+        #expect(answer.ok && (answer.verified ?? []).map(\.ok) == [true], "\(answer)")
+        guard case .array(let attempts)? = answer.response?["sendAttempts"] else {
+            Issue.record("no sendAttempts: \(answer)")
+            return
+        }
+        #expect(attempts.compactMap { $0.object?["sendAttemptResult"]?.string } == ["SUCCESS"])
+        #expect(attempts.allSatisfy { ($0.object?["attemptDate"]?.number ?? 0) > 0 })
+        // The receiver got it, verified by Apple's verifier: a TEST notification, the one the status signs.
+        let posts = receiver.lines()
+        #expect(posts.count == 1 && posts.first?["ok"] as? Bool == true, "\(posts)")
+        #expect((posts.first?["decoded"] as? [String: Any])?["notificationType"] as? String == "TEST")
+        let status = try #require(answer.verified?.first?.decoded?["notificationUUID"]?.string)
+        #expect((posts.first?["decoded"] as? [String: Any])?["notificationUUID"] as? String == status)
+        // A receiver gone: the one attempt is SOCKET_ISSUE, and no retry follows.
+        receiver.stop()
+        let refused = try askForATest()
+        guard case .array(let refusedAttempts)? = refused.response?["sendAttempts"] else {
+            Issue.record("no sendAttempts: \(refused)")
+            return
+        }
+        #expect(refusedAttempts.compactMap { $0.object?["sendAttemptResult"]?.string } == ["SOCKET_ISSUE"])
+        #expect(serve.stop() == 0)
+    }
 }

@@ -26,18 +26,7 @@ import Testing
         #expect(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
 
         // A notification logged after it: one delivery, claimed by the first claimer only.
-        let original = try #require(try store.profile(userId: "10000005").subscriptions.first { $0.appId == "1001" }?.id)
-        let event = SubscriptionEvent(
-            notificationType: .didRenew, notificationUUID: "contract-send-1", signedDate: Self.at, appAppleId: 6_741_000_101,
-            bundleId: "com.storedesk.starvoyage", environment: "Production", status: 1,
-            transaction: TransactionInfo(
-                transactionId: "2000000100990001", originalTransactionId: original, productId: SubscriptionsContractTests.monthly,
-                bundleId: "com.storedesk.starvoyage", purchaseDate: Self.at, originalPurchaseDate: Self.at, expiresDate: Self.at.adding(.days(30))))
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(UUID().uuidString).jsonl")
-        try (try event.jsonLine() + "\n").write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
-        let report = try store.importNotifications(from: NotificationFile(path: file.path), source: "send.jsonl", wallClock: Self.at)
-        #expect(report.imported == 1, "\(report)")
+        try Self.logRenewals(["contract-send-1"], of: "10000005", in: store)
 
         let first = try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10)
         #expect(first.map(\.event.notificationUUID) == ["contract-send-1"] && first.first?.attempt == 1)
@@ -72,5 +61,66 @@ import Testing
         #expect(try store.appNotifications(appId: "1001", all, limit: 500).contains { $0.event.notificationUUID == "contract-send-1" })
         let failures = try NotificationHistoryQuery(json: Array(#"{"startDate":0,"endDate":2000000000000,"onlyFailures":true}"#.utf8), paginationToken: nil)
         #expect(try store.appNotifications(appId: "1001", failures, limit: 500).isEmpty)
+    }
+
+    /// Logs a DID_RENEW of the player's app-1001 subscription for each id, in one import.
+    static func logRenewals(_ uuids: [String], of userId: String, in store: any Store) throws {
+        let original = try #require(try store.profile(userId: userId).subscriptions.first { $0.appId == "1001" }?.id)
+        let lines = try uuids.enumerated().map { index, uuid in
+            let signed = at.adding(.seconds(Int64(index - uuids.count)))
+            return try SubscriptionEvent(
+                notificationType: .didRenew, notificationUUID: uuid, signedDate: signed, appAppleId: 6_741_000_101,
+                bundleId: "com.storedesk.starvoyage", environment: "Production", status: 1,
+                transaction: TransactionInfo(
+                    transactionId: "20000001009900\(10 + index)", originalTransactionId: original, productId: SubscriptionsContractTests.monthly,
+                    bundleId: "com.storedesk.starvoyage", purchaseDate: signed, originalPurchaseDate: signed, expiresDate: signed.adding(.days(30)))
+            ).jsonLine()
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("send-\(UUID().uuidString).jsonl")
+        try (lines.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let report = try store.importNotifications(from: NotificationFile(path: file.path), source: "send.jsonl", wallClock: at)
+        #expect(report.imported == uuids.count, "\(report)")
+    }
+
+    /// `apps set APP --notification-url ""`: what waited for the URL stops. One never tried is not sent at all,
+    /// one tried before is failed with its attempts kept, one out with a serve right then is failed when that
+    /// serve records it, and setting a URL again sends none of them.
+    @Test(arguments: Backend.allCases) func clearingTheURLStopsWhatWaitedForIt(_ backend: Backend) throws {
+        let store = try store(backend)
+        var settings = AppSettings()
+        settings.notificationURL = .some("http://127.0.0.1:9/apple")
+        try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
+        try Self.logRenewals(["stop-tried", "stop-out", "stop-waiting"], of: "10000005", in: store)
+
+        let tried = try #require(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 1).first)
+        #expect(tried.event.notificationUUID == "stop-tried")
+        let failed = NotificationSendAttempt(attempt: 1, at: Self.at, result: .socketIssue, httpStatus: nil, detail: "refused", url: tried.url)
+        #expect(try store.recordNotificationSend(tried, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
+        let out = try #require(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 1).first)
+        #expect(out.event.notificationUUID == "stop-out")
+        #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 3, retrying: 1, failed: 0, delivered: 0))
+
+        settings.notificationURL = .some(nil)
+        try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at.adding(.seconds(5)))
+        #expect(try store.app(id: "1001")?.notificationURL == nil)
+        func delivery(_ uuid: String) throws -> NotificationDelivery? {
+            try store.playerNotifications(userId: "10000005", limit: 50).first { $0.event.notificationUUID == uuid }?.delivery
+        }
+        #expect(try delivery("stop-waiting") == nil)
+        #expect(try delivery("stop-tried")?.state == .failed && delivery("stop-tried")?.attempts.map(\.result) == [.socketIssue])
+        #expect(try delivery("stop-out")?.state == .pending(next: Self.at))
+        // The serve that had it out records its attempt: a retry would wait for ever, so it is failed.
+        let later = NotificationSendAttempt(attempt: 1, at: Self.at, result: .timedOut, httpStatus: nil, detail: "timed out", url: out.url)
+        #expect(try store.recordNotificationSend(out, claimer: "b", attempt: later, state: .pending(next: Self.at.adding(.hours(1)))))
+        #expect(try delivery("stop-out")?.state == .failed && delivery("stop-out")?.attempts.map(\.result) == [.timedOut])
+        #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 0, retrying: 0, failed: 2, delivered: 0))
+        let failures = try NotificationHistoryQuery(json: Array(#"{"startDate":0,"endDate":2000000000000,"onlyFailures":true}"#.utf8), paginationToken: nil)
+        #expect(Set(try store.appNotifications(appId: "1001", failures, limit: 500).map(\.event.notificationUUID)) == ["stop-tried", "stop-out"])
+
+        // A URL set again starts from the log's end: nothing of before is sent.
+        settings.notificationURL = .some("http://127.0.0.1:9/again")
+        try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at.adding(.seconds(6)))
+        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at.adding(.days(10)), lease: .seconds(60), limit: 10).isEmpty)
     }
 }

@@ -47,10 +47,16 @@ import Testing
         _ cases: [(kind: String, jws: String)], root chain: SigningChain, environment: String = "Production",
         bundleId: String = ApplePayloads.bundleId, appAppleId: Int64 = ApplePayloads.appAppleId
     ) throws -> [Verdict] {
+        try appleVerdicts(cases, rootDER: Data(try SigningChain.der(chain.root)), environment: environment, bundleId: bundleId, appAppleId: appAppleId)
+    }
+
+    func appleVerdicts(
+        _ cases: [(kind: String, jws: String)], rootDER: Data, environment: String, bundleId: String, appAppleId: Int64
+    ) throws -> [Verdict] {
         let folder = try ExternalTools.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let root = folder.appendingPathComponent("root.der")
-        try Data(try SigningChain.der(chain.root)).write(to: root)
+        try rootDER.write(to: root)
         let input = try JSONSerialization.data(withJSONObject: cases.map { ["kind": $0.kind, "jws": $0.jws] })
         let output = try ExternalTools.appleLibrary(
             ["verify", root.path, environment, bundleId, String(appAppleId)], stdin: input)
@@ -105,6 +111,34 @@ import Testing
         // In Sandbox, the same library takes the Sandbox notification.
         let sandboxVerdicts = try appleVerdicts([("notification", sandbox)], root: chain, environment: "Sandbox")
         #expect(sandboxVerdicts.map(\.ok) == [true])
+    }
+
+    /// Issue 26 item 5: the demo's signed notifications (`Data/Demo/notifications.jsonl`, signed by
+    /// `storedesk-demo-signer`) pass Apple's verifier with the demo's root (`Data/Demo/trust-root.pem`) as its
+    /// root, strict checks on: the notification and the transaction and renewal infos inside it.
+    @Test func applesVerifierTakesEverySignedNotificationOfTheDemo() throws {
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Data/Demo")
+        let pem = try String(contentsOf: demo.appendingPathComponent("trust-root.pem"), encoding: .utf8)
+        let rootDER = try #require(Data(base64Encoded: pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()))
+        let lines = try String(contentsOf: demo.appendingPathComponent("notifications.jsonl"), encoding: .utf8).split(separator: "\n")
+        var checked = 0
+        for line in lines {
+            guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let signed = object["signedPayload"] as? String
+            else { continue }
+            let payload = try UnverifiedJWS(compact: signed).decodePayload(ResponseBodyV2DecodedPayload.self)
+            let data = try #require(payload.data)
+            var cases = [(kind: "notification", jws: signed)]
+            if let transaction = data.signedTransactionInfo { cases.append(("transaction", transaction)) }
+            if let renewal = data.signedRenewalInfo { cases.append(("renewal", renewal)) }
+            let verdicts = try appleVerdicts(
+                cases, rootDER: rootDER, environment: data.environment ?? "Production", bundleId: try #require(data.bundleId),
+                appAppleId: try #require(data.appAppleId))
+            #expect(verdicts.map { $0.status ?? "ok" } == Array(repeating: "ok", count: cases.count), "\(payload.notificationUUID ?? "?")")
+            checked += 1
+        }
+        #expect(checked == 15)
     }
 
     @Test func theJWTApplesClientSignsPassesTheStoresVerifier() throws {

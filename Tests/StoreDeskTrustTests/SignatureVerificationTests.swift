@@ -204,6 +204,30 @@ enum Signed {
         #expect(reason.contains("is not valid at the signing date \(Signed.wallClock.iso8601)"), "\(reason)")
     }
 
+    /// The line and the notification's payload are written as a JSON writer with sorted keys writes them (the
+    /// infos' JWS put in place of their marks, not through the writer): nothing absent written as null, the
+    /// infos whole, the same header on every signature.
+    @Test func aSignedLineIsTheJSONAWriterWouldWrite() throws {
+        let chain = try Signed.chain
+        let line = try chain.signedNotificationLine(Signed.event())
+        let outer = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String])
+        let signed = try #require(outer["signedPayload"])
+        #expect(line == "{\"signedPayload\":\"\(signed)\"}")
+        let jws = try UnverifiedJWS(compact: signed)
+        let object = try #require(try JSONSerialization.jsonObject(with: jws.payload) as? [String: Any])
+        #expect(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) == jws.payload)
+        let data = try #require(object["data"] as? [String: Any])
+        #expect(Set(object.keys) == ["data", "notificationType", "notificationUUID", "signedDate", "subtype", "version"])
+        #expect(Set(data.keys) == ["appAppleId", "bundleId", "environment", "signedRenewalInfo", "signedTransactionInfo", "status"])
+        let infos = [data["signedTransactionInfo"], data["signedRenewalInfo"]].compactMap { $0 as? String }
+        #expect(infos.count == 2)
+        for info in infos {
+            let inner = try UnverifiedJWS(compact: info)
+            #expect(chain.isSignatureValid(inner) && inner.headerSegment == jws.headerSegment)
+        }
+        #expect(chain.isSignatureValid(jws))
+    }
+
     @Test func aRenewalInfoIsCheckedForItsEnvironmentOnly() throws {
         let chain = try Signed.chain
         let trust = Signed.trust(try Signed.verifier(chain))

@@ -27,9 +27,8 @@ extension AppDatabase: NotificationSendStore {
                 let claim = NotificationSendClaim(
                     eventId: try row.column("event_id"), appId: try row.column("app_id"), attempt: (try row.column("attempts") as Int) + 1,
                     url: try row.column("notification_url"), event: try SubscriptionEventRow.decode(row: row))
-                try db.execute(
-                    sql: "UPDATE notification_delivery SET claimed_by = ?, claimed_until = ? WHERE event_id = ?",
-                    arguments: [claimer, now.adding(lease).millis, claim.eventId])
+                try db.cachedStatement(sql: "UPDATE notification_delivery SET claimed_by = ?, claimed_until = ? WHERE event_id = ?")
+                    .execute(arguments: [claimer, now.adding(lease).millis, claim.eventId])
                 claims.append(claim)
             }
             return claims
@@ -41,22 +40,29 @@ extension AppDatabase: NotificationSendStore {
         return try writeImmediate { db in
             var recorded = 0
             for send in sends {
-                let claim = send.claim, attempt = send.attempt, state = send.state
+                let claim = send.claim, attempt = send.attempt
+                // A statement each, prepared once a connection (a round records up to 64).
                 guard let row = try Row.fetchOne(
-                    db, sql: "SELECT claimed_by, attempts, state FROM notification_delivery WHERE event_id = ?", arguments: [claim.eventId]),
+                    try db.cachedStatement(
+                        sql: """
+                            SELECT d.claimed_by, d.attempts, d.state, a.notification_url FROM notification_delivery d JOIN app a ON a.id = d.app_id
+                            WHERE d.event_id = ?
+                            """),
+                    arguments: [claim.eventId]),
                     try row.column("claimed_by") as String? == claimer, try row.column("attempts") as Int == claim.attempt - 1,
                     try row.column("state") as String == "pending"
                 else { continue }
+                let state = NotificationSends.state(after: send.state, urlKept: try row.column("notification_url") as String? != nil)
                 let at = try StoreMeta.stamp(attempt.at, in: db)
-                try db.execute(
-                    sql: "INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    arguments: [claim.eventId, claim.attempt, at.millis, attempt.result.rawValue, attempt.httpStatus, attempt.detail, attempt.url])
-                try db.execute(
+                try db.cachedStatement(
+                    sql: "INSERT INTO notification_attempt (event_id, attempt, at, result, http_status, detail, url) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ).execute(arguments: [claim.eventId, claim.attempt, at.millis, attempt.result.rawValue, attempt.httpStatus, attempt.detail, attempt.url])
+                try db.cachedStatement(
                     sql: """
                         UPDATE notification_delivery SET state = ?, attempts = ?, next_attempt_at = ?, claimed_by = NULL, claimed_until = NULL
                         WHERE event_id = ?
-                        """,
-                    arguments: [state.name, claim.attempt, state.nextAttempt?.millis, claim.eventId])
+                        """
+                ).execute(arguments: [state.name, claim.attempt, state.nextAttempt?.millis, claim.eventId])
                 recorded += 1
             }
             return recorded
@@ -141,6 +147,11 @@ extension AppDatabase: NotificationSendStore {
         try db.execute(
             sql: "UPDATE app SET notification_after = (SELECT COALESCE(MAX(id), 0) FROM subscription_event) WHERE id = ?",
             arguments: [appId])
+    }
+
+    /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
+    static func stopSends(_ db: Database, appId: String) throws {
+        for statement in NotificationSends.stopSQL { try db.execute(sql: statement, arguments: [appId]) }
     }
 
     static func deliveries(_ db: Database, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {
