@@ -3,8 +3,9 @@ import StoreDeskCore
 import StoreDeskStoreAPI
 
 /// The support desk's Apple actions on the selected subscription: refund it (REFUND), reverse a refund
-/// (REFUND_REVERSED), extend its renewal date (RENEWAL_EXTENDED). Each asks on the status line, is done
-/// by the store (which writes Apple's notification to the log and the audit line) as the console's staff
+/// (REFUND_REVERSED), extend its renewal date (RENEWAL_EXTENDED), set its chain's app account token (as Set
+/// App Account Token does; a text that is no UUID is refused at the prompt). Each asks on the status line, is
+/// done by the store (which writes Apple's notification to the log and the audit line) as the console's staff
 /// member, and the list and detail show the engine's new state. `storedesk support ...` does the same.
 extension SubscriptionsScreen {
     /// Needs a subscription selected.
