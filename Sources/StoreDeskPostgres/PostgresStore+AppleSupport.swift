@@ -146,7 +146,8 @@ extension PostgresStore: AppleSupportStore {
                 throw AppleSupportWrites.refusal(refusal)
             }
             let request = ConsumptionRequestRecord(
-                transactionId: transactionId, appId: app.id, userId: transaction.userId, reason: reason, requestedAt: now, requestedBy: staff.name)
+                transactionId: transactionId, appId: app.id, userId: transaction.userId, productId: product.id, reason: reason, requestedAt: now,
+                requestedBy: staff.name)
             try db.run(
                 """
                 INSERT INTO apple_consumption_request (transaction_id, app_id, user_id, reason, requested_at, requested_by)
@@ -190,9 +191,16 @@ extension PostgresStore: AppleSupportStore {
         let rows =
             if let appId {
                 try session.rows(
-                    "SELECT * FROM apple_consumption_request WHERE app_id = \(appId) ORDER BY requested_at DESC, transaction_id LIMIT \(Int64(limit))")
+                    """
+                    SELECT r.*, t.product_id FROM apple_consumption_request r LEFT JOIN store_transaction t ON t.id = r.transaction_id
+                    WHERE r.app_id = \(appId) ORDER BY r.requested_at DESC, r.transaction_id LIMIT \(Int64(limit))
+                    """)
             } else {
-                try session.rows("SELECT * FROM apple_consumption_request ORDER BY requested_at DESC, transaction_id LIMIT \(Int64(limit))")
+                try session.rows(
+                    """
+                    SELECT r.*, t.product_id FROM apple_consumption_request r LEFT JOIN store_transaction t ON t.id = r.transaction_id
+                    ORDER BY r.requested_at DESC, r.transaction_id LIMIT \(Int64(limit))
+                    """)
             }
         return try rows.map { try cells($0).consumptionRequest() }
     }
@@ -211,8 +219,16 @@ extension PostgresStore: AppleSupportStore {
     {
         let rows =
             locking
-            ? try db.rows("SELECT * FROM apple_consumption_request WHERE transaction_id = \(transactionId) FOR UPDATE")
-            : try db.rows("SELECT * FROM apple_consumption_request WHERE transaction_id = \(transactionId)")
+            ? try db.rows(
+                """
+                SELECT r.*, t.product_id FROM apple_consumption_request r LEFT JOIN store_transaction t ON t.id = r.transaction_id
+                WHERE r.transaction_id = \(transactionId) FOR UPDATE OF r
+                """)
+            : try db.rows(
+                """
+                SELECT r.*, t.product_id FROM apple_consumption_request r LEFT JOIN store_transaction t ON t.id = r.transaction_id
+                WHERE r.transaction_id = \(transactionId)
+                """)
         return try rows.first.map { try cells($0).consumptionRequest() }
     }
 }
@@ -220,7 +236,8 @@ extension PostgresStore: AppleSupportStore {
 extension PostgresCells {
     func consumptionRequest() throws -> ConsumptionRequestRecord {
         ConsumptionRequestRecord(
-            transactionId: try text("transaction_id"), appId: try text("app_id"), userId: try text("user_id"), reason: try text("reason"),
+            transactionId: try text("transaction_id"), appId: try text("app_id"), userId: try text("user_id"),
+            productId: try optionalText("product_id"), reason: try text("reason"),
             requestedAt: try instant("requested_at"), requestedBy: try text("requested_by"), answeredAt: try optionalInstant("answered_at"),
             answeredBy: try optionalText("answered_by"), answer: try optionalText("answer"))
     }

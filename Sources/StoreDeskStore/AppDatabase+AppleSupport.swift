@@ -115,7 +115,8 @@ extension AppDatabase: AppleSupportStore {
                 throw AppleSupportWrites.refusal(refusal)
             }
             let request = ConsumptionRequestRecord(
-                transactionId: transactionId, appId: app.id, userId: transaction.userId, reason: reason, requestedAt: now, requestedBy: staff.name)
+                transactionId: transactionId, appId: app.id, userId: transaction.userId, productId: product.id, reason: reason, requestedAt: now,
+                requestedBy: staff.name)
             try db.execute(
                 sql: """
                     INSERT OR REPLACE INTO apple_consumption_request (transaction_id, app_id, user_id, reason, requested_at, requested_by,
@@ -157,11 +158,11 @@ extension AppDatabase: AppleSupportStore {
             let rows =
                 if let appId {
                     try Row.fetchAll(
-                        db, sql: "SELECT * FROM apple_consumption_request WHERE app_id = ? ORDER BY requested_at DESC, transaction_id LIMIT ?",
+                        db, sql: Self.consumptionRequestSelect + " WHERE r.app_id = ? ORDER BY r.requested_at DESC, r.transaction_id LIMIT ?",
                         arguments: [appId, limit])
                 } else {
                     try Row.fetchAll(
-                        db, sql: "SELECT * FROM apple_consumption_request ORDER BY requested_at DESC, transaction_id LIMIT ?", arguments: [limit])
+                        db, sql: Self.consumptionRequestSelect + " ORDER BY r.requested_at DESC, r.transaction_id LIMIT ?", arguments: [limit])
                 }
             return try rows.map(ConsumptionRequestRecord.init(row:))
         }
@@ -178,8 +179,13 @@ extension AppDatabase: AppleSupportStore {
         }
     }
 
+    /// A request with its transaction's product.
+    static let consumptionRequestSelect = """
+        SELECT r.*, t.product_id FROM apple_consumption_request r LEFT JOIN store_transaction t ON t.id = r.transaction_id
+        """
+
     static func consumptionRequest(_ db: Database, _ transactionId: String) throws -> ConsumptionRequestRecord? {
-        try Row.fetchOne(db, sql: "SELECT * FROM apple_consumption_request WHERE transaction_id = ?", arguments: [transactionId])
+        try Row.fetchOne(db, sql: consumptionRequestSelect + " WHERE r.transaction_id = ?", arguments: [transactionId])
             .map(ConsumptionRequestRecord.init(row:))
     }
 }
@@ -188,7 +194,7 @@ extension ConsumptionRequestRecord {
     init(row: Row) throws {
         self.init(
             transactionId: try row.decode(forColumn: "transaction_id"), appId: try row.decode(forColumn: "app_id"),
-            userId: try row.decode(forColumn: "user_id"), reason: try row.decode(forColumn: "reason"),
+            userId: try row.decode(forColumn: "user_id"), productId: try row.decode(forColumn: "product_id"), reason: try row.decode(forColumn: "reason"),
             requestedAt: try row.decode(forColumn: "requested_at"), requestedBy: try row.decode(forColumn: "requested_by"),
             answeredAt: try row.decode(forColumn: "answered_at"), answeredBy: try row.decode(forColumn: "answered_by"),
             answer: try row.decode(forColumn: "answer"))

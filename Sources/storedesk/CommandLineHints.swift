@@ -71,7 +71,8 @@ struct CommandLineHints {
         return names
     }
 
-    static func name(of command: ParsableCommand.Type) -> String { command.configuration.commandName ?? "\(command)" }
+    /// The name ArgumentParser matches (its `commandName`, or the type's name in kebab case: `Consumption` is `consumption`).
+    static func name(of command: ParsableCommand.Type) -> String { command._commandName }
 
     static func names(of command: ParsableCommand.Type) -> [String] { [name(of: command)] + command.configuration.aliases }
 

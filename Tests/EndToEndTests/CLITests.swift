@@ -107,7 +107,7 @@ import Testing
             (["check", "--db", future], future, "storedesk: \(future) was written by a newer StoreDesk (unknown migrations: v99-future): upgrade storedesk"),
             (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")): create one with `storedesk seed --db \(home.path("missing.sqlite"))`"),
             (["user", "show", "no-such-user", "--db", store], store, "storedesk: no user with id 'no-such-user'"),
-            (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap, find)"),
+            (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap, find, consumption)"),
             (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),
             (["snapshot", "--db", readOnly, "--theme", "no-such-theme"], readOnly, "storedesk: no-such-theme: no such theme (have: colorblind, dark, high-contrast, light, mono)"),
             (["seed", "--users=-3", "--db", home.path("neg.sqlite")], nil, "storedesk: --users must be from 0 to 10000000 (ten million), got -3"),

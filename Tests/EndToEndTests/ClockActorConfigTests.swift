@@ -147,6 +147,11 @@ import Testing
         let nested = try Binary.run(["restore", "lst"], home: home)
         #expect(nested.status != 0 && nested.stderr.contains("did you mean `storedesk restore list`?"), "\(nested.stderr)")
         #expect(nested.stderr.split(separator: "\n").count == 1)
+        // A command named after its type (`Consumption` is `consumption`): found, so what is missing is said.
+        let missing = try Binary.run(["support", "consumption", "request"], home: home)
+        #expect(missing.status != 0 && missing.stderr.contains("Missing expected argument '<transaction>'"), "\(missing.stderr)")
+        let deep = try Binary.run(["support", "consumption", "lst"], home: home)
+        #expect(deep.stderr.contains("did you mean `storedesk support consumption list`?"), "\(deep.stderr)")
     }
 
     @Test func anUnknownOptionIsNamedNotNothingToChange() throws {

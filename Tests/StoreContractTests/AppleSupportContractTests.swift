@@ -113,8 +113,13 @@ import Testing
         let listed = try store.consumptionRequests(appId: nil, limit: 10)
         #expect(listed == (try reference.consumptionRequests(appId: nil, limit: 10)))
         #expect(listed.count == 1 && listed[0].answer == info.json && listed[0].standing(at: answerAt) == .answered(late: false))
-        #expect(try store.consumptionRequests(appId: "1002", limit: 10).isEmpty)
         #expect(try Self.audit(store, "apple.consumption") == Self.audit(reference, "apple.consumption"))
+        // Each request names its transaction's product (the console's desk lists it), raised and answered alike.
+        #expect(listed[0].productId == "com.storedesk.starvoyage.gems.300")
+        let raised = try store.requestConsumption(transactionId: "2000000100000004", reason: "LEGAL", by: Self.support, at: answerAt)
+        #expect(raised.productId == "com.storedesk.starvoyage.gems.60")
+        #expect(try store.answerConsumption(transactionId: "2000000100000004", info, by: .apiKey("K"), at: answerAt).productId == raised.productId)
+        #expect(try store.consumptionRequests(appId: "1002", limit: 10).isEmpty)
         #expect(try store.check() == [])
     }
 

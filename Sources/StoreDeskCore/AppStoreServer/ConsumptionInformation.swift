@@ -139,6 +139,8 @@ public struct ConsumptionRequestRecord: Hashable, Sendable {
     public var transactionId: String
     public var appId: String
     public var userId: String
+    /// The consumable's product, as its transaction names it (nil when the transaction is gone).
+    public var productId: String?
     public var reason: String
     public var requestedAt: Instant
     public var requestedBy: String
@@ -148,12 +150,13 @@ public struct ConsumptionRequestRecord: Hashable, Sendable {
     public var answer: String?
 
     public init(
-        transactionId: String, appId: String, userId: String, reason: String, requestedAt: Instant, requestedBy: String,
-        answeredAt: Instant? = nil, answeredBy: String? = nil, answer: String? = nil
+        transactionId: String, appId: String, userId: String, productId: String? = nil, reason: String, requestedAt: Instant,
+        requestedBy: String, answeredAt: Instant? = nil, answeredBy: String? = nil, answer: String? = nil
     ) {
         self.transactionId = transactionId
         self.appId = appId
         self.userId = userId
+        self.productId = productId
         self.reason = reason
         self.requestedAt = requestedAt
         self.requestedBy = requestedBy

@@ -235,6 +235,7 @@ public enum ScreenRegistry {
         LoginScreen.self,
         OneTapScreen.self,
         FindScreen.self,
+        ConsumptionScreen.self,
     ]
 
     static func type(of id: ScreenID) -> (any ConsoleScreen.Type)? { all.first { $0.id == id } }

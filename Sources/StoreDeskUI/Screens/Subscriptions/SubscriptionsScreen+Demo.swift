@@ -132,8 +132,8 @@ extension SubscriptionsScreen {
             self.demo = nil
             context.status = StatusMessage("demo \(demo.originalTransactionId) stopped; its notifications stay in the store", .info)
             return []
-        case .nextState, .sort, .export, .supportRefund, .supportUnrefund, .supportExtend, .supportRefundBecause, .supportUnrefundBecause,
-            .supportExtendBy:
+        case .nextState, .sort, .export, .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportRefundBecause,
+            .supportUnrefundBecause, .supportExtendBy, .supportTokenTo:
             return []
         }
     }

@@ -34,8 +34,8 @@ extension SubscriptionsScreen: ConsoleScreen {
         /// Write the whole list to a file (`:export`).
         case export(ExportRequest)
         /// The support desk's Apple actions on the selected subscription: ask, then do.
-        case supportRefund, supportUnrefund, supportExtend
-        case supportRefundBecause(String), supportUnrefundBecause(String), supportExtendBy(String)
+        case supportRefund, supportUnrefund, supportExtend, supportToken
+        case supportRefundBecause(String), supportUnrefundBecause(String), supportExtendBy(String), supportTokenTo(String)
     }
 
     /// Each state's rows run on `(expires_date, original_transaction_id)` (`subscription_on_expiry`,
@@ -121,7 +121,8 @@ extension SubscriptionsScreen: ConsoleScreen {
             return request.effects(source(at: now), noun: "subscriptions", fields: SubscriptionListRow.exportFields) {
                 $0.exportValues(at: now, time: $1)
             }
-        case .supportRefund, .supportUnrefund, .supportExtend, .supportRefundBecause, .supportUnrefundBecause, .supportExtendBy:
+        case .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportRefundBecause, .supportUnrefundBecause, .supportExtendBy,
+            .supportTokenTo:
             return performSupport(action, &context)
         default:
             return performDemo(action, &context)
