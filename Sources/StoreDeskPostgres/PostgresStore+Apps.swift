@@ -67,7 +67,7 @@ extension PostgresStore: AppsStore {
                 WHERE id = \(id)
                 """)
             if old.notificationURL == nil, new.notificationURL != nil { try startSends(db, appId: id) }
-            if old.notificationURL != nil, new.notificationURL == nil { try stopSends(db, appId: id) }
+            if old.notificationURL != nil, new.notificationURL == nil { try stopSends(db, appId: id, at: now) }
             var line = change.audit
             line.at = try stamp(now, in: db)
             try insert(line, db)

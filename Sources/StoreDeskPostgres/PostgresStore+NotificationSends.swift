@@ -162,12 +162,11 @@ extension PostgresStore: NotificationSendStore {
     }
 
     /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
-    func stopSends(_ db: PostgresSession.Transaction, appId: String) throws {
+    func stopSends(_ db: PostgresSession.Transaction, appId: String, at now: Instant) throws {
         var binds = PostgresBindings()
         binds.append(appId)
-        for statement in NotificationSends.stopSQL {
-            try db.run(PostgresQuery(unsafeSQL: statement.replacingOccurrences(of: "?", with: "$1"), binds: binds))
-        }
+        binds.append(now.millis)
+        for statement in NotificationSends.stopSQL(parameter: { "$\($0)" }) { try db.run(PostgresQuery(unsafeSQL: statement, binds: binds)) }
     }
 
     private func deliveries(_ db: PostgresSession.Transaction, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {

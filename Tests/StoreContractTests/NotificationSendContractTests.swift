@@ -83,15 +83,15 @@ import Testing
         #expect(report.imported == uuids.count, "\(report)")
     }
 
-    /// `apps set APP --notification-url ""`: what waited for the URL stops. One never tried is not sent at all,
-    /// one tried before is failed with its attempts kept, one out with a serve right then is failed when that
-    /// serve records it, and setting a URL again sends none of them.
+    /// `apps set APP --notification-url ""`: what waited for the URL stops. One never tried is not sent at all
+    /// (so is one whose serve's claim ran out), one tried before is failed with its attempts kept, one out with
+    /// a serve right then is failed when that serve records it, and setting a URL again sends none of them.
     @Test(arguments: Backend.allCases) func clearingTheURLStopsWhatWaitedForIt(_ backend: Backend) throws {
         let store = try store(backend)
         var settings = AppSettings()
         settings.notificationURL = .some("http://127.0.0.1:9/apple")
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
-        try Self.logRenewals(["stop-tried", "stop-out", "stop-waiting"], of: "10000005", in: store)
+        try Self.logRenewals(["stop-tried", "stop-out", "stop-abandoned", "stop-waiting"], of: "10000005", in: store)
 
         let tried = try #require(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 1).first)
         #expect(tried.event.notificationUUID == "stop-tried")
@@ -99,7 +99,10 @@ import Testing
         #expect(try store.recordNotificationSend(tried, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
         let out = try #require(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 1).first)
         #expect(out.event.notificationUUID == "stop-out")
-        #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 3, retrying: 1, failed: 0, delivered: 0))
+        // A serve that claimed one for a second and died: its lease has run out when the URL is cleared.
+        let abandoned = try store.claimNotificationSends(claimer: "c", at: Self.at, lease: .seconds(1), limit: 1)
+        #expect(abandoned.map(\.event.notificationUUID) == ["stop-abandoned"])
+        #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 4, retrying: 1, failed: 0, delivered: 0))
 
         settings.notificationURL = .some(nil)
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at.adding(.seconds(5)))
@@ -107,7 +110,7 @@ import Testing
         func delivery(_ uuid: String) throws -> NotificationDelivery? {
             try store.playerNotifications(userId: "10000005", limit: 50).first { $0.event.notificationUUID == uuid }?.delivery
         }
-        #expect(try delivery("stop-waiting") == nil)
+        #expect(try delivery("stop-waiting") == nil && delivery("stop-abandoned") == nil)
         #expect(try delivery("stop-tried")?.state == .failed && delivery("stop-tried")?.attempts.map(\.result) == [.socketIssue])
         #expect(try delivery("stop-out")?.state == .pending(next: Self.at))
         // The serve that had it out records its attempt: a retry would wait for ever, so it is failed.

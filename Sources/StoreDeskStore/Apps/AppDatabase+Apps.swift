@@ -52,7 +52,7 @@ extension AppDatabase {
             let new = change.new
             try new.update(db)
             if old.notificationURL == nil, new.notificationURL != nil { try Self.startSends(db, appId: new.id) }
-            if old.notificationURL != nil, new.notificationURL == nil { try Self.stopSends(db, appId: new.id) }
+            if old.notificationURL != nil, new.notificationURL == nil { try Self.stopSends(db, appId: new.id, at: now) }
             var line = change.audit
             line.at = try StoreMeta.stamp(now, in: db)
             try line.insert(db)

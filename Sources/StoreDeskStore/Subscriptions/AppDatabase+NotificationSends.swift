@@ -150,8 +150,8 @@ extension AppDatabase: NotificationSendStore {
     }
 
     /// A URL cleared: what was waiting to go to it never will (`NotificationSends.stopSQL`).
-    static func stopSends(_ db: Database, appId: String) throws {
-        for statement in NotificationSends.stopSQL { try db.execute(sql: statement, arguments: [appId]) }
+    static func stopSends(_ db: Database, appId: String, at now: Instant) throws {
+        for statement in NotificationSends.stopSQL(parameter: { "?\($0)" }) { try db.execute(sql: statement, arguments: [appId, now.millis]) }
     }
 
     static func deliveries(_ db: Database, eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {
