@@ -189,7 +189,7 @@ struct PostgresNotificationImporter {
             if let kept = chains.removeValue(forKey: chainId) {
                 chain = kept
             } else {
-                (chain, readBack) = try loadChain(chainId)
+                (chain, readBack) = try loadChain(chainId, first: event, at: lineNow)
             }
             var created: String?
             let owner = try owner(of: transaction, chain: &chain, created: &created)
@@ -224,9 +224,12 @@ struct PostgresNotificationImporter {
         }
 
         /// A chain as the store holds it: its notifications folded (this line's included), its owner and rate.
-        private func loadChain(_ id: String) throws -> (chain: Chain, readBack: Bool) {
+        /// A row with no notification but `first` (just inserted) is a chain the store kept without any:
+        /// what it knew goes into the log first (`SubscriptionBaseline`), so `first` folds after it.
+        private func loadChain(_ id: String, first: SubscriptionEvent, at now: Instant) throws -> (chain: Chain, readBack: Bool) {
             let row = try db.rows("SELECT user_id, time_rate_month_ms FROM subscription WHERE original_transaction_id = \(id)").first
                 .map { try $0.decode((String, Int64?).self) }
+            if row != nil { try store.recordBaseline(db, chain: id, except: first.notificationUUID, at: now) }
             let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try store.chainEvents([id], db)[id] ?? [])
             let rate = row?.1.map { TimeRate(realMillisPerMonth: $0) } ?? importer.timeRate ?? .realTime
             return (Chain(folding: folding, owner: NotificationImport.ChainOwner(owner: row?.0), rate: rate, written: false), row != nil)

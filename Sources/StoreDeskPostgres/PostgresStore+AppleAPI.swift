@@ -242,6 +242,8 @@ extension PostgresStore {
             let now = try stamp(now, in: db)
             let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
             guard !repeated else { return done }
+            // What the store knew before the extension moves the row: the chain's past, if it has no notification yet.
+            try recordBaseline(db, chain: originalTransactionId, at: now)
             try db.run(
                 "UPDATE subscription SET expires_date = \(done.effectiveDate.millis) WHERE original_transaction_id = \(originalTransactionId)")
             try db.run(
@@ -288,7 +290,7 @@ extension PostgresStore: NotificationHistoryStore {
                 """)
             var conditions = [
                 "coalesce(s.app_id, t.app_id) = " + sql.bind(appId), "e.signed_date >= " + sql.bind(query.startDate.millis),
-                "e.signed_date < " + sql.bind(query.endDate.millis), "e.id > " + sql.bind(query.after ?? 0),
+                "e.signed_date < " + sql.bind(query.endDate.millis), "e.id > " + sql.bind(query.after ?? 0), NotificationSends.appleSentSQL,
             ]
             if let type = query.notificationType {
                 conditions.append("e.notification_type = " + sql.bind(type))

@@ -54,6 +54,7 @@ extension PostgresStore: AppleSupportStore {
             if let refusal = refund ? AppleSupport.refundRefusal(subscription, at: now) : AppleSupport.reversalRefusal(subscription, at: now) {
                 throw AppleSupportWrites.refusal(refusal)
             }
+            try recordBaseline(db, chain: chainId, at: now)
             guard let (product, app) = try catalogued(db, productId: subscription.productId, appId: subscription.appId) else {
                 throw AppleSupportWrites.refusal("subscription \(chainId)'s product \(subscription.productId) is not in the catalogue")
             }

@@ -140,7 +140,7 @@ extension PostgresStore: NotificationSendStore {
             FROM app a JOIN subscription_event e ON e.id > a.notification_after AND e.id <= \(last)
             LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
             LEFT JOIN store_transaction t ON t.id = e.original_transaction_id
-            WHERE a.notification_url IS NOT NULL AND a.id = coalesce(s.app_id, t.app_id)
+            WHERE a.notification_url IS NOT NULL AND a.id = coalesce(s.app_id, t.app_id) AND \(unescaped: NotificationSends.appleSentSQL)
             ON CONFLICT (event_id) DO NOTHING
             """)
         try db.run("UPDATE app SET notification_after = \(last) WHERE notification_url IS NOT NULL AND notification_after < \(last)")

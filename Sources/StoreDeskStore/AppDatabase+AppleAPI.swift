@@ -232,6 +232,8 @@ extension AppDatabase {
             let now = try StoreMeta.stamp(now, in: db)
             let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
             guard !repeated else { return done }
+            // What the store knew before the extension moves the row: the chain's past, if it has no notification yet.
+            try SubscriptionBaselineRows.record(db, chain: originalTransactionId, at: now)
             try db.execute(
                 sql: "UPDATE subscription SET expires_date = ? WHERE original_transaction_id = ?", arguments: [done.effectiveDate, originalTransactionId])
             try db.execute(
@@ -280,7 +282,7 @@ extension AppDatabase {
 extension AppDatabase: NotificationHistoryStore {
     public func appNotifications(appId: String, _ query: NotificationHistoryQuery, limit: Int) throws -> [(id: Int64, event: SubscriptionEvent)] {
         try reader.read { db in
-            var conditions = ["coalesce(s.app_id, t.app_id) = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?"]
+            var conditions = ["coalesce(s.app_id, t.app_id) = ?", "e.signed_date >= ?", "e.signed_date < ?", "e.id > ?", NotificationSends.appleSentSQL]
             var arguments: [any DatabaseValueConvertible] = [appId, query.startDate.millis, query.endDate.millis, query.after ?? 0]
             if let type = query.notificationType {
                 conditions.append("e.notification_type = ?")

@@ -39,6 +39,7 @@ extension AppDatabase: AppleSupportStore {
             if let refusal = refund ? AppleSupport.refundRefusal(subscription, at: now) : AppleSupport.reversalRefusal(subscription, at: now) {
                 throw AppleSupportWrites.refusal(refusal)
             }
+            try SubscriptionBaselineRows.record(db, chain: chainId, at: now)
             guard let product = try Product.fetchOne(db, sql: "SELECT * FROM product WHERE id = ?", arguments: [subscription.productId]),
                 let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [subscription.appId])
             else { throw AppleSupportWrites.refusal("subscription \(chainId)'s product \(subscription.productId) is not in the catalogue") }

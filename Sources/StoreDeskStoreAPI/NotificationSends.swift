@@ -100,6 +100,11 @@ public protocol NotificationSendStore: Sendable {
 
 /// What every backend decides the same way about sends.
 public enum NotificationSends {
+    /// The condition, over the log's row `e`, that it is a notification Apple would have sent: not one of
+    /// the store's record of a chain before its first (`SubscriptionBaseline`), which is never sent and
+    /// never in Apple's notification history.
+    public static let appleSentSQL = "e.source <> '\(SubscriptionBaseline.source)'"
+
     /// The most deliveries made in one claim, so a store whose app just got a URL after a long simulation
     /// is taken in steps.
     public static let enqueueBatch = 10_000

@@ -133,7 +133,7 @@ extension AppDatabase: NotificationSendStore {
                 FROM app a JOIN subscription_event e ON e.id > a.notification_after AND e.id <= :last
                 LEFT JOIN subscription s ON s.original_transaction_id = e.original_transaction_id
                 LEFT JOIN store_transaction t ON t.id = e.original_transaction_id
-                WHERE a.notification_url IS NOT NULL AND a.id = COALESCE(s.app_id, t.app_id)
+                WHERE a.notification_url IS NOT NULL AND a.id = COALESCE(s.app_id, t.app_id) AND \(NotificationSends.appleSentSQL)
                 """,
             arguments: ["now": now.millis, "last": last])
         try db.execute(

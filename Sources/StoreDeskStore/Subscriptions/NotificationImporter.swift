@@ -434,7 +434,7 @@ extension NotificationImporter {
             if let kept {
                 chain = kept
             } else {
-                (chain, readBack) = try loadChain(chainId)
+                (chain, readBack) = try loadChain(chainId, first: event, at: lineNow)
             }
             let chainBefore = chain
             var created: String?
@@ -492,8 +492,12 @@ extension NotificationImporter {
         /// keeps, else the demo's, else real time). A chain with no row has no notifications either
         /// (`check` holds the store to that), so a new chain costs one lookup. `readBack` says whether its
         /// notifications were read from the store (all of them, the line's own if already inserted).
-        private func loadChain(_ id: String) throws -> (chain: Chain, readBack: Bool) {
+        ///
+        /// A row with no notification but `first` (just inserted) is a chain the store kept without any:
+        /// what it knew goes into the log first (`SubscriptionBaseline`), so `first` folds after it.
+        private func loadChain(_ id: String, first: SubscriptionEvent, at now: Instant) throws -> (chain: Chain, readBack: Bool) {
             let row = try Row.fetchOne(storedRow, arguments: [id])
+            if row != nil { try SubscriptionBaselineRows.record(db, chain: id, except: first.notificationUUID, at: now) }
             let kept: Int64? = row?["time_rate_month_ms"]
             let folding = row == nil ? ChainFolding(events: []) : ChainFolding(events: try SubscriptionEventRow.events(events, chain: id))
             var stored = SubscriptionRowStatement.Stored.none
