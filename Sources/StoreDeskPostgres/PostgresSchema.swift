@@ -147,6 +147,13 @@ enum PostgresSchema {
                   WHERE revocation_date IS NOT NULL
                 """,
             ]),
+        // The user list sorted by the columns it shows (SQLite's v23-user-orders).
+        Migration(
+            identifier: "pg7-user-orders",
+            statements: [
+                #"CREATE INDEX user_on_created ON "user"(created_at, seq)"#,
+                #"CREATE INDEX user_on_display_name ON "user"("# + UserOrder.displayNameSQL + ", seq)",
+            ]),
     ]
 
     static let tables = [

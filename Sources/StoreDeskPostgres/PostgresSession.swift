@@ -106,6 +106,10 @@ final class PostgresSession: @unchecked Sendable {
             default: configuration.certificateVerification = .none
             }
             if let root = address.rootCertificate {
+                // Said in words here: NIOSSL's own error for a missing file reads `noSuchFilesystemObject`.
+                guard FileManager.default.isReadableFile(atPath: root) else {
+                    throw StoreError.invalidArgument("sslrootcert=\(root): no such file, or it cannot be read")
+                }
                 configuration.trustRoots = .file(root)
             }
             let context = try NIOSSLContext(configuration: configuration)
@@ -177,8 +181,9 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    /// A connection dropped under a step.
-    static let lost = "the connection to the server was lost: the next step reconnects"
+    /// A connection dropped under a step. Only the console goes on to a next step (and says
+    /// `reconnecting…` in its header until the server is back); a one-shot command stops here.
+    static let lost = "the connection to the server was lost"
 
     /// A NIO error's text on one line, without its Swift type noise.
     static func plain(_ text: String) -> String {

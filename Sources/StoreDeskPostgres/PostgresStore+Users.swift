@@ -123,8 +123,8 @@ extension PostgresStore: UserStore {
         }
     }
 
-    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
-        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface))
+    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String, reason: String) throws {
+        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface, reason: reason))
     }
 
     /// One page of a filter's matches in creation order; `below` bounds a scan's slice.
@@ -145,10 +145,10 @@ extension PostgresStore: UserStore {
         return reversed ? rows.reversed() : rows
     }
 
-    /// One page in the list's order: creation (either way), or a keyset on (id|name, seq).
+    /// One page in the list's order: the order players came into the store (`seq`, either way; a
+    /// filter's matches always), or a keyset on (its order's column, seq) over that column's index.
     func orderedUserPage(_ search: UserSearch, from anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
-        switch search.effectiveOrder {
-        case .created:
+        guard let key = search.effectiveOrder.keySQL else {
             let rowid: PageAnchor<Int64>
             if search.effectiveDescending {
                 switch anchor {
@@ -168,17 +168,15 @@ extension PostgresStore: UserStore {
             case .before(let c): rowid = .before(c.sequence)
             }
             return try userPage(search, from: rowid, limit: limit)
-        case .id, .name:
-            let column = search.effectiveOrder == .id ? "id" : "name"
-            var sql = SQLBuilder(#"SELECT * FROM "user""#)
-            let keyset = PostgresKeyset(key: column, tie: "seq", descending: search.effectiveDescending)
-            let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "WHERE") { cursor, sql in
-                [sql.bind(cursor.key), sql.bind(cursor.sequence)]
-            }
-            sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-            let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
-            return reversed ? rows.reversed() : rows
         }
+        var sql = SQLBuilder(#"SELECT * FROM "user""#)
+        let keyset = PostgresKeyset(key: key, tie: "seq", descending: search.effectiveDescending)
+        let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "WHERE") { cursor, sql in
+            [search.order == .created ? sql.bind(cursor.created) : sql.bind(cursor.key), sql.bind(cursor.sequence)]
+        }
+        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
+        let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
+        return reversed ? rows.reversed() : rows
     }
 
     /// `text` with LIKE's wildcards and escape character taken literally.

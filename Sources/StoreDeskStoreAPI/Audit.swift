@@ -18,12 +18,14 @@ public struct AuditQuery: Sendable, Hashable {
 }
 
 extension AuditEntry {
-    /// The audit line that says `staff` saw a player's phone number in the clear on `surface`; refused
-    /// (nothing to write) for any role but support. Every backend writes this line as it is.
-    public static func phoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws -> AuditEntry {
+    /// The audit line that says `staff` saw a player's phone number in the clear on `surface`, and why
+    /// (a ticket, a caller's check: one line, as a support action's reason); refused (nothing to write)
+    /// for any role but support, or without a reason. Every backend writes this line as it is.
+    public static func phoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String, reason: String) throws -> AuditEntry {
         if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
+        if let problem = AppleSupport.reasonProblem(reason) { throw StoreError.invalidArgument(problem) }
         return AuditEntry(
             at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
-            detail: "phone revealed on \(surface)")
+            detail: "phone revealed on \(surface): \(reason.trimmingCharacters(in: .whitespaces))")
     }
 }

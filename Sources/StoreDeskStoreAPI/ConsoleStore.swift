@@ -49,7 +49,7 @@ public protocol UserStore: Sendable {
     /// Everything the profile pane shows about one user, with their `recent` latest transactions.
     func profile(userId: String, recent: Int) throws -> UserProfile
     /// Audits that `staff` saw this user's phone number in the clear (`surface`: where); only support may.
-    func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws
+    func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String, reason: String) throws
 }
 
 /// One search for every id a ticket gives (`:find`, `storedesk find`).

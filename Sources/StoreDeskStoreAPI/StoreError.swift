@@ -29,7 +29,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
 
     public var description: String {
         switch self {
-        case .missing(let path): "no store at \(path): create one with `storedesk seed --db \(path)`"
+        case .missing(let path): "no store at \(path) (`storedesk config show` names your store file; `storedesk seed --db \(path)` makes a new one)"
         case .notSQLite(let path): "\(path) is not a SQLite database"
         case .notAStore(let path): "\(path) is a SQLite database but not a StoreDesk store (no StoreDesk schema)"
         case .newerSchema(let path, let unknown):

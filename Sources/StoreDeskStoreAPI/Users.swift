@@ -41,19 +41,40 @@ public struct UserRow: Hashable, Sendable, Identifiable {
     public var id: String { user.id }
 }
 
-/// The orders the user list can run in, each a seek on an index: `created` the creation sequence,
-/// `id` the unique index on the id, `name` the login name, then the sequence.
+/// The orders the user list can run in, each a seek on an index: `added` the order players came into the
+/// store (its sequence: SQLite's rowid, PostgreSQL's `seq`), and by a column the list shows, ties broken
+/// by the sequence: `created` the CREATED column (`created_at`), `id` the ID column, `name` the NAME
+/// column (the friendly name, else the login name, as `User.displayName`).
 public enum UserOrder: String, Sendable, Hashable, CaseIterable {
-    case created, id, name
+    case added, created, id, name
+
+    /// The SQL of the value the list runs by, over `user`'s columns: the same text on both backends, and
+    /// the text of the index each has on it (`user_on_created`, `user_on_display_name`); nil for `added`,
+    /// the sequence alone.
+    public var keySQL: String? {
+        switch self {
+        case .added: nil
+        case .created: "created_at"
+        case .id: "id"
+        case .name: Self.displayNameSQL
+        }
+    }
+
+    /// `User.displayName` in SQL.
+    public static let displayNameSQL = "(CASE WHEN friendly_name = '' THEN name ELSE friendly_name END)"
 }
 
-/// Where a user stands in the list: the value of its order's column ("" for `created`) and its sequence.
+/// Where a user stands in the list: the value of its order's column (`key` for id and name, `created` for
+/// the creation date) and its sequence.
 public struct UserCursor: Sendable, Hashable {
     public var key: String
+    /// `created_at` in milliseconds, for the list in `created` order.
+    public var created: Int64
     public var sequence: Int64
 
-    public init(key: String, sequence: Int64) {
+    public init(key: String, created: Int64 = 0, sequence: Int64) {
         self.key = key
+        self.created = created
         self.sequence = sequence
     }
 }
@@ -67,21 +88,22 @@ public struct UserSearch: Sendable, Hashable {
     public var text: String { didSet { folded = text.lowercased() } }
     /// `text` lowercased, once a filter (MATCHED compares it with every visible row, every frame).
     private var folded: String
-    /// The order of an unfiltered list (a filter lists its matches in created order, which its indexes give).
+    /// The order of an unfiltered list (a filter lists its matches in the order they came into the store, its
+    /// sequence, which its indexes give).
     public var order: UserOrder
     /// Whether the list runs from the end of `order` (newest, last id, last name first).
     public var descending: Bool
 
-    public init(text: String, order: UserOrder = .created, descending: Bool = false) {
+    public init(text: String, order: UserOrder = .added, descending: Bool = false) {
         self.text = text.trimmingCharacters(in: .whitespaces)
         folded = self.text.lowercased()
         self.order = order
         self.descending = descending
     }
 
-    /// The order the list really runs in: `order` unfiltered; under a filter, created order, oldest first
+    /// The order the list really runs in: `order` unfiltered; under a filter, the order players came into the store
     /// (the substring index and the sliced scan give matches in creation order).
-    public var effectiveOrder: UserOrder { text.isEmpty ? order : .created }
+    public var effectiveOrder: UserOrder { text.isEmpty ? order : .added }
     public var effectiveDescending: Bool { text.isEmpty && descending }
 
     /// Where a page starts: by sequence, the list's order.
@@ -109,12 +131,13 @@ public struct UserSearch: Sendable, Hashable {
         return fields
     }
 
-    /// Where `row` stands in this list: its order's value ("" in creation order) and its place.
+    /// Where `row` stands in this list: its order's value and its place.
     public func cursor(of row: UserRow) -> UserCursor {
         switch effectiveOrder {
-        case .created: UserCursor(key: "", sequence: row.sequence)
+        case .added: UserCursor(key: "", sequence: row.sequence)
+        case .created: UserCursor(key: "", created: row.user.createdAt.millis, sequence: row.sequence)
         case .id: UserCursor(key: row.user.id, sequence: row.sequence)
-        case .name: UserCursor(key: row.user.name, sequence: row.sequence)
+        case .name: UserCursor(key: row.user.displayName, sequence: row.sequence)
         }
     }
 

@@ -8,6 +8,7 @@ struct StoreDeskCommand: ParsableCommand {
         commandName: "storedesk",
         abstract: "An operator console for in-app purchases and game-SDK logins.",
         discussion: "With no subcommand, opens the console on the store.",
+        version: StoreDeskCommand.version,
         subcommands: [
             ConsoleCommand.self, SnapshotCommand.self, SeedCommand.self, CheckCommand.self, UserCommand.self,
             ThemesCommand.self, KeysCommand.self, BenchCommand.self, CallbackCommand.self,
@@ -16,6 +17,9 @@ struct StoreDeskCommand: ParsableCommand {
             TrustCommand.self, SignerCommand.self, SupportCommand.self, ConfigCommand.self, FindCommand.self, StoreCommand.self,
         ],
         defaultSubcommand: ConsoleCommand.self)
+
+    /// What `storedesk --version` prints: the release, numbered after the last issue it closes work on.
+    static let version = "storedesk 0.34.0"
 
     /// `storedesk snapshot` and `storedesk find` with only their own options skip ArgumentParser (see
     /// `PlainCommandLine`); everything else is parsed as usual.

@@ -53,20 +53,21 @@ struct UserCommand: ParsableCommand {
         @Option(help: "csv (a header, then a line a player) or json (an array).") var format: ExportFormat = .csv
         @Option(help: "Only players this matches, as the Users filter (id, name, friendly name, last four of the phone).")
         var filter: String = ""
-        @Option(help: "The order: created, id or name (without a filter).") var sort: UserOrder = .created
+        @Option(help: "The order: added (the order players came into the store, when left out), or by a column the Users list shows: created (CREATED), id (ID) or name (NAME: the friendly name, else the login name). Not with a filter.")
+        var sort: UserOrder?
         @Flag(help: "The order from its end (newest, last id, last name first).") var descending = false
         @Flag(help: "Write over an existing file.") var force = false
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
             guard !path.isEmpty else { throw fail("export needs a file to write") }
-            if !filter.trimmingCharacters(in: .whitespaces).isEmpty && (sort != .created || descending) {
-                throw fail("--sort and --descending sort the whole list; a filter lists its matches in created order")
+            if !filter.trimmingCharacters(in: .whitespaces).isEmpty && ((sort ?? .added) != .added || descending) {
+                throw fail("--sort and --descending sort the whole list; a filter lists its matches in the order they came into the store")
             }
         }
 
         func run() throws {
-            let search = UserSearch(text: filter, order: sort, descending: descending)
+            let search = UserSearch(text: filter, order: sort ?? .added, descending: descending)
             let started = Date()
             let rows = try reporting {
                 try ListExport.write(store.open(.readOnly).users(matching: search), format: format, to: path, force: force)

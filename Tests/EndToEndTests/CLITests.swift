@@ -29,6 +29,10 @@ import Testing
             #expect(result.stderr.isEmpty, "\(item.args): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: home.defaultStore))
+        // The version too (it exited 64, "unknown option"): one line, exit 0, no store made.
+        let version = try Binary.run(["--version"], home: home)
+        #expect(version.status == 0 && version.stdout.hasPrefix("storedesk ") && version.stdout.split(separator: "\n").count == 1, "\(version)")
+        #expect(!FileManager.default.fileExists(atPath: home.defaultStore))
     }
 
     /// A binary copied away from its build folder (as to /usr/local/bin) finds its demo dataset and
@@ -105,7 +109,7 @@ import Testing
             (["check", "--db", notes], notes, "storedesk: \(notes) is not a SQLite database"),
             (["user", "show", "1", "--db", notes], notes, "storedesk: \(notes) is not a SQLite database"),
             (["check", "--db", future], future, "storedesk: \(future) was written by a newer StoreDesk (unknown migrations: v99-future): upgrade storedesk"),
-            (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")): create one with `storedesk seed --db \(home.path("missing.sqlite"))`"),
+            (["check", "--db", home.path("missing.sqlite")], nil, "storedesk: no store at \(home.path("missing.sqlite")) (`storedesk config show` names your store file; `storedesk seed --db \(home.path("missing.sqlite"))` makes a new one)"),
             (["user", "show", "no-such-user", "--db", store], store, "storedesk: no user with id 'no-such-user'"),
             (["snapshot", "--db", store, "--screen", "nope"], store, "storedesk: unknown screen 'nope' (have: users, queue, restores, audit, subscriptions, codes, login, onetap, find, consumption)"),
             (["snapshot", "--db", store, "--select", "ghost"], store, "storedesk: no user with id 'ghost'"),

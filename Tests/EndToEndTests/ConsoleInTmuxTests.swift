@@ -105,6 +105,9 @@ import Testing
 
         // The support role reveals a phone number; it is audited.
         try tmux.keys("g", "p")
+        try tmux.waitFor("reveal the phone of 10000001")
+        try tmux.literal("ticket 8812")
+        try tmux.keys("Enter")
         try tmux.waitFor("13800000000")
         let audit = try shell("sqlite3 \(home.defaultStore) \"SELECT actor || ' ' || role || ' ' || action FROM audit_log WHERE subject = '10000001' ORDER BY id DESC LIMIT 1\"").output
         #expect(audit == "e2e support reveal.phone\n")

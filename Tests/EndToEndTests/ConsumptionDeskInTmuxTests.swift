@@ -69,8 +69,8 @@ import Testing
 
         try Self.show(tmux, "subscriptions", waitingFor: "STATE")
         try Self.drive(tmux, [
-            (nil, "/", "/"), (Self.subscription, nil, "1 of 1"), (nil, "T", "app account token of \(Self.subscription): UUID"),
-            ("not-a-uuid", nil, "must be a UUID"), (nil, "C-u", "app account token of"), (Self.token, nil, "(and its chain) set to"),
+            (nil, "/", "/"), (Self.subscription, nil, "1 of 1"), (nil, "T", "app account token of \(Self.subscription) of player"),
+            ("not-a-uuid", nil, "must be a UUID"), (nil, "C-u", "app account token of"), (Self.token, nil, "y/n"), (nil, "y", "(and its chain) set to"),
         ])
         #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
 

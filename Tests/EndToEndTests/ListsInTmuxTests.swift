@@ -25,7 +25,7 @@ import Testing
         try tmux.keys(":")
         try tmux.literal("sort type")
         try tmux.keys("Enter")
-        try tmux.waitFor("cannot sort by type: the store seeks only on created, id, name")
+        try tmux.waitFor("cannot sort by type: the store seeks only on added, created, id, name")
 
         // Every list's title at 80x24, 120x40 and 200x60.
         for (width, height) in [(80, 24), (120, 40), (200, 60)] {

@@ -29,31 +29,39 @@ import Testing
         try tmux.waitFor("1 of 1")
 
         try tmux.keys("E")
-        try tmux.waitFor("extend \(Self.subscription): DAYS REASON-CODE")
+        try tmux.waitFor("extend \(Self.subscription) of player")
         try tmux.literal("95 1")
         try tmux.keys("Enter")
         try tmux.waitFor("DAYS must be from 1 to 90")
         try tmux.keys("C-u")
         try tmux.literal("14 3")
         try tmux.keys("Enter")
+        // Every support write asks y/n, naming the subscription, its player and Apple's reason in words.
+        let asked = try tmux.waitFor("y/n")
+        #expect(asked.contains("extend \(Self.subscription) of player"), "\(asked)")
+        try tmux.keys("y")
         let extended = try tmux.waitFor("extended \(Self.subscription) by 14 days to 2026-12-17 (RENEWAL_EXTENDED)")
         #expect(extended.contains("2026-12-17"), "\(extended)")
 
         try tmux.keys("F")
-        try tmux.waitFor("refund \(Self.subscription): reason")
+        try tmux.waitFor("refund \(Self.subscription) of player")
         try tmux.keys("Enter")
         try tmux.waitFor("a reason is needed")
         try tmux.literal("app crashed at launch")
         try tmux.keys("Enter")
+        try tmux.waitFor("app crashed at launch”? y/n")
+        try tmux.keys("y")
         // The state bar's counts are abbreviated at 80 columns (`ref 1`).
         let refundedLabel = width < 100 ? "ref" : "refunded"
         let refunded = try tmux.waitFor("REFUND for \(Self.subscription) written to the log")
         #expect(refunded.contains("\(refundedLabel) 1") && refunded.contains("● refunded"), "\(refunded)")
 
         try tmux.keys("U")
-        try tmux.waitFor("reverse the refund of \(Self.subscription): reason")
+        try tmux.waitFor("reverse the refund of \(Self.subscription) of player")
         try tmux.literal("goodwill")
         try tmux.keys("Enter")
+        try tmux.waitFor("y/n")
+        try tmux.keys("y")
         let reversed = try tmux.waitFor("REFUND_REVERSED for \(Self.subscription) written to the log")
         #expect(reversed.contains("● active") && reversed.contains("\(refundedLabel) 0"), "\(reversed)")
         if width >= 120 {

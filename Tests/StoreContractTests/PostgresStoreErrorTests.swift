@@ -65,7 +65,7 @@ import Testing
         // The store: the step under way fails in one line naming the store; the next reconnects.
         let failed = Self.oneLine { _ = try store.userCount() }
         if failed != "(no error)" {
-            #expect(failed.hasPrefix(store.address.description) && failed.contains("lost") && failed.contains("reconnect"), "\(failed)")
+            #expect(failed.hasPrefix(store.address.description) && failed.hasSuffix("the connection to the server was lost"), "\(failed)")
             #expect(!failed.contains("\n") && !failed.contains("SELECT"), "\(failed)")
         }
         #expect(try store.userCount() == 40)
@@ -111,6 +111,13 @@ import Testing
         let nobody = try PostgresCluster.freePort()
         let refused = Self.oneLine { _ = try PostgresStore.open(try PostgresAddress("postgres://u@127.0.0.1:\(nobody)/d"), access: .readWrite) }
         #expect(refused.hasPrefix("postgres://u@127.0.0.1:\(nobody)/d: cannot reach the server") && !refused.contains("\n"), "\(refused)")
+
+        // A root certificate file that is not there is said in words (it read `noSuchFilesystemObject`).
+        let noRoot = Self.oneLine {
+            _ = try PostgresStore.open(
+                try PostgresAddress("postgres://u@127.0.0.1:\(nobody)/d?sslmode=verify-full&sslrootcert=/nonexistent/root.crt"), access: .readWrite)
+        }
+        #expect(noRoot.contains("sslrootcert=/nonexistent/root.crt: no such file") && !noRoot.contains("noSuchFilesystemObject"), "\(noRoot)")
 
         let missing = Self.oneLine { _ = try PostgresStore.open(try PostgresAddress(cluster.url(database: "no_such_db")), access: .readWrite) }
         #expect(missing.hasSuffix("the server has no database 'no_such_db'"), "\(missing)")

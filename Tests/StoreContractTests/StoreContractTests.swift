@@ -90,8 +90,21 @@ final class ContractStores: @unchecked Sendable {
         for order in UserOrder.allCases {
             for descending in [false, true] {
                 let search = UserSearch(text: "", order: order, descending: descending)
-                let expected = try reference.users(matching: search).first(limit: 100).map(\.id)
+                let listed = try reference.users(matching: search).first(limit: 100)
+                let expected = listed.map(\.id)
                 #expect(expected.count == 40)
+                // The list runs by the column it is named after, as the Users screen shows it (CREATED, ID,
+                // NAME: the friendly name, else the login name), not the order players came into the store.
+                let keys = listed.map { row -> [UInt8] in
+                    switch order {
+                    case .added: Array(String(format: "%015lld", row.sequence).utf8)
+                    case .created: Array(String(format: "%015lld", row.user.createdAt.millis).utf8)
+                    case .id: Array(row.user.id.utf8)
+                    case .name: Array(row.user.displayName.utf8)
+                    }
+                }
+                let sorted = keys.sorted { descending ? $1.lexicographicallyPrecedes($0) : $0.lexicographicallyPrecedes($1) }
+                #expect(keys == sorted, "\(order) \(descending)")
                 let pager = store.users(matching: search)
                 let (forward, backward) = try pager.walked(limit: 7)
                 #expect(forward.map(\.id) == expected, "\(order) \(descending)")
@@ -151,13 +164,13 @@ final class ContractStores: @unchecked Sendable {
         // A line proposed before the store's clock is stamped at the clock, never before it.
         try store.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "li.na", role: "support", action: "restore.decline", subject: "T1", detail: "refunded by Apple"))
         try store.recordAudit(AuditEntry(at: Instant(millis: Self.demoClock.millis + 5_000), actor: "wang.qiang", role: "operator", action: "login.entries.set", subject: "1001", detail: "wechat, qq"))
-        try store.recordPhoneReveal(userId: "10000001", by: support, at: Self.demoClock, surface: "Users")
+        try store.recordPhoneReveal(userId: "10000001", by: support, at: Self.demoClock, surface: "Users", reason: "ticket #8812")
         let newest = try store.audit(AuditQuery()).first(limit: 3)
         #expect(newest.map(\.action) == ["reveal.phone", "login.entries.set", "restore.decline"])
         #expect(newest[2].at == Self.demoClock)
         #expect(newest[0].at >= newest[1].at && newest[1].at >= newest[2].at)
         #expect(try store.clock() == Instant(millis: Self.demoClock.millis + 5_000))
-        #expect(newest[0].detail == "phone revealed on Users" && newest[2].detail == "refunded by Apple")
+        #expect(newest[0].detail == "phone revealed on Users: ticket #8812" && newest[2].detail == "refunded by Apple")
         #expect(try store.audit(AuditQuery(action: "restore")).first(limit: 10).map(\.subject).contains("T1"))
         #expect(try store.audit(AuditQuery(actor: "wang.qiang")).first(limit: 10).map(\.action) == ["login.entries.set"])
         #expect(try store.audit(AuditQuery(text: "REFUNDED by")).first(limit: 10).map(\.subject).first == "T1")
@@ -166,8 +179,10 @@ final class ContractStores: @unchecked Sendable {
         if case .exact(let count)? = try store.audit(AuditQuery()).count(), case .exact(let was)? = before { #expect(count == was + 3) }
         // An operator may not reveal a phone number: refused, and nothing is written.
         #expect(throws: StoreError.self) {
-            try store.recordPhoneReveal(userId: "10000001", by: StaffMember(name: "wang.qiang", role: .operator), at: Self.demoClock, surface: "Users")
+            try store.recordPhoneReveal(userId: "10000001", by: StaffMember(name: "wang.qiang", role: .operator), at: Self.demoClock, surface: "Users", reason: "x")
         }
+        // Nor without a reason.
+        #expect(throws: StoreError.self) { try store.recordPhoneReveal(userId: "10000001", by: support, at: Self.demoClock, surface: "Users", reason: " ") }
         #expect(try store.audit(AuditQuery()).first(limit: 1).map(\.action) == ["reveal.phone"])
     }
 

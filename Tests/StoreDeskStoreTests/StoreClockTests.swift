@@ -35,7 +35,7 @@ import Testing
         // store's old clock would have stamped it
         let second = try Self.open(path)
         let resumed = try second.now(wall: Instant(Date()))
-        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test")
+        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test", reason: "ticket #1")
         // Then the store resumes from the decline, and the reveal is stamped no earlier than it
         #expect(resumed == StoreNow(instant: later, source: .store))
         let entries = try second.auditEntries(limit: 2)
@@ -52,10 +52,10 @@ import Testing
         let store = try AppDatabase.create(path: path)
         #expect(try store.clock() == nil)
         let ten = Instant(millis: 1_800_000_000_000)
-        try store.recordPhoneReveal(userId: "u1", by: Self.support, at: ten, surface: "a test")
+        try store.recordPhoneReveal(userId: "u1", by: Self.support, at: ten, surface: "a test", reason: "ticket #1")
         // When the wall clock goes back an hour
         let back = ten.adding(.hours(-1))
-        try store.recordPhoneReveal(userId: "u2", by: Self.support, at: back, surface: "a test")
+        try store.recordPhoneReveal(userId: "u2", by: Self.support, at: back, surface: "a test", reason: "ticket #1")
         // Then the store answers and stamps at 10:00, on the wall clock's name
         #expect(try store.now(wall: back) == StoreNow(instant: ten, source: .wall))
         #expect(try store.auditEntries(limit: 2).map(\.at) == [ten, ten])
@@ -79,7 +79,7 @@ import Testing
                 subject: "app 1001", detail: "written by an older build")
             try early.insert(db)
         }
-        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test")
+        try second.recordPhoneReveal(userId: "10000001", by: Self.support, at: Self.demoClock, surface: "a test", reason: "ticket #1")
         // Then newest first is the order they were written in, whatever their stamps, page by page too
         let newest = try second.auditEntries(limit: 3)
         #expect(newest.map(\.action) == ["reveal.phone", "login.entries.set", "restore.decline"])
@@ -190,7 +190,7 @@ import Testing
         let store = try Self.open(Self.demoFile(folder))
         try store.write { try $0.execute(sql: "DELETE FROM store_meta WHERE key = 'clock'") }
         let ten = Self.demoClock.adding(.days(3))
-        try store.recordPhoneReveal(userId: "10000001", by: Self.support, at: ten, surface: "a test")
+        try store.recordPhoneReveal(userId: "10000001", by: Self.support, at: ten, surface: "a test", reason: "ticket #1")
         // When a notification is imported
         let report = try Self.importing(
             Self.notification(uuid: "plain-1", original: "4000000000000003", signed: Self.demoClock), into: store,

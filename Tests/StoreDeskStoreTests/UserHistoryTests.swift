@@ -72,7 +72,7 @@ import Testing
     @Test func aDeclineAndItsAuditLineAppearAndKindsFilter() throws {
         let folder = TemporaryFolder()
         let store = try Self.demo(folder)
-        try store.recordPhoneReveal(userId: "10000024", by: Self.support, at: Self.now, surface: "test")
+        try store.recordPhoneReveal(userId: "10000024", by: Self.support, at: Self.now, surface: "test", reason: "ticket #1")
         _ = try store.declineRestore(
             transactionId: "2000000100000093", reason: "refunded by Apple", by: Self.support, at: Self.now.adding(.seconds(1)))
         let history = try store.history(userId: "10000024", kinds: [.restore, .audit], before: nil, limit: 100)
@@ -81,7 +81,7 @@ import Testing
             // One instant: the keyset's kind breaks the tie (restore after audit, newest first).
             "prompt 3 declined by li.support (support): refunded by Apple",
             "restore.decline by li.support (support): refunded by Apple",
-            "reveal.phone by li.support (support): phone revealed on test",
+            "reveal.phone by li.support (support): phone revealed on test: ticket #1",
             "prompt 3: restore 1 x com.storedesk.pocketgarden.coins.3000 (declined)",
         ])
         let transactions = try store.history(userId: "10000024", kinds: [.transaction], before: nil, limit: 100)

@@ -105,14 +105,19 @@ import Testing
         for line in lines { #expect(line.columns <= 24) }
     }
 
-    @Test func onlyAWordLongerThanALineIsBrokenAndItsPiecesSaySo() {
-        let lines = TextWrap.lines("body {\"channel\":\"appstore\",\"ver\":\"3.2.1\"} ok", width: 12)
-        #expect(lines == ["body", "{\"channel\":…", "\"appstore\",…", "\"ver\":\"3.2.…", "1\"} ok"])
+    /// A wrapped line ends in `…` only where text was cut (issue 34, item 12): a broken word's pieces fill
+    /// their lines and go on, whole.
+    @Test func onlyAWordLongerThanALineIsBrokenAndNothingOfItIsLost() {
+        let text = "body {\"channel\":\"appstore\",\"ver\":\"3.2.1\"} ok"
+        let lines = TextWrap.lines(text, width: 12)
+        #expect(lines == ["body", "{\"channel\":\"", "appstore\",\"v", "er\":\"3.2.1\"}", "ok"])
+        #expect(lines.joined().replacingOccurrences(of: " ", with: "") == text.replacingOccurrences(of: " ", with: ""))
+        #expect(!lines.joined().contains("…"))
         for line in lines { #expect(line.columns <= 12) }
     }
 
     @Test func wideCharactersAndControlsAreMeasuredAsDrawn() {
-        #expect(TextWrap.lines("张伟🐉 的小花园", width: 6) == ["张伟🐉", "的小…", "花园"])
+        #expect(TextWrap.lines("张伟🐉 的小花园", width: 6) == ["张伟🐉", "的小花", "园"])
         #expect(TextWrap.lines("a\nb", width: 10) == ["a\\nb"])
         #expect(TextWrap.lines("", width: 10) == [""])
     }
@@ -136,10 +141,10 @@ import Testing
         #expect(
             TextWrap.field(["com.storedesk.starvoyage.vip.monthly ×1", "星海征途"], valueWidth: 25, width: 36)
                 == [TextWrap.FieldLine("com.storedesk.starvoyage.vip.monthly", fromEdge: true), TextWrap.FieldLine("×1 · 星海征途")])
-        // Only a word wider than the pane itself is cut, its pieces saying so
+        // Only a word wider than the pane itself is broken, its pieces filling their lines
         #expect(
             TextWrap.field(["0123456789abcdef"], valueWidth: 4, width: 10)
-                == ["012345678…", "9abcdef"].map { TextWrap.FieldLine($0, fromEdge: true) })
+                == ["0123456789", "abcdef"].map { TextWrap.FieldLine($0, fromEdge: true) })
         #expect(TextWrap.field([], valueWidth: 10, width: 20) == [TextWrap.FieldLine("")])
     }
 

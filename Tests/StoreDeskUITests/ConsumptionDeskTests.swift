@@ -197,6 +197,11 @@ import Testing
         console.press(.character("T"))
         console.type("7e3fb20b-4cdb-47cc-936d-99d65f608138")
         console.press(.enter)
+        // Every support write asks y/n, naming the subscription and its player.
+        guard case .prompt(let ask) = console.state.mode else { Issue.record("no y/n"); return }
+        #expect(ask.label.hasPrefix("set the app account token of \(Self.subscription) of player "), "\(ask.label)")
+        #expect(try tokens().isEmpty)
+        console.press(.character("y"))
         #expect(console.state.status?.text == "app account token of \(Self.subscription) (and its chain) set to 7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(try tokens() == ["7e3fb20b-4cdb-47cc-936d-99d65f608138"])
         let audit = try console.outside().read {

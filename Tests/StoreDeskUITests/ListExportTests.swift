@@ -36,7 +36,7 @@ import Testing
         #expect(try lines(csv)[1].hasPrefix("10000040,"))
 
         // The filter applies; JSON is one array.
-        console.show("sort created")
+        console.show("sort added")
         console.press(.character("/"))
         console.type("张伟")
         console.press(.enter)

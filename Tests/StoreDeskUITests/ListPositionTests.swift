@@ -224,10 +224,14 @@ import Testing
             ]
         }
         #expect(counts == [.atLeast(10), .exact(40), .atLeast(9), .exact(9), .exact(40), .exact(found)])
+        // A user's place in the list is its place in the list's order (CREATED, then the sequence), either way.
+        let all = try console.database.users(matching: UserSearch(text: "")).first(limit: 100)
+        let twelfth = try #require(all.first { $0.sequence == 12 })
+        let place = try #require(all.firstIndex(of: twelfth))
         let before = try console.database.reader.read { db in
-            [try UserSearch(text: "").rowsBefore(db, rowid: 12), try UserSearch(text: "", descending: true).rowsBefore(db, rowid: 12)]
+            [try UserSearch(text: "").rowsBefore(db, row: twelfth), try UserSearch(text: "", descending: true).rowsBefore(db, row: twelfth)]
         }
-        #expect(before == [11, 28])
+        #expect(before == [place, all.count - 1 - place])
         #expect(try console.database.users(matching: UserSearch(text: "1000002")).count() == .exact(10))
         #expect(try console.database.audit(AuditQuery()).count() != nil)
         #expect(try console.database.queue(QueueQuery(text: "zzzz-none")).count() == .exact(0))

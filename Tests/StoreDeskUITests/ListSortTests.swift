@@ -30,16 +30,23 @@ import Testing
         console.show("sort name")
         #expect(console.state.users.sort == ListSort("name"))
         #expect(console.state.status?.text == "users sorted by name ↑")
-        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY name, rowid")))
+        // NAME as the list shows it: the friendly name, else the login name (not the login name alone).
+        let shown = "CASE WHEN friendly_name = '' THEN name ELSE friendly_name END"
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY \(shown), rowid")))
         #expect(console.state.users.list.positionText() == "40 of 40")
         console.press(.character("O"))
         #expect(console.state.users.sort == ListSort("name", descending: true))
-        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY name DESC, rowid DESC")))
-        console.show("sort created desc")
+        #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY \(shown) DESC, rowid DESC")))
+        // CREATED as the list shows it (10000009, created 2025-01-06, comes before 10000001, created 2025-03-02).
+        console.show("sort created")
+        let created = try ordered(console, "SELECT id FROM user ORDER BY created_at, rowid")
+        #expect(walk(console) == created)
+        #expect(try #require(created.firstIndex(of: "10000009")) < (try #require(created.firstIndex(of: "10000001"))))
+        console.show("sort added desc")
         #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY rowid DESC")))
         console.press(.character("G"), .pageUp)
         #expect(console.state.users.list.position.map { 41 - $0 } == console.state.users.selectedRow.map { Int($0.user.id)! - 10_000_000 })
-        console.press(.character("o"))
+        console.press(.character("o"), .character("o"))
         #expect(console.state.users.sort == ListSort("id"))
         #expect(console.text.contains("id ↑"))
         #expect(walk(console) == (try ordered(console, "SELECT id FROM user ORDER BY id")))
@@ -50,20 +57,20 @@ import Testing
     @Test func otherColumnsAndFilteredListsAreRefusedWithTheReason() throws {
         let console = try ConsoleHarness(size: size)
         console.show("sort type")
-        #expect(console.state.status?.text == "cannot sort by type: the store seeks only on created, id, name")
+        #expect(console.state.status?.text == "cannot sort by type: the store seeks only on added, created, id, name")
         console.show("sort name sideways")
         #expect(console.state.status?.text == ":sort name sideways: the direction is asc or desc")
         console.show("sort")
         #expect(console.state.status?.text.hasPrefix(":sort needs a column") == true)
-        #expect(console.state.users.sort == ListSort("created"))
+        #expect(console.state.users.sort == ListSort("added"))
         console.press(.character("/"))
         console.type("张")
         console.press(.enter)
         console.press(.character("o"))
-        #expect(console.state.status?.text.contains("a filtered list is in created order") == true)
+        #expect(console.state.status?.text.contains("a filtered list is in the order its players came into the store") == true)
         console.show("sort name")
-        #expect(console.state.status?.text.contains("a filtered list is in created order") == true)
-        #expect(console.state.users.sort == ListSort("created"))
+        #expect(console.state.status?.text.contains("a filtered list is in the order its players came into the store") == true)
+        #expect(console.state.users.sort == ListSort("added"))
     }
 
     @Test func theSortIsKeptPerScreenForTheSessionAndCompletes() throws {
@@ -80,11 +87,12 @@ import Testing
 
     @Test func sortedPagesSeekOnAnIndex() throws {
         let console = try ConsoleHarness(size: size)
-        for column in ["id", "name"] {
+        for order in UserOrder.allCases {
+            guard let column = order.keySQL else { continue }
             let plan = try console.database.reader.read { db in
                 try Row.fetchAll(
                     db, sql: "EXPLAIN QUERY PLAN SELECT rowid, * FROM user WHERE (\(column), rowid) > (?, ?) ORDER BY \(column), rowid LIMIT 20",
-                    arguments: ["m", 5]
+                    arguments: [order == .created ? 5.databaseValue : "m".databaseValue, 5]
                 ).map { $0["detail"] as String? ?? "" }
             }
             #expect(!plan.joined().contains("SCAN user") || plan.joined().contains("USING INDEX"), "\(column): \(plan)")
@@ -168,7 +176,7 @@ import Testing
         console.show("users")
         console.show("restores")
         #expect(console.state.screenState(RestoresScreen.self).sort == ListSort("prompted", descending: true))
-        #expect(console.state.users.sort == ListSort("created"))
+        #expect(console.state.users.sort == ListSort("added"))
     }
 
     @Test func subscriptionsSortByTheirEndEitherWayWithinEachState() throws {

@@ -279,11 +279,18 @@ import Testing
         let support = try ConsoleHarness(size: size, role: .support)
         #expect(support.text.contains("138****0000"))
         support.press(.character("p"))
+        // A reveal asks why first, and shows nothing until a reason is given.
+        guard case .prompt(let ask) = support.state.mode else { Issue.record("no reason asked"); return }
+        #expect(ask.label.hasPrefix("reveal the phone of 10000001"), "\(ask.label)")
+        #expect(!support.text.contains("13800000000"))
+        support.type("ticket #8812: caller verification")
+        support.press(.enter)
         #expect(support.text.contains("13800000000"))
         let audit = try support.outside().read {
             try AuditEntry.fetchOne($0, sql: "SELECT * FROM audit_log WHERE action = 'reveal.phone' ORDER BY id DESC")
         }
         #expect(audit?.subject == "10000001")
+        #expect(audit?.detail == "phone revealed on the Users screen: ticket #8812: caller verification")
         #expect(audit?.actor == "tester")
         #expect(audit?.role == "support")
     }

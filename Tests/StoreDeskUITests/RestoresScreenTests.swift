@@ -279,3 +279,68 @@ import Testing
         #expect(console.state.screenState(AuditScreen.self).list.selectedRow?.subject == "user 29")
     }
 }
+
+/// A confirm or a decline under way is bound to its prompt (issue 34, item 2): when another desk resolves
+/// that prompt meanwhile, the flow stops and says who did what; it never goes on with the next prompt.
+@Suite struct RestoreFlowBindingTests {
+    let size = Size(width: 120, height: 40)
+
+    func restores(_ console: ConsoleHarness) -> RestoresScreen { console.state.screenState(RestoresScreen.self) }
+
+    /// Another desk, on its own connection to the same file.
+    func otherDesk(_ console: ConsoleHarness) throws -> AppDatabase {
+        try AppDatabase.open(path: console.database.path, access: .readWriteConcurrent)
+    }
+
+    @Test func aConfirmUnderWayStopsWhenAnotherDeskRestoresItsPrompt() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        console.show("restores")
+        #expect(restores(console).selectedRow?.request.transactionId == "2000000100000093")
+        console.press(.character("c"))
+        #expect(restores(console).picking == 0)
+        let candidate = try #require(restores(console).detail?.candidates.first { $0.userId == "10000024" })
+        // desk.b restores it first, onto the paying account.
+        let other = try otherDesk(console)
+        _ = try other.confirmRestore(
+            transactionId: "2000000100000093", onto: candidate, by: StaffMember(name: "desk.b", role: .support), at: console.state.clock)
+        console.runtime.dispatch(.storeChanged)
+        let screen = restores(console)
+        // The chooser is gone, the prompt stays selected (its new state in view), and the line says who did it.
+        #expect(screen.picking == nil)
+        #expect(screen.selectedRow?.request.transactionId == "2000000100000093")
+        #expect(screen.detail?.request.status == .confirmed)
+        let said = console.state.status?.text ?? ""
+        #expect(said.hasPrefix("stopped the confirm or decline of 2000000100000093"), "\(said)")
+        #expect(said.contains("already restored by desk.b (support)") && said.hasSuffix("nothing was written"), "\(said)")
+        #expect(!console.text.contains("loses it"))
+        // Enter now asks nothing about another prompt.
+        console.press(.enter)
+        if case .prompt(let prompt) = console.state.mode { Issue.record("a prompt opened: \(prompt.label)") }
+        #expect(try console.database.check() == [])
+    }
+
+    @Test func aDeclineUnderWayNeverLandsOnAnotherPrompt() throws {
+        let console = try ConsoleHarness(size: size, role: .support)
+        console.show("restores")
+        console.press(.character("d"))
+        console.type("not eligible")
+        console.press(.enter)
+        guard case .prompt(let ask) = console.state.mode else { Issue.record("no y/n"); return }
+        #expect(ask.label.hasPrefix("decline 2000000100000093 with the reason"))
+        // desk.b declines it meanwhile; the list moves on to the next open prompt.
+        _ = try otherDesk(console).declineRestore(
+            transactionId: "2000000100000093", reason: "duplicate ticket", by: StaffMember(name: "desk.b", role: .support),
+            at: console.state.clock)
+        console.runtime.dispatch(.storeChanged)
+        let said = console.state.status?.text ?? ""
+        #expect(said.contains("already declined by desk.b (support)"), "\(said)")
+        // The y/n is gone (it asked about …093), and y writes nothing on …095.
+        if case .prompt(let prompt) = console.state.mode { Issue.record("a prompt is still open: \(prompt.label)") }
+        console.type("y")
+        let open = try console.outside().read {
+            try String.fetchAll($0, sql: "SELECT transaction_id FROM restore_request WHERE status = 'open' ORDER BY transaction_id")
+        }
+        #expect(open == ["2000000100000095", "2000000100000096"])
+        #expect(try console.outside().read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.decline' AND actor = 'tester'") } == 0)
+    }
+}

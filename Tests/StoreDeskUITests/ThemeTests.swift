@@ -205,3 +205,25 @@ import Testing
         #expect(footer.last?.command == .quit)
     }
 }
+
+/// `--ascii` and a locale that is not UTF-8 (issue 34, item 12): no symbol reaches the terminal, only its
+/// ASCII stand-in; names in any script are left as they are.
+@Suite struct ASCIISymbolTests {
+    @Test func everySymbolOfTheFrameBecomesASCIIAndNamesStay() throws {
+        for size in [Size(width: 80, height: 24), Size(width: 120, height: 40)] {
+            let console = try ConsoleHarness(size: size) { $0.glyphs = .ascii }
+            for screen in ["subscriptions", "restores", "users"] {
+                console.show(screen)
+                let text = console.text
+                let symbols = text.unicodeScalars.filter { !$0.isASCII && Canvas.asciiSymbol($0) != nil }
+                #expect(symbols.isEmpty, "\(screen) \(size): \(String(String.UnicodeScalarView(symbols)))")
+                if screen == "subscriptions" { #expect(text.contains("* active") && text.contains("+-"), "\(text)") }
+                if screen == "users" { #expect(text.contains("张伟"), "\(text)") }
+            }
+            // Drawn with Unicode, the same frame has them.
+            let unicode = try ConsoleHarness(size: size)
+            unicode.show("subscriptions")
+            #expect(unicode.text.contains("● active") && unicode.text.contains("┌─"))
+        }
+    }
+}

@@ -27,7 +27,7 @@ extension AppDatabase: ConsoleStore {
 
 extension DataVersionWatcher: CommitWatcher {}
 
-/// The user list by rowid (creation order), filtered by a `UserSearch`.
+/// The user list in its order (by rowid, a filter's matches always), filtered by a `UserSearch`.
 struct UserPager: ListPager {
     let database: AppDatabase
     let search: UserSearch
@@ -49,8 +49,7 @@ struct UserPager: ListPager {
     func count() throws -> ListCount? { try database.reader.read { try search.count($0) } }
 
     func rowsBefore(_ row: UserRow) throws -> Int? {
-        guard search.effectiveOrder == .created else { return nil }
-        return try database.reader.read { try search.rowsBefore($0, rowid: row.sequence) }
+        try database.reader.read { try search.rowsBefore($0, row: row) }
     }
 }
 

@@ -99,6 +99,11 @@ extension AppDatabase {
         migrator.registerMigration("v22-mass-extensions") { db in
             try db.execute(sql: massExtensionSchema)
         }
+        // The user list sorted by the columns it shows: CREATED (`created_at`) and NAME (the friendly name,
+        // else the login name), each a seek (before, `created` ran in insertion order and `name` by login name).
+        migrator.registerMigration("v23-user-orders") { db in
+            try db.execute(sql: userOrderSchema)
+        }
         return migrator
     }()
 
@@ -213,6 +218,12 @@ extension AppDatabase {
     /// id, the keyset Get Transaction History pages on (either way); `transaction_revoked_by_customer`: the
     /// revoked ones by revocation date then id, Get Refund History's. Both lead with the app, so a read of
     /// a player's rows in every app (`user history`) keeps seeking `transaction_on_user` in date order.
+    /// The user list's orders by the columns it shows (`UserOrder.keySQL`).
+    static let userOrderSchema = """
+        CREATE INDEX user_on_created ON user(created_at);
+        CREATE INDEX user_on_display_name ON user\(UserOrder.displayNameSQL);
+        """
+
     static let massExtensionSchema = """
         CREATE TABLE apple_mass_extension (
             app_id TEXT NOT NULL REFERENCES app(id),

@@ -63,14 +63,28 @@ extension UserSearch {
             scanned: [("id LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\' OR friendly_name LIKE ? ESCAPE '\\'", [likePattern, likePattern, likePattern])])
     }
 
-    /// How many users come before the one at `rowid` in the unfiltered list: its rowid less one while the
-    /// rowids run without gaps (a seeded store, no user deleted), else a COUNT over the rowid range.
-    /// Newest first, the users after it.
-    func rowsBefore(_ db: Database, rowid: Int64) throws -> Int? {
+    /// How many users come before `row` in the unfiltered list, in its order: in the order players came
+    /// into the store, its rowid less one while the rowids run without gaps (a seeded store, no user
+    /// deleted), else a COUNT over the rowid range; in a column's order, a COUNT over that column's index up
+    /// to `ListCounting.bound` (nil past it). Newest first, the users after it. Nil for a filter's list.
+    func rowsBefore(_ db: Database, row: UserRow) throws -> Int? {
         guard text.isEmpty else { return nil }
-        let count = try StoreMeta.get(.userCount, in: db).flatMap { Int($0) } ?? 0
-        let last = try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM user") ?? 0
-        if last == Int64(count) { return Int(effectiveDescending ? Int64(count) - rowid : rowid - 1) }
-        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user WHERE rowid \(effectiveDescending ? ">" : "<") ?", arguments: [rowid])
+        guard let key = order.keySQL else {
+            let rowid = row.sequence
+            let count = try StoreMeta.get(.userCount, in: db).flatMap { Int($0) } ?? 0
+            let last = try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM user") ?? 0
+            if last == Int64(count) { return Int(effectiveDescending ? Int64(count) - rowid : rowid - 1) }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM user WHERE rowid \(effectiveDescending ? ">" : "<") ?", arguments: [rowid])
+        }
+        let cursor = cursor(of: row)
+        let value: any DatabaseValueConvertible = order == .created ? cursor.created : cursor.key
+        let bound = ListCounting.bound
+        let n = try Int.fetchOne(
+            db,
+            sql: """
+                SELECT COUNT(*) FROM (SELECT 1 FROM user WHERE (\(key), rowid) \(descending ? ">" : "<") (?, ?) LIMIT \(bound + 1))
+                """,
+            arguments: [value, row.sequence]) ?? 0
+        return n > bound ? nil : n
     }
 }

@@ -96,8 +96,8 @@ extension AppDatabase {
 
     /// A support member saw a user's phone number in the clear: the audit line that says so. Refused for
     /// any other role.
-    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String) throws {
-        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface))
+    public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String, reason: String) throws {
+        try recordAudit(try AuditEntry.phoneReveal(userId: userId, by: staff, at: now, surface: surface, reason: reason))
     }
 
     /// Writes one audit line in its own transaction.
@@ -118,12 +118,12 @@ extension AppDatabase {
 }
 
 extension UserSearch {
-    /// One page of the list in its order (`effectiveOrder`, `descending`), every page one seek: created order
-    /// through `page(_:from:limit:)` (backwards by swapping the anchors), `id` and `name` as a keyset on
-    /// (column, rowid) over their index.
+    /// One page of the list in its order (`effectiveOrder`, `effectiveDescending`), every page one seek: the
+    /// order players came into the store (a filter's matches always) through `page(_:from:limit:)`
+    /// (backwards by swapping the anchors); a column's order as a keyset on (its column, rowid) over that
+    /// column's index.
     func orderedPage(_ db: Database, from anchor: PageAnchor<UserCursor>, limit: Int) throws -> [UserRow] {
-        switch effectiveOrder {
-        case .created:
+        guard let key = effectiveOrder.keySQL else {
             guard effectiveDescending else {
                 let rowid: PageAnchor<Int64> =
                     switch anchor {
@@ -145,18 +145,16 @@ extension UserSearch {
                 case .before(let c): .after(c.sequence)
                 }
             return try page(db, from: reversed, limit: limit).reversed()
-        case .id, .name:
-            let column = effectiveOrder == .id ? "id" : "name"
-            let keyset = Keyset(time: column, id: "rowid", descending: effectiveDescending)
-            let (condition, arguments, order, reversed) = keyset.clause(anchor) { [$0.key, $0.sequence] }
-            var all = arguments
-            all += [max(0, limit)]
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT rowid AS sd_rowid, * FROM user" + (condition.map { " WHERE " + $0 } ?? "") + " ORDER BY \(order) LIMIT ?",
-                arguments: all
-            ).map { row in UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
-            return reversed ? rows.reversed() : rows
         }
+        let keyset = Keyset(time: key, id: "rowid", descending: effectiveDescending)
+        let (condition, arguments, sort, reversed) = keyset.clause(anchor) { [order == .created ? $0.created : $0.key, $0.sequence] }
+        var all = arguments
+        all += [max(0, limit)]
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT rowid AS sd_rowid, * FROM user" + (condition.map { " WHERE " + $0 } ?? "") + " ORDER BY \(sort) LIMIT ?",
+            arguments: all
+        ).map { row in UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
+        return reversed ? rows.reversed() : rows
     }
 }
 

@@ -21,6 +21,7 @@ extension AppState {
         default: break
         }
         renderStatus(into: &canvas, footer: layout[.footer], status: layout[.status])
+        if glyphs == .ascii { canvas.useASCIISymbols() }
         return canvas
     }
 

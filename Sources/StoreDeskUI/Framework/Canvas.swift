@@ -226,3 +226,45 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(x),\(y) \(width)x\(height)" }
 }
+
+extension Canvas {
+    /// The frame for a terminal that cannot draw symbols (`--ascii`, a locale that is not UTF-8, TERM linux
+    /// or vt100): every symbol the console draws (frames, marks, arrows, bars, quotes) becomes its ASCII
+    /// stand-in, in its one column; letters of any script are left as they are.
+    public mutating func useASCIISymbols() {
+        for index in cells.indices {
+            let text = cells[index].character
+            guard let scalar = text.unicodeScalars.first, !scalar.isASCII, text.unicodeScalars.count == 1,
+                let ascii = Self.asciiSymbol(scalar)
+            else { continue }
+            cells[index].character = String(ascii)
+        }
+    }
+
+    /// A one-column symbol's ASCII stand-in, or nil for anything else (a letter, a two-column character).
+    static func asciiSymbol(_ scalar: Unicode.Scalar) -> Character? {
+        switch scalar.value {
+        case 0x2500, 0x2501, 0x2504, 0x2505, 0x2508, 0x2509, 0x254C, 0x254D, 0x2550, 0x2574, 0x2576, 0x2578, 0x257A: return "-"
+        case 0x2502, 0x2503, 0x2506, 0x2507, 0x250A, 0x250B, 0x254E, 0x254F, 0x2551, 0x2575, 0x2577, 0x2579, 0x257B: return "|"
+        case 0x2500...0x257F: return "+"
+        case 0x2580...0x259F: return "#"
+        default: break
+        }
+        switch scalar {
+        case "●", "◆", "■", "★": return "*"
+        case "○", "◇", "□", "☆": return "o"
+        case "▸", "▶", "►", "→", "›", "»": return ">"
+        case "◂", "◀", "◄", "←", "‹", "«": return "<"
+        case "↑", "▲", "△": return "^"
+        case "↓", "▼", "▽": return "v"
+        case "✓", "✔": return "v"
+        case "✗", "✘", "×": return "x"
+        case "…", "·", "•", "∙": return "."
+        case "—", "–", "‒", "−": return "-"
+        case "“", "”", "„": return "\""
+        case "‘", "’", "‚": return "'"
+        case "¥": return "Y"
+        default: return nil
+        }
+    }
+}

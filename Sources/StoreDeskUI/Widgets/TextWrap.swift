@@ -2,12 +2,13 @@ import StoreDeskCore
 
 /// Text broken into lines of at most a width in columns, at spaces: a date, an id or a word is never
 /// split between lines. Only a word longer than a whole line (a JSON body, a URL) is broken, by
-/// grapheme, each piece but its last ending in `…` so the reader sees it goes on.
+/// grapheme, each piece filling its line and the rest going on the next: nothing is cut, so no piece
+/// ends in `…` (which says text was cut, as a list's cell does).
 ///
 ///     TextWrap.lines("queued at 2026-11-20T08:02:18Z then follows", width: 24)
 ///     // ["queued at", "2026-11-20T08:02:18Z", "then follows"]
 ///     TextWrap.lines("{\"channel\":\"appstore\"}", width: 10)
-///     // ["{\"channel…", "\":\"appsto…", "re\"}"]
+///     // ["{\"channel\"", ":\"appstore", "\"}"]
 public enum TextWrap {
     /// Control characters show as their escapes (`\n`), as every text command prints them.
     public static func lines(_ text: String, width: Int) -> [String] {
@@ -27,12 +28,12 @@ public enum TextWrap {
                 lineWidth = wordWidth
                 continue
             }
-            // A word longer than a line: pieces of width - 1 columns and an ellipsis, the rest goes on.
+            // A word longer than a line: pieces that fill their lines, the rest goes on.
             var piece = "", pieceWidth = 0
             for character in word {
                 let w = TextWidth.columns(of: character)
-                if pieceWidth + w > width - 1 {
-                    lines.append(piece + "…")
+                if pieceWidth + w > width {
+                    lines.append(piece)
                     piece = ""
                     pieceWidth = 0
                 }
@@ -63,7 +64,7 @@ extension TextWrap {
     /// fit the value's column (`valueWidth`), joined by ` · `, and a line broken only between them. A part
     /// wider than the column (a date and time, an id) goes whole on a line of its own from the pane's
     /// edge, where it has the pane's `width`; only a part wider than the pane is broken at its own spaces,
-    /// and only a word wider than the pane is cut (`lines`).
+    /// and only a word wider than the pane is broken (`lines`).
     ///
     ///     TextWrap.field(["10000039", "sid s4", "role r1"], valueWidth: 20, width: 31)
     ///     // ["10000039 · sid s4", "role r1"]

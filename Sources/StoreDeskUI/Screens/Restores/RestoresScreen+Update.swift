@@ -118,6 +118,7 @@ extension RestoresScreen: ConsoleScreen {
         case .back:
             picking = nil
             draft = nil
+            underway = nil
             return []
         default:
             return []
@@ -139,6 +140,7 @@ extension RestoresScreen: ConsoleScreen {
             return reload(pageSize: pageSize)
         case .confirm:
             guard let prompt = openPrompt(&context) else { return [] }
+            begin(prompt)
             picking = 0
             detailScroll = 0
             context.focus = .detail
@@ -146,6 +148,7 @@ extension RestoresScreen: ConsoleScreen {
             return []
         case .decline:
             guard let prompt = openPrompt(&context) else { return [] }
+            begin(prompt)
             Self.prompt(
                 "reason to decline \(prompt.transaction.id)", history: "decline reason", &context, refuse: Self.reasonRefusal
             ) { .declineReason($0) }

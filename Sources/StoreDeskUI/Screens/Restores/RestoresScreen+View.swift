@@ -19,8 +19,9 @@ extension RestoresScreen {
 
     func renderList(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         let focused = context.focus == .list
-        // A prompt just resolved stays in view though no longer in the list: no place while it does.
-        let placed = pinned.map { pinned in !list.rows.contains { $0.request.id == pinned.request.id } } ?? true
+        // A prompt just resolved stays in view though no longer in the list: no place while it does. A
+        // prompt kept in view while a confirm or decline is under way on it is still in the list.
+        let placed = pinned.map { status == nil || $0.request.status == status } ?? true
         var title = "Restores · " + (status?.rawValue ?? "all") + " " + list.positionText(count: statusCount, placed: placed)
         if sort != ListSort("prompted") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · “\(filter)”" }

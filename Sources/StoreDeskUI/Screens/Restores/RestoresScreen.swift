@@ -24,6 +24,10 @@ public struct RestoresScreen: Sendable {
     /// A prompt just resolved here: it stays on the list, its outcome in the detail pane, until the
     /// selection moves on (even when the status filter no longer lists it).
     var pinned: RestoreRow?
+    /// The prompt a confirm or a decline is under way on (from `c` or `d` to the write): every step checks
+    /// it is still the one shown, and the flow stops, saying what happened, when it is not: resolved by
+    /// another desk meanwhile, or gone from the list. It never goes on with another prompt.
+    var underway: String?
 
     struct Draft: Sendable {
         var transactionId: String
@@ -117,6 +121,9 @@ public struct RestoresScreen: Sendable {
             }
             if list.show(page) == true { detailScroll = 0 }
             if selectedRow == nil { detail = nil }
+            if let underway, selectedRow?.request.transactionId != underway {
+                stopFlow("transaction \(underway)'s prompt is no longer in the list", &context)
+            }
             return detailEffect()
         case .counts(let counts):
             self.counts = counts
@@ -126,8 +133,18 @@ public struct RestoresScreen: Sendable {
             return []
         case .detail(let prompt):
             if prompt?.request.transactionId == selectedRow?.request.transactionId { detail = prompt }
+            if let prompt, prompt.request.transactionId == underway, prompt.request.status != .open {
+                stopFlow(RestoreRefusal.alreadyResolved(prompt.request).description, &context)
+                // Its row, kept in view, says what it is now.
+                if var row = selectedRow, row.request.transactionId == prompt.request.transactionId {
+                    row.request = prompt.request
+                    pinned = row
+                    list.replace(at: list.selected, with: row)
+                }
+            }
             return []
         case .resolved(.success(let prompt)):
+            if underway == prompt.transaction.id { underway = nil }
             detail = prompt
             detailScroll = 0
             context.focus = .list
@@ -146,6 +163,7 @@ public struct RestoresScreen: Sendable {
                     + (players.isEmpty ? ", nothing dropped" : "; open per player: " + players), .success)
             return refresh(pageSize: Self.listRows(context))
         case .resolved(.failure(let refusal)):
+            underway = nil
             context.status = StatusMessage(refusal.description, .warning)
             // Another console may have resolved it: show the prompt as it is now.
             return refresh(pageSize: Self.listRows(context))
@@ -156,7 +174,7 @@ public struct RestoresScreen: Sendable {
 
     static func listRows(_ context: ScreenContext) -> Int { context.pageSize }
 
-    /// `restored 2000… onto 10000024 s1/r… (the paying account): order RS-…, granted …`.
+    /// `restored 2000… onto 10000024 s1/r… (the paying account): order 10000000001, granted …`.
     static func outcomeText(_ prompt: RestorePrompt) -> String {
         let id = prompt.transaction.id
         guard prompt.request.status == .confirmed, let target = prompt.target else {
@@ -188,9 +206,51 @@ public struct RestoresScreen: Sendable {
         return prompt
     }
 
+    /// Starts a confirm or a decline on `prompt`: the flow is bound to it, and its row stays in the list
+    /// (as a resolved one does) so a refresh never puts another prompt under the flow.
+    mutating func begin(_ prompt: RestorePrompt) {
+        underway = prompt.transaction.id
+        if let row = selectedRow, row.request.transactionId == prompt.transaction.id { pinned = row }
+    }
+
+    /// Whether a confirm or a decline is waiting on the person: the account picker, or one of this
+    /// screen's prompts on the status line.
+    func flowOpen(_ context: ScreenContext) -> Bool {
+        if picking != nil { return true }
+        if case .prompt(let prompt) = context.mode, prompt.screen == Self.id { return true }
+        return false
+    }
+
+    /// The flow under way stops, nothing written, saying why (`what` happened to its prompt).
+    mutating func stopFlow(_ what: String, _ context: inout ScreenContext) {
+        guard let id = underway else { return }
+        let open = flowOpen(context)
+        underway = nil
+        picking = nil
+        draft = nil
+        guard open else { return }
+        if case .prompt = context.mode { context.mode = .normal }
+        context.status = StatusMessage("stopped the confirm or decline of \(id): \(what); nothing was written", .warning)
+    }
+
+    /// The prompt the flow under way is bound to, when it is still the one shown and open; otherwise
+    /// the flow stops, saying why, and nil.
+    mutating func subject(_ context: inout ScreenContext) -> RestorePrompt? {
+        guard let id = underway else { return nil }
+        guard let prompt = detail, prompt.transaction.id == id, selectedRow?.request.transactionId == id else {
+            stopFlow("the selection is no longer transaction \(id)'s prompt", &context)
+            return nil
+        }
+        guard prompt.request.status == .open else {
+            stopFlow(RestoreRefusal.alreadyResolved(prompt.request).description, &context)
+            return nil
+        }
+        return prompt
+    }
+
     /// The account picker's keys: move, choose, or cancel. Every other key is swallowed while it is open.
     mutating func pick(_ key: Key, _ context: inout ScreenContext) -> [Effect] {
-        guard let index = picking, let prompt = detail else {
+        guard let index = picking, let prompt = subject(&context) else {
             picking = nil
             return []
         }
@@ -203,6 +263,7 @@ public struct RestoresScreen: Sendable {
         case .escape:
             picking = nil
             draft = nil
+            underway = nil
             context.status = StatusMessage("confirm: cancelled")
         case .enter:
             let account = prompt.candidates[index]
@@ -243,25 +304,26 @@ public struct RestoresScreen: Sendable {
     mutating func answer(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
         switch action {
         case .confirmSid(let text):
-            guard var draft else { return [] }
+            guard var draft, let prompt = subject(&context), prompt.transaction.id == draft.transactionId else { return [] }
             draft.sid = text
             self.draft = draft
-            let userId = draft.account.userId, sid = text, prompt = detail
+            let userId = draft.account.userId, sid = text
             Self.prompt("Role_Id on \(text)", text: draft.account.roleId, history: "Role_Id", &context, refuse: { roleId in
                 // The account Sid and Role_Id name must be one the rules let the purchase go to.
-                prompt.flatMap { RestoreRules.accountRefusal($0, onto: RestoreAccount(userId: userId, sid: sid, roleId: roleId))?.description }
+                RestoreRules.accountRefusal(prompt, onto: RestoreAccount(userId: userId, sid: sid, roleId: roleId))?.description
             }) { .confirmRole($0) }
         case .confirmRole(let text):
-            guard var draft, let prompt = detail, prompt.transaction.id == draft.transactionId else { return [] }
+            guard var draft, let prompt = subject(&context), prompt.transaction.id == draft.transactionId else { return [] }
             draft.roleId = text
             self.draft = draft
             let target = RestoreAccount(userId: draft.account.userId, sid: draft.sid, roleId: draft.roleId)
             let note = RestoreRules.ownershipNote(prompt.ownership, owner: prompt.payingAccount, target: target)
             Self.prompt("restore \(draft.transactionId) onto \(target.label) (\(note))? y/n", kind: .yesNo, &context) { .confirmGo($0) }
         case .confirmGo(let text):
-            guard let draft else { return [] }
+            guard let draft, let prompt = subject(&context), prompt.transaction.id == draft.transactionId else { return [] }
             self.draft = nil
             guard ["y", "yes"].contains(text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                underway = nil
                 context.status = StatusMessage("confirm: cancelled, nothing was written")
                 return []
             }
@@ -276,17 +338,18 @@ public struct RestoresScreen: Sendable {
             }]
         case .declineReason(let text):
             // The exact reason that will be saved, shown before it is.
-            guard let prompt = openPrompt(&context) else { return [] }
+            guard let prompt = subject(&context) else { return [] }
             let reason = Self.trimmed(text)
             Self.prompt("decline \(prompt.transaction.id) with the reason “\(reason)”? y/n", kind: .yesNo, &context) {
                 .declineGo(reason: reason, answer: $0)
             }
         case .declineGo(let reason, let answer):
-            guard answer == "y" else {
+            guard let prompt = subject(&context) else { return [] }
+            guard ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                underway = nil
                 context.status = StatusMessage("decline: cancelled, nothing was written")
                 return []
             }
-            guard let prompt = openPrompt(&context) else { return [] }
             let text = reason, id = prompt.transaction.id, staff = context.session.staff, at = context.clock
             return [Self.write { store in
                 do {

@@ -132,8 +132,7 @@ extension SubscriptionsScreen {
             self.demo = nil
             context.status = StatusMessage("demo \(demo.originalTransactionId) stopped; its notifications stay in the store", .info)
             return []
-        case .nextState, .sort, .export, .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportRefundBecause,
-            .supportUnrefundBecause, .supportExtendBy, .supportTokenTo:
+        case .nextState, .sort, .export, .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportTyped, .supportGo:
             return []
         }
     }

@@ -38,72 +38,160 @@ extension SubscriptionsScreen {
         case refused(String)
     }
 
+    /// The subscription a support action was started on, as the list showed it then: every later step
+    /// of the action is bound to it, never to whatever is selected by then.
+    public struct SupportSubject: Sendable, Equatable {
+        public var id: String
+        public var userId: String
+        public var productId: String
+
+        /// `2000000100000050 of player 10000002`.
+        var label: String { "\(id) of player \(userId)" }
+        /// `2000000100000050 of player 10000002 (com.….quarterly)`.
+        var fullLabel: String { "\(label) (\(productId))" }
+    }
+
+    /// Which action's prompt the typed text answers.
+    public enum SupportStep: Sendable, Equatable {
+        case refund, unrefund, extend, token
+    }
+
+    /// A support write, checked and ready to ask y/n for.
+    public enum SupportWrite: Sendable, Equatable {
+        case refund(reason: String)
+        case unrefund(reason: String)
+        case extend(days: Int, reasonCode: Int)
+        case token(String)
+    }
+
+    /// Apple's reasons for a renewal extension (`extendReasonCode`), as its prompt lists them.
+    static let extendReasons = "0 undeclared, 1 satisfaction, 2 other, 3 outage"
+
     mutating func performSupport(_ action: Action, _ context: inout ScreenContext) -> [Effect] {
-        guard let id = selectedRow?.subscription.id else {
-            context.status = StatusMessage("no subscription is selected", .warning)
-            return []
-        }
         switch action {
-        case .supportRefund:
-            Self.prompt("refund \(id): reason", history: "support reason", &context, refuse: { AppleSupport.reasonProblem($0) }) {
-                .supportRefundBecause($0)
-            }
-        case .supportUnrefund:
-            Self.prompt("reverse the refund of \(id): reason", history: "support reason", &context, refuse: { AppleSupport.reasonProblem($0) }) {
-                .supportUnrefundBecause($0)
-            }
-        case .supportToken:
-            Self.prompt("app account token of \(id): UUID", history: "app account token", &context, refuse: { Self.tokenProblem($0) }) {
-                .supportTokenTo($0)
-            }
-        case .supportTokenTo(let text):
-            // A bad token is refused here, in one line, before anything reaches the store.
-            guard let token = AppStoreAPIError.canonicalUUID(text.trimmingCharacters(in: .whitespaces)) else {
-                context.status = StatusMessage((Self.tokenProblem(text) ?? "not a UUID") + ": nothing was written", .error)
+        case .supportRefund, .supportUnrefund, .supportExtend, .supportToken:
+            guard let row = selectedRow?.subscription else {
+                context.status = StatusMessage("no subscription is selected", .warning)
                 return []
             }
-            let staff = context.session.staff, at = context.clock
-            return [Self.write { store in
-                do {
-                    try store.setAppAccountToken(token, originalTransactionId: id, by: staff, readOnly: store.isReadOnly, at: at)
-                    return .support(.done("app account token of \(id) (and its chain) set to \(token)"))
-                } catch let error as StoreError {
-                    return .support(.refused("\(error)"))
+            let subject = SupportSubject(id: row.id, userId: row.userId, productId: row.productId)
+            let (step, label, history, refuse): (SupportStep, String, String, @Sendable (String) -> String?) =
+                switch action {
+                case .supportRefund: (.refund, "refund \(subject.label): reason", "support reason", { AppleSupport.reasonProblem($0) })
+                case .supportUnrefund:
+                    (.unrefund, "reverse the refund of \(subject.label): reason", "support reason", { AppleSupport.reasonProblem($0) })
+                case .supportExtend:
+                    (.extend, "extend \(subject.label): DAYS (1-90) REASON (\(Self.extendReasons))", "extend",
+                     { Self.extensionRequest($0).refusal })
+                default: (.token, "app account token of \(subject.label): UUID", "app account token", { Self.tokenProblem($0) })
                 }
-            }]
-        case .supportExtend:
-            Self.prompt("extend \(id): DAYS REASON-CODE (0-3)", history: "extend", &context, refuse: { Self.extensionRequest($0).refusal }) {
-                .supportExtendBy($0)
+            Self.prompt(label, history: history, &context, refuse: refuse) { .supportTyped(subject, step, $0) }
+        case .supportTyped(let subject, let step, let text):
+            guard let write = Self.supportWrite(step, text, &context) else { return [] }
+            Self.prompt("\(Self.question(write, subject)) y/n", kind: .yesNo, &context) { .supportGo(subject, write, answer: $0) }
+        case .supportGo(let subject, let write, let answer):
+            guard ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                context.status = StatusMessage("\(Self.verb(write)) \(subject.id): cancelled, nothing was written")
+                return []
             }
-        case .supportRefundBecause(let reason), .supportUnrefundBecause(let reason):
-            let refund = action == .supportRefundBecause(reason)
-            let staff = context.session.staff, at = context.clock
-            return [Self.write { store in
-                do {
-                    let done =
-                        refund
-                        ? try store.refund(id, reason: reason, appIssue: false, by: staff, at: at)
-                        : try store.reverseRefund(id, reason: reason, by: staff, at: at)
-                    return .support(.done("\(done.notification.notificationType.rawValue) for \(id) written to the log"))
-                } catch let error as StoreError {
-                    return .support(.refused("\(refund ? "not refunded" : "refund not reversed"): \(error)"))
-                }
-            }]
-        case .supportExtendBy(let text):
-            guard let request = Self.extensionRequest(text).request else { return [] }
-            let staff = context.session.staff, at = context.clock
-            return [Self.write { store in
-                do {
-                    let done = try store.extendRenewalDate(originalTransactionId: id, request, by: staff, readOnly: false, at: at)
-                    return .support(.done("extended \(id) by \(done.extendByDays) days to \(done.effectiveDate.iso8601.prefix(10)) (RENEWAL_EXTENDED)"))
-                } catch let error as StoreError {
-                    return .support(.refused("\(error)"))
-                }
-            }]
+            return [Self.supportEffect(subject, write, staff: context.session.staff, at: context.clock)]
         default:
             break
         }
         return []
+    }
+
+    /// The typed text as the write it asks for, or nil with the reason on the status line.
+    static func supportWrite(_ step: SupportStep, _ text: String, _ context: inout ScreenContext) -> SupportWrite? {
+        let typed = text.trimmingCharacters(in: .whitespaces)
+        switch step {
+        case .refund, .unrefund:
+            if let problem = AppleSupport.reasonProblem(typed) {
+                context.status = StatusMessage(problem + ": nothing was written", .error)
+                return nil
+            }
+            return step == .refund ? .refund(reason: typed) : .unrefund(reason: typed)
+        case .extend:
+            guard let request = extensionRequest(typed).request else {
+                context.status = StatusMessage((extensionRequest(typed).refusal ?? "type DAYS REASON-CODE") + ": nothing was written", .error)
+                return nil
+            }
+            return .extend(days: request.extendByDays, reasonCode: request.extendReasonCode)
+        case .token:
+            // A bad token is refused here, in one line, before anything reaches the store.
+            guard let token = AppStoreAPIError.canonicalUUID(typed) else {
+                context.status = StatusMessage((tokenProblem(text) ?? "not a UUID") + ": nothing was written", .error)
+                return nil
+            }
+            return .token(token)
+        }
+    }
+
+    /// `refund`, `reverse the refund of`, ...: what the write does, for its y/n and its cancel.
+    static func verb(_ write: SupportWrite) -> String {
+        switch write {
+        case .refund: "refund"
+        case .unrefund: "reverse the refund of"
+        case .extend: "extend"
+        case .token: "set the app account token of"
+        }
+    }
+
+    /// The y/n's question: the subscription, its player and exactly what will be written.
+    static func question(_ write: SupportWrite, _ subject: SupportSubject) -> String {
+        switch write {
+        case .refund(let reason), .unrefund(let reason):
+            "\(verb(write)) \(subject.fullLabel) with the reason “\(reason)”?"
+        case .extend(let days, let code):
+            "extend \(subject.fullLabel) by \(days) day\(days == 1 ? "" : "s"), Apple's reason \(code) (\(extendReasonName(code)))?"
+        case .token(let token):
+            "set the app account token of \(subject.fullLabel) and its chain to \(token)?"
+        }
+    }
+
+    /// Apple's name of an `extendReasonCode`.
+    static func extendReasonName(_ code: Int) -> String {
+        switch code {
+        case 0: "undeclared"
+        case 1: "customer satisfaction"
+        case 2: "other"
+        case 3: "service issue or outage"
+        default: "code \(code)"
+        }
+    }
+
+    /// The write, on the subject's id, as the console's staff member.
+    static func supportEffect(_ subject: SupportSubject, _ write: SupportWrite, staff: StaffMember, at: Instant) -> Effect {
+        let id = subject.id
+        return Self.write { store in
+            do {
+                switch write {
+                case .refund(let reason):
+                    let done = try store.refund(id, reason: reason, appIssue: false, by: staff, at: at)
+                    return .support(.done("\(done.notification.notificationType.rawValue) for \(subject.id) written to the log"))
+                case .unrefund(let reason):
+                    let done = try store.reverseRefund(id, reason: reason, by: staff, at: at)
+                    return .support(.done("\(done.notification.notificationType.rawValue) for \(subject.id) written to the log"))
+                case .extend(let days, let code):
+                    let request = try RenewalExtensionRequest(
+                        extendByDays: days, extendReasonCode: code, requestIdentifier: UUID().uuidString.lowercased())
+                    let done = try store.extendRenewalDate(originalTransactionId: id, request, by: staff, readOnly: false, at: at)
+                    return .support(.done("extended \(subject.id) by \(done.extendByDays) days to \(done.effectiveDate.iso8601.prefix(10)) (RENEWAL_EXTENDED)"))
+                case .token(let token):
+                    try store.setAppAccountToken(token, originalTransactionId: id, by: staff, readOnly: store.isReadOnly, at: at)
+                    return .support(.done("app account token of \(subject.id) (and its chain) set to \(token)"))
+                }
+            } catch let error as StoreError {
+                let refused: String =
+                    switch write {
+                    case .refund: "not refunded"
+                    case .unrefund: "refund not reversed"
+                    case .extend: "not extended"
+                    case .token: "token not set"
+                    }
+                return .support(.refused("\(subject.id) \(refused): \(error)"))
+            }
+        }
     }
 
     /// Why a typed app account token is refused (one line, the text as typed, cut when long), or nil for a UUID.

@@ -35,7 +35,11 @@ extension SubscriptionsScreen: ConsoleScreen {
         case export(ExportRequest)
         /// The support desk's Apple actions on the selected subscription: ask, then do.
         case supportRefund, supportUnrefund, supportExtend, supportToken
-        case supportRefundBecause(String), supportUnrefundBecause(String), supportExtendBy(String), supportTokenTo(String)
+        /// What was typed at the action's prompt, bound to the subscription the prompt named (the list may
+        /// have moved since): checked, then asked y/n.
+        case supportTyped(SupportSubject, SupportStep, String)
+        /// The y/n that names the subscription, its player and what will be written; `y` writes it.
+        case supportGo(SupportSubject, SupportWrite, answer: String)
     }
 
     /// Each state's rows run on `(expires_date, original_transaction_id)` (`subscription_on_expiry`,
@@ -121,8 +125,7 @@ extension SubscriptionsScreen: ConsoleScreen {
             return request.effects(source(at: now), noun: "subscriptions", fields: SubscriptionListRow.exportFields) {
                 $0.exportValues(at: now, time: $1)
             }
-        case .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportRefundBecause, .supportUnrefundBecause, .supportExtendBy,
-            .supportTokenTo:
+        case .supportRefund, .supportUnrefund, .supportExtend, .supportToken, .supportTyped, .supportGo:
             return performSupport(action, &context)
         default:
             return performDemo(action, &context)

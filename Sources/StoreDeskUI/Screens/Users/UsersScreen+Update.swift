@@ -9,8 +9,10 @@ extension UsersScreen {
 
     /// What this screen's keys and verbs ask for.
     public enum Action: Sendable, Equatable {
-        /// Show the selected user's phone number in the clear (audited).
+        /// Show the selected user's phone number in the clear (audited): asks why first.
         case revealPhone
+        /// The reason typed for a reveal, bound to the player the prompt named.
+        case revealBecause(userId: String, reason: String)
         /// Select the user with this id.
         case jump(to: String)
         /// Show the selected player's history in the detail pane, or the profile again.
@@ -34,14 +36,14 @@ extension UsersScreen {
     /// The columns the store can seek on: the creation sequence, the id, the login name.
     public static let sortable = UserOrder.allCases.map(\.rawValue)
 
-    /// Why a filtered list does not sort: its matches come in created order.
+    /// Why a filtered list does not sort: its matches come in the order they came into the store.
     static func sortRefusal(_ screen: UsersScreen) -> String? {
-        screen.filter.isEmpty ? nil : "a filtered list is in created order; clear the filter (/ then esc) to sort"
+        screen.filter.isEmpty ? nil : "a filtered list is in the order its players came into the store; clear the filter (/ then esc) to sort"
     }
 
     public static let commands: [ScreenCommand<UsersScreen>] = [
         .key(
-            .character("p"), action: .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number (audited).",
+            .character("p"), action: .revealPhone, help: "reveal", summary: "Reveal the selected user's phone number, with a reason (audited).",
             permission: .revealPhone, writes: true),
         .key(
             .character("h"), action: .toggleHistory, help: "history",
@@ -142,10 +144,18 @@ extension UsersScreen {
                 context.status = StatusMessage("\(user.id) has no phone number", .info)
                 return []
             }
+            let id = user.id
+            Self.prompt(
+                "reveal the phone of \(id) (\(user.displayName)): reason, e.g. a ticket", history: "reveal reason", &context,
+                refuse: { AppleSupport.reasonProblem($0) }
+            ) { .revealBecause(userId: id, reason: $0) }
+            return []
+        case .revealBecause(let userId, let reason):
+            // The player the prompt named, whoever is selected now.
             let staff = context.session.staff, at = context.clock
             return [Self.write { store in
-                try store.recordPhoneReveal(userId: user.id, by: staff, at: at, surface: "the Users screen")
-                return .revealed(userId: user.id)
+                try store.recordPhoneReveal(userId: userId, by: staff, at: at, surface: "the Users screen", reason: reason)
+                return .revealed(userId: userId)
             }]
         }
     }

@@ -24,7 +24,7 @@ extension UsersScreen {
 
     func renderList(into canvas: inout Canvas, rect: Rect, focused: Bool, filter: String, filtering: Bool, zone: TimeZone) {
         var title = "Users · " + list.positionText()
-        if filter.isEmpty, sort != ListSort("created") { title += " · " + sort.label }
+        if filter.isEmpty, sort != ListSort("added") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         if let scanProgress { title += " · searching \(Int(scanProgress * 100))%" }
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)

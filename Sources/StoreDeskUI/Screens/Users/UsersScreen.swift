@@ -6,8 +6,8 @@ import StoreDeskStoreAPI
 /// a `/` filter, and the selected user's profile in the detail pane.
 public struct UsersScreen: ConsoleScreen {
     public var filter = ""
-    /// The list's order for this session (`o`, `O`, `:sort`); a filter lists in created order.
-    public var sort = ListSort("created")
+    /// The list's order for this session (`o`, `O`, `:sort`); a filter lists in the order players came into the store.
+    public var sort = ListSort("added")
     /// The visible page of users and its selection.
     public var list = ListWindow<UserRow>()
     public var profile: UserProfile? {
@@ -52,7 +52,7 @@ public struct UsersScreen: ConsoleScreen {
 
     /// The users as the store pages them, for the current filter.
     var source: ListWindow<UserRow>.Source {
-        let search = UserSearch(text: filter, order: UserOrder(rawValue: sort.column) ?? .created, descending: sort.descending)
+        let search = UserSearch(text: filter, order: UserOrder(rawValue: sort.column) ?? .added, descending: sort.descending)
         return { $0.users(matching: search) }
     }
 
