@@ -202,6 +202,13 @@ import Testing
         return Dictionary(uniqueKeysWithValues: ids.compactMap { id, uuid in found[id].map { (uuid, $0) } })
     }
 
+    /// Deliveries claimed or with an attempt recorded.
+    static func claimedOrTried(_ store: AppDatabase) throws -> Int {
+        try store.reader.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM notification_delivery WHERE claimed_by IS NOT NULL OR attempts > 0") ?? -1
+        }
+    }
+
     /// A sender on the store, as serve makes it (5 s a POST), claiming every 20 ms.
     static func sender(_ store: AppDatabase) throws -> NotificationSender {
         let (chain, _) = try StoreSigner.chain(of: store, now: try store.now(wall: Instant(Date())).instant)
@@ -263,9 +270,7 @@ import Testing
         #expect(posted)
         let waiting = try #require(try Self.deliveries(store)["stopped-mid-send"])
         #expect(waiting.attempts.isEmpty && waiting.state.nextAttempt != nil, "\(waiting)")
-        #expect(try store.reader.read { db in
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM notification_delivery WHERE claimed_by IS NOT NULL OR attempts > 0")
-        } == 0)
+        #expect(try Self.claimedOrTried(store) == 0)
 
         // The next serve sends it at once, as attempt 1.
         let answering = try Receiver(.reply(status: 200, bodyBytes: 2))
