@@ -8,15 +8,15 @@ import StoreDeskTrust
 /// signed by the store's chain, and retried on Apple's schedule (`NotificationSendSchedule`) at the app's
 /// StoreKit time rate.
 ///
-/// A round: claim the due attempts in one store write (`claimNotificationSends`: several serves on one
-/// store never claim one attempt twice), POST them concurrently, record each attempt and the delivery's new
-/// state in a write fenced by the claim. Rounds run every `interval` while the server runs, on the store's
-/// time line (`ServeClock`: the store's instant running on in real time).
+/// Due attempts are claimed in store writes (`claimNotificationSends`: several serves on one store never
+/// claim one attempt twice) and POSTed concurrently, each on its own; each attempt and the delivery's new
+/// state are recorded in a write fenced by the claim, on the store's time line (`ServeClock`: the store's
+/// instant running on in real time).
 public final class NotificationSender: Sendable {
     public struct Settings: Sendable {
-        /// Seconds between rounds that found nothing to do.
+        /// Seconds between claims while sends are out or nothing is due.
         public var interval: Double
-        /// Attempts claimed a round (and POSTed at once).
+        /// The most attempts out at once.
         public var batch: Int
         /// Seconds a POST may take before it counts as TIMED_OUT.
         public var timeout: Double
@@ -50,51 +50,81 @@ public final class NotificationSender: Sendable {
     /// A claim is held this long (store time): a serve that dies mid-send gives its attempts up after it.
     static let lease = Instant.Duration.seconds(60)
 
-    /// Rounds until the task is cancelled, then closes the HTTP client.
+    /// Sends until the task is cancelled, then closes the HTTP client. At most `batch` attempts are out at
+    /// once, each on its own: claims are taken every `interval` and whenever half the slots are free, so a
+    /// receiver that hangs holds up its own attempts only, never another app's. An attempt is recorded when
+    /// it ends, with every other that ended meanwhile (one write for many). Cancelled (SIGTERM), the attempts
+    /// out are given back unspent unless a reply came, and the next serve makes them.
     public func run() async {
-        while !Task.isCancelled {
-            let sent = (try? await round()) ?? 0
-            if sent < settings.batch {
-                try? await Task.sleep(nanoseconds: UInt64(settings.interval * 1_000_000_000))
+        let records = SendRecords(sender: self)
+        await withTaskGroup(of: Bool.self) { group in
+            // A child's result: true for an attempt that ended, false for the pause between claims.
+            var out = 0, pausing = false, claimNow = true
+            while !Task.isCancelled {
+                if claimNow && out < settings.batch {
+                    for (claim, rate) in (try? await self.claim(limit: settings.batch - out)) ?? [] {
+                        out += 1
+                        group.addTask {
+                            if let outcome = await self.send(claim, rate: rate) { await records.record(outcome) }
+                            else { await records.release(claim) }
+                            return true
+                        }
+                    }
+                }
+                if !pausing {
+                    pausing = true
+                    group.addTask { [settings] in
+                        try? await Task.sleep(nanoseconds: UInt64(settings.interval * 1_000_000_000))
+                        return false
+                    }
+                }
+                guard let ended = await group.next() else { break }
+                if ended { out -= 1 } else { pausing = false }
+                claimNow = !ended || out <= settings.batch / 2
             }
+            group.cancelAll()
         }
         try? await poster.shutdown()
     }
 
-    /// One round: the attempts due now, sent and recorded. Returns how many were sent.
-    @discardableResult
-    public func round() async throws -> Int {
+    /// The attempts due now, claimed (at most `limit`), each with its app's time rate.
+    func claim(limit: Int) async throws -> [(NotificationSendClaim, TimeRate)] {
         let now = try clock.now()
-        let claims = try await blocking { [database, claimer, settings] in
-            try database.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: settings.batch)
+        let claims = try await blocking { [database, claimer] in
+            try database.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: limit)
         }
-        guard !claims.isEmpty else { return 0 }
         var rates: [String: TimeRate] = [:]
         for appId in Set(claims.map(\.appId)) {
             rates[appId] = (try? database.storeKitTimeRate(appId: appId))??.timeRate ?? .realTime
         }
-        let outcomes = await withTaskGroup(of: NotificationSendOutcome.self) { group in
-            for claim in claims {
-                let rate = rates[claim.appId] ?? .realTime
-                group.addTask { await self.send(claim, rate: rate) }
-            }
-            var outcomes: [NotificationSendOutcome] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
-        }
-        // The round's attempts in one write (a commit each would cost a sync each).
-        let recorded = (try? await blocking { [database, claimer] in try database.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
-        for outcome in outcomes { logLine(outcome, lost: recorded < outcomes.count) }
-        return claims.count
+        return claims.map { ($0, rates[$0.appId] ?? .realTime) }
     }
 
-    /// One attempt: signed and POSTed; what it came to.
-    func send(_ claim: NotificationSendClaim, rate: TimeRate) async -> NotificationSendOutcome {
+    /// Attempts that ended, recorded in one write, and logged.
+    func record(_ outcomes: [NotificationSendOutcome]) async {
+        let recorded = (try? await blocking { [database, claimer] in try database.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
+        for outcome in outcomes { logLine(outcome, lost: recorded < outcomes.count) }
+    }
+
+    /// Attempts a stop cut short, given back unspent.
+    func release(_ claims: [NotificationSendClaim]) async {
+        let released = (try? await blocking { [database, claimer] in try database.releaseNotificationSends(claims, claimer: claimer) }) ?? 0
+        for claim in claims {
+            log?.write(
+                "notification \(claim.event.notificationUUID) \(claim.event.appleName) → \(claim.url) attempt \(claim.attempt): "
+                    + (released == claims.count ? "stopped before a reply, not counted: the next serve sends it" : "stopped before a reply; left to its claim's lease"))
+        }
+    }
+
+    /// One attempt: signed and POSTed; what it came to. Nil when the sender was stopped before a reply
+    /// came: the attempt is not the receiver's failure, and is not spent.
+    func send(_ claim: NotificationSendClaim, rate: TimeRate) async -> NotificationSendOutcome? {
         let attempt: NotificationSendAttempt
         do {
             let body = try chain.signedNotificationLine(claim.event)
-            let reply = await poster.post(bytes: Array(body.utf8), to: claim.url, contentType: "application/json")
-            attempt = Self.attempt(claim.attempt, to: claim.url, reply: reply, at: (try? clock.now()) ?? Instant(Date()))
+            let (reply, result) = await poster.exchange(bytes: Array(body.utf8), to: claim.url, contentType: "application/json")
+            if reply.status == nil && Task.isCancelled { return nil }
+            attempt = Self.attempt(claim.attempt, to: claim.url, reply: reply, result: result, at: (try? clock.now()) ?? Instant(Date()))
         } catch {
             attempt = NotificationSendAttempt(
                 attempt: claim.attempt, at: (try? clock.now()) ?? Instant(Date()), result: .other, httpStatus: nil,
@@ -109,8 +139,8 @@ public final class NotificationSender: Sendable {
     public func sendTest(_ signedPayload: String, uuid: String, to url: String, done: @escaping @Sendable (NotificationSendAttempt) -> Void) {
         Task.detached { [poster, clock, log] in
             let body = try? JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
-            let reply = await poster.post(bytes: Array(body ?? Data()), to: url, contentType: "application/json")
-            let attempt = Self.attempt(1, to: url, reply: reply, at: (try? clock.now()) ?? Instant(Date()))
+            let (reply, result) = await poster.exchange(bytes: Array(body ?? Data()), to: url, contentType: "application/json")
+            let attempt = Self.attempt(1, to: url, reply: reply, result: result, at: (try? clock.now()) ?? Instant(Date()))
             log?.write("notification \(uuid) TEST → \(url) attempt 1: \(attempt.outcome)" + (attempt.result == .success ? "" : " (\(attempt.detail))"))
             done(attempt)
         }
@@ -122,28 +152,15 @@ public final class NotificationSender: Sendable {
         log?.write(
             "notification \(claim.event.notificationUUID) \(claim.event.appleName) → \(claim.url) attempt \(claim.attempt): \(attempt.outcome)"
                 + (attempt.result == .success ? "" : " (\(attempt.detail))") + ", \(state.name)"
-                + (state.nextAttempt.map { " next \($0.iso8601)" } ?? "") + (lost ? " [some claims of the round were lost: not all recorded]" : ""))
+                + (state.nextAttempt.map { " next \($0.iso8601)" } ?? "") + (lost ? " [some claims of the write were lost: not all recorded]" : ""))
     }
 
-    /// What a reply means as Apple names it.
-    static func attempt(_ number: Int, to url: String, reply: CallbackReply, at: Instant) -> NotificationSendAttempt {
+    /// An exchange as the store keeps it: `result` is Apple's name for how it ended (`CallbackPoster.exchange`).
+    static func attempt(_ number: Int, to url: String, reply: CallbackReply, result: NotificationSendResult, at: Instant) -> NotificationSendAttempt {
         if let failure = reply.failure {
-            let result: NotificationSendResult
-            switch failure {
-            case .connectionRefused: result = .socketIssue
-            case .timedOut: result = .timedOut
-            case .other(let text):
-                let lower = text.lowercased()
-                if lower.contains("closed the connection") { result = .prematureClose }
-                else if lower.contains("tls") || lower.contains("ssl") || lower.contains("handshake") || lower.contains("certificate") { result = .tlsIssue }
-                else if lower.contains("redirect") { result = .circularRedirect }
-                else if lower.contains("resolve") || lower.contains("connect") || lower.contains("socket") { result = .socketIssue }
-                else { result = .other }
-            }
             return NotificationSendAttempt(attempt: number, at: at, result: result, httpStatus: nil, detail: failure.sentence, url: url)
         }
         let status = reply.status ?? 0
-        let result = NotificationSendResult.of(status: status)
         return NotificationSendAttempt(
             attempt: number, at: at, result: result, httpStatus: status, detail: result == .success ? "" : "HTTP \(status)", url: url)
     }
@@ -153,6 +170,41 @@ public final class NotificationSender: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
         }
+    }
+}
+
+/// The attempts that ended, recorded as they come: one write at a time, taking every attempt that ended
+/// while the write before it ran (receivers answering together are recorded together).
+actor SendRecords {
+    let sender: NotificationSender
+    private var ended: [NotificationSendOutcome] = []
+    private var stopped: [NotificationSendClaim] = []
+    private var writing = false
+
+    init(sender: NotificationSender) { self.sender = sender }
+
+    func record(_ outcome: NotificationSendOutcome) async {
+        ended.append(outcome)
+        await write()
+    }
+
+    func release(_ claim: NotificationSendClaim) async {
+        stopped.append(claim)
+        await write()
+    }
+
+    /// Writes until nothing waits, unless a write is under way (it takes what came meanwhile).
+    private func write() async {
+        guard !writing else { return }
+        writing = true
+        while !ended.isEmpty || !stopped.isEmpty {
+            let outcomes = ended, claims = stopped
+            ended = []
+            stopped = []
+            if !outcomes.isEmpty { await sender.record(outcomes) }
+            if !claims.isEmpty { await sender.release(claims) }
+        }
+        writing = false
     }
 }
 

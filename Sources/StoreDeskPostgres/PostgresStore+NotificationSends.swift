@@ -92,6 +92,19 @@ extension PostgresStore: NotificationSendStore {
         }
     }
 
+    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int {
+        guard !claims.isEmpty else { return 0 }
+        return try write { db in
+            try claims.reduce(0) { released, claim in
+                released + (try db.run(
+                    """
+                    UPDATE notification_delivery SET claimed_by = NULL, claimed_until = NULL
+                    WHERE event_id = \(claim.eventId) AND claimed_by = \(claimer) AND attempts = \(Int64(claim.attempt - 1)) AND state = 'pending'
+                    """))
+            }
+        }
+    }
+
     public func notificationSendQueue() throws -> NotificationSendQueue {
         try session.transaction(readOnly: true) { db in
             var queue = NotificationSendQueue()

@@ -90,6 +90,11 @@ public protocol NotificationSendStore: Sendable {
     /// an attempt whose claim `claimer` no longer holds is left out. Returns how many were recorded.
     @discardableResult
     func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int
+    /// Gives claimed attempts back unsent (a serve stopped while they were out): each delivery `claimer` still
+    /// holds for that attempt is as it was before the claim, its attempt not spent, due for the next serve at
+    /// once instead of after the claim's lease. Returns how many were given back.
+    @discardableResult
+    func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int
     /// How many deliveries are pending, failed and delivered.
     func notificationSendQueue() throws -> NotificationSendQueue
     /// The player's notifications, newest first (at most `limit`), each with its delivery.

@@ -63,6 +63,28 @@ import Testing
         #expect(try store.appNotifications(appId: "1001", failures, limit: 500).isEmpty)
     }
 
+    /// A serve stopped mid-send gives its claims back: the delivery as it was (no attempt spent), due for any
+    /// claimer at once instead of after the lease; only the holder's claim of that attempt is given back.
+    @Test(arguments: Backend.allCases) func claimsGivenBackSpendNoAttempt(_ backend: Backend) throws {
+        let store = try store(backend)
+        var settings = AppSettings()
+        settings.notificationURL = .some("http://127.0.0.1:9/apple")
+        try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
+        try Self.logRenewals(["release-1"], of: "10000005", in: store)
+        let claim = try #require(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).first)
+        #expect(try store.releaseNotificationSends([claim], claimer: "b") == 0)
+        #expect(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try store.releaseNotificationSends([claim], claimer: "a") == 1)
+        let again = try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10)
+        #expect(again.map(\.attempt) == [1] && again.map(\.eventId) == [claim.eventId])
+        // The first holder's late record is fenced out; the new holder's counts.
+        let failed = NotificationSendAttempt(attempt: 1, at: Self.at, result: .timedOut, httpStatus: nil, detail: "timed out", url: claim.url)
+        #expect(try store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))) == false)
+        #expect(try store.recordNotificationSend(try #require(again.first), claimer: "b", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
+        #expect(try store.releaseNotificationSends(again, claimer: "b") == 0, "a recorded attempt is not given back")
+        #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 1, retrying: 1, failed: 0, delivered: 0))
+    }
+
     /// Logs a DID_RENEW of the player's app-1001 subscription for each id, in one import.
     static func logRenewals(_ uuids: [String], of userId: String, in store: any Store) throws {
         let original = try #require(try store.profile(userId: userId).subscriptions.first { $0.appId == "1001" }?.id)

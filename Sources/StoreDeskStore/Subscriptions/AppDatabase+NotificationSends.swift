@@ -69,6 +69,23 @@ extension AppDatabase: NotificationSendStore {
         }
     }
 
+    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int {
+        guard !claims.isEmpty else { return 0 }
+        return try writeImmediate { db in
+            var released = 0
+            for claim in claims {
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE notification_delivery SET claimed_by = NULL, claimed_until = NULL
+                        WHERE event_id = ? AND claimed_by = ? AND attempts = ? AND state = 'pending'
+                        """)
+                    .execute(arguments: [claim.eventId, claimer, claim.attempt - 1])
+                released += db.changesCount
+            }
+            return released
+        }
+    }
+
     public func notificationSendQueue() throws -> NotificationSendQueue {
         try reader.read { db in
             var queue = NotificationSendQueue()
