@@ -69,8 +69,9 @@ extension PostgresStore: HistoryStore {
             kind: .state,
             sql: """
                 SELECT e.at, \(padded("e.id")) AS id, t.id AS transaction_id, t.original_transaction_id,
-                  NULL::text AS order_id, t.app_order_id, e.kind || ': ' || e.detail AS detail, NULL::text AS trust
+                  o.order_id, t.app_order_id, e.kind || ': ' || e.detail AS detail, NULL::text AS trust
                 FROM store_transaction t JOIN transaction_event e ON e.transaction_id = t.id
+                  LEFT JOIN payment_order o ON o.transaction_id = t.id
                 WHERE t.user_id = :user
                 """),
         HistoryRead(

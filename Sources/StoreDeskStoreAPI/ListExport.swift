@@ -19,8 +19,10 @@ public protocol ExportableRow {
 
 /// Writes a whole list, its filter and order applied, through its `ListPager`: a page at a time (one keyset
 /// seek each), so memory holds one page whatever the list's length. The rows go to a new file beside
-/// `path` (refusing to write over anything unless `force`), which is renamed into place only once
-/// complete: a failed or interrupted export leaves no half file under the name asked for.
+/// `path` (refusing to write over anything unless `force`, and over anything but a regular file at all:
+/// `FileDestination`), which is renamed into place only once complete: a failed or interrupted export
+/// leaves no half file under the name asked for, and no hidden one beside it (an error removes it, and
+/// SIGINT, SIGTERM or SIGHUP too: `InterruptCleanup`).
 public enum ListExport {
     public static let pageSize = 1_000
 
@@ -54,13 +56,12 @@ public enum ListExport {
         cancelled: () -> Bool = { false }, progress: (Int) -> Void = { _ in }, values: (Row, (Instant) -> String) -> [String]
     ) throws -> Int {
         let url = URL(fileURLWithPath: path)
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { throw Failure("\(path) is a directory") }
-            if !force { throw Failure("\(path) exists (export! or --force writes over it)") }
-        }
+        try checkDestination(path, force: force)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".export-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // Registered before it exists: a signal between the open and the registration would leave it.
+        let registration = InterruptCleanup.register([temporary])
+        defer { InterruptCleanup.release(registration) }
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw Failure("cannot write in \(folder): \(String(cString: strerror(errno)))") }
         let file = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
@@ -103,17 +104,32 @@ public enum ListExport {
         try file.close()
         if cancelled() { throw Failure.cancelled(path) }
         if force {
+            // What is at the name now is judged again, just before it is replaced (the export took a while).
+            try checkDestination(path, force: force)
             guard rename(temporary, path) == 0 else { throw Failure("cannot write \(path): \(String(cString: strerror(errno)))") }
         } else {
             // Never over a file that appeared meanwhile: link fails on an existing name.
             guard link(temporary, path) == 0 else {
-                throw Failure(errno == EEXIST ? "\(path) exists (export! or --force writes over it)" : "cannot write \(path): \(String(cString: strerror(errno)))")
+                throw Failure(errno == EEXIST ? existsText(path) : "cannot write \(path): \(String(cString: strerror(errno)))")
             }
             unlink(temporary)
         }
         done = true
         return count
     }
+
+    /// Refuses `path` unless it is free, or a regular file and `force` (`FileDestination`'s rule: a
+    /// symbolic link is refused too, for the rename would replace the link, not write where it leads).
+    static func checkDestination(_ path: String, force: Bool) throws {
+        switch FileDestination.inspect(path, links: .refused) {
+        case .success(.nothing): return
+        case .success(.regularFile): if !force { throw Failure(existsText(path)) }
+        case .failure(.notRegularFile(let kind)): throw Failure("\(path) is \(kind): an export writes only a new file or over a regular one")
+        case .failure(.cannotLook(let reason)): throw Failure("cannot look at \(path): \(reason)")
+        }
+    }
+
+    static func existsText(_ path: String) -> String { "\(path) exists (export! or --force writes over it)" }
 
     /// A CSV field: quoted when it holds a comma, a quote or a line break (quotes doubled). A field a
     /// spreadsheet would run as a formula (a player may name themselves `=HYPERLINK(…)`: it starts with

@@ -55,7 +55,7 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
         guard let raw = UnverifiedJWS.base64URLDecode(jws.signature),
             let signature = try? P256.Signing.ECDSASignature(rawRepresentation: raw)
         else {
-            return .failure(SignatureFailure(.signature, "the signature is not an ES256 r‖s pair of 64 bytes"))
+            return .failure(UnverifiedJWS.signatureShape)
         }
         // The digest of `header.payload` straight from the text's bytes (kilobytes a JWS), not from a copy.
         let digest =
@@ -183,26 +183,13 @@ public final class AppStoreSignatureVerifier: SignatureVerifying, @unchecked Sen
         }
     }
 
-    /// The header's checks, as Apple's `ChainVerifier` makes them before any certificate is trusted.
+    /// The header's checks, as Apple's `ChainVerifier` makes them before any certificate is trusted
+    /// (`UnverifiedJWS.certificateChain`), then the leaf and intermediate read as certificates.
     static func chainKey(header: Data) -> Result<ChainKey, SignatureFailure> {
-        struct Header: Decodable {
-            var alg: String?
-            var x5c: [String]?
-        }
-        guard let decoded = try? JSONDecoder().decode(Header.self, from: header) else {
-            return .failure(SignatureFailure(.format, "the JWS header is not a JSON object with alg and x5c"))
-        }
-        guard let x5c = decoded.x5c else {
-            return .failure(SignatureFailure(.format, "the JWS header has no x5c certificate chain"))
-        }
-        guard decoded.alg == "ES256" else {
-            return .failure(SignatureFailure(.algorithm, "alg is \(decoded.alg.map { "'\($0)'" } ?? "missing"), not ES256"))
-        }
-        guard x5c.count == 3 else {
-            return .failure(
-                SignatureFailure(
-                    .chainLength,
-                    "x5c holds \(x5c.count) certificate\(x5c.count == 1 ? "" : "s"), not 3 (leaf, intermediate, root)"))
+        let x5c: [String]
+        switch UnverifiedJWS.certificateChain(header: header) {
+        case .success(let texts): x5c = texts
+        case .failure(let failure): return .failure(failure)
         }
         var certificates: [[UInt8]] = []
         for (index, text) in x5c.prefix(2).enumerated() {

@@ -198,6 +198,26 @@ import Testing
         }
     }
 
+    /// The binary running `arguments` in `home`, its output thrown away, to be stopped by a signal.
+    static func started(_ arguments: [String], home: TemporaryHome) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = arguments
+        process.environment = ["HOME": home.url.path, "XDG_DATA_HOME": home.path("data"), "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Sends `signal` and expects the process to end by it (the signal's own ending, after any cleanup).
+    static func stop(_ process: Process, _ signal: Int32, _ name: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        #expect(
+            process.terminationReason == .uncaughtSignal && process.terminationStatus == signal, "\(name)", sourceLocation: sourceLocation)
+    }
+
     /// A seed stopped by SIGINT, SIGTERM or SIGHUP leaves no `*.building-PID` file; one killed outright is
     /// cleared by the next seed at that path.
     @Test func anInterruptedSeedLeavesNothingBehind() throws {
@@ -207,19 +227,11 @@ import Testing
             try FileManager.default.contentsOfDirectory(atPath: home.url.path).filter { $0.contains(".building-") }
         }
         for (signal, name) in [(SIGINT, "INT"), (SIGTERM, "TERM"), (SIGHUP, "HUP"), (SIGKILL, "KILL")] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Binary.path)
-            process.arguments = ["seed", "--users", "5000000", "--db", target, "--force"]
-            process.environment = ["HOME": home.url.path, "XDG_DATA_HOME": home.path("data"), "PATH": "/usr/bin:/bin"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try Self.started(["seed", "--users", "5000000", "--db", target, "--force"], home: home)
             let deadline = Date().addingTimeInterval(60)
             while try leftovers().isEmpty && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
             Thread.sleep(forTimeInterval: 0.3)
-            kill(process.processIdentifier, signal)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal, "\(name)")
+            Self.stop(process, signal, name)
             if signal == SIGKILL {
                 #expect(try !leftovers().isEmpty, "SIGKILL cannot be caught")
                 let next = try Binary.run(["seed", "--users", "10", "--db", target, "--force"], home: home)
@@ -228,6 +240,42 @@ import Testing
             let left = try leftovers()
             #expect(left.isEmpty, "\(name): \(left)")
         }
+    }
+
+    /// A `user export` stopped by SIGINT or SIGTERM part-way leaves neither the hidden `.NAME.export-PID-N`
+    /// with player rows in it nor a file under the name asked for; `--force` over what is no regular file
+    /// is refused in one line before anything is written.
+    @Test func anInterruptedExportLeavesNothingBehind() throws {
+        let home = TemporaryHome()
+        let store = home.path("big.sqlite")
+        let seeded = try Binary.run(["seed", "--users", "20000", "--db", store], home: home, timeout: 300)
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let out = home.url.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let target = out.appendingPathComponent("users.csv").path
+        func leftovers() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: out.path) }
+        for (signal, name) in [(SIGTERM, "TERM"), (SIGINT, "INT")] {
+            let process = try Self.started(["user", "export", target, "--db", store], home: home)
+            // Stopped once its hidden file exists (the rows are being written), bounded.
+            let deadline = Date().addingTimeInterval(60)
+            while try leftovers().isEmpty && process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+            #expect(process.isRunning, "\(name): the export ended before it could be stopped")
+            Self.stop(process, signal, name)
+            let left = try leftovers()
+            #expect(left.isEmpty, "\(name): \(left)")
+        }
+        // Over a fifo, a symbolic link or a folder, even with --force: one line, and each stays as it was.
+        let fifo = out.appendingPathComponent("fifo").path, link = out.appendingPathComponent("link").path
+        #expect(mkfifo(fifo, 0o644) == 0)
+        #expect(symlink(store, link) == 0)
+        for (path, kind) in [(fifo, "a fifo"), (link, "a symbolic link"), (out.path, "a directory")] {
+            let result = try Binary.run(["user", "export", path, "--force", "--db", store], home: home)
+            Self.expectOneLineError(result, naming: "\(path) is \(kind)", "export --force over \(kind)")
+        }
+        var info = stat()
+        #expect(lstat(fifo, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(lstat(link, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK)
+        #expect(try leftovers().sorted() == ["fifo", "link"])
     }
 
     /// Inputs that never end and a log file nobody reads: each refused at once in one line.

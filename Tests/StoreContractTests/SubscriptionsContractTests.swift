@@ -133,6 +133,49 @@ extension ContractStores {
         #expect(try store.check() == [])
     }
 
+    /// A line whose transactionId, originalTransactionId or appAccountToken holds a control character is
+    /// rejected with one line saying which (the id escaped) and writes nothing: no player named after it,
+    /// no chain, on either backend.
+    @Test(arguments: Backend.allCases) func idsWithControlCharactersMakeNoPlayer(_ backend: Backend) throws {
+        let stores = try ContractStores.get()
+        let store = try stores.wholeStore(backend)
+        let (app, products) = try #require(try stores.sqlite().appsWithProducts().first { $0.app.id == "1001" })
+        var sim = SubscriptionSimulation(
+            app: app, products: products, start: Instant(iso8601: "2026-02-01T08:00:00Z")!, firstTransactionId: 2_000_000_900_000_001,
+            seed: 3)
+        _ = try sim.purchase(Self.monthly, at: Instant(iso8601: "2026-03-01T08:00:00Z")!, appAccountToken: nil)
+        let bought = try #require(sim.timeline.events.first)
+        func edited(_ uuid: String, _ edit: (inout TransactionInfo) -> Void) throws -> String {
+            var event = bought
+            event.notificationUUID = uuid
+            var transaction = try #require(event.transaction)
+            edit(&transaction)
+            event.transaction = transaction
+            return try event.jsonLine()
+        }
+        let lines = [
+            try edited("c-1") { $0.originalTransactionId = "2000000900000001\nnew users: everyone" },
+            try edited("c-2") { $0.transactionId = "2000000900000001\u{1B}[2J" },
+            try edited("c-3") { $0.appAccountToken = "9d2c\u{0085}e1" },
+        ]
+        let path = stores.folder.appendingPathComponent(UUID().uuidString + ".jsonl").path
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let users = try store.userCount()
+        var heard: [NotificationImport.Line] = []
+        let report = try store.importNotifications(
+            from: NotificationFile(path: path), extraRoots: [], allowUnverified: true, source: "controls.jsonl",
+            wallClock: Instant(iso8601: "2026-11-22T10:00:00Z")!, stampAt: nil, each: { heard.append($0) })
+        #expect(report.rejected == 3 && report.imported == 0 && report.usersCreatedCount == 0, "\(report)")
+        #expect(heard.map(\.outcome.reason) == [
+            "originalTransactionId '2000000900000001\\nnew users: everyone' holds a control character: an id is printable text",
+            "transactionId '2000000900000001\\e[2J' holds a control character: an id is printable text",
+            "appAccountToken '9d2c\\u{85}e1' holds a control character: an id is printable text",
+        ])
+        #expect(try store.userCount() == users)
+        #expect(try store.subscriptionDetail(originalTransactionId: "2000000900000001") == nil)
+        #expect(try store.check() == [])
+    }
+
     @Test(arguments: Backend.allCases) func theClockMovingOnSettlesSubscriptionsAsTheSQLiteStoreDoes(_ backend: Backend) throws {
         let store = try ContractStores.get().wholeStore(backend)
         let reference = try ContractStores.get().sqlite()

@@ -103,6 +103,34 @@ struct StoredSubscriptionTests {
         let owner = NotificationImport.newOwner(originalTransactionId: "2000000100000241", firstPurchase: day("03-01"))
         #expect((owner.id, owner.name, owner.site, owner.isGuest) == ("ot-2000000100000241", "2000000100000241", .apple, false))
     }
+
+    /// An id with a control character in it would name a player (`ot-` and the original transaction) and a
+    /// chain no terminal shows as they are: the line is rejected, the id shown escaped; and the summary's
+    /// "new users:" escapes what it names.
+    @Test func idsWithControlCharactersAreRejectedAndNewUsersAreShownEscaped() {
+        let clean = notification(.didRenew, uuid: "n1", signed: "04-01", purchased: "04-01", expires: "05-01")
+        let monthly = Fixture.products[1]
+        let clock = day("04-10")
+        func problem(_ edit: (inout TransactionInfo) -> Void) -> NotificationImport.Outcome? {
+            var event = clean
+            if var transaction = event.transaction {
+                edit(&transaction)
+                event.transaction = transaction
+            }
+            return NotificationImport.problem(with: event, product: monthly, bundleId: nil, clock: clock, wallClock: clock)
+        }
+        #expect(problem { _ in } == nil)
+        #expect(problem { $0.originalTransactionId = "2000000100000241\nnew users: everyone" }
+            == .rejected("originalTransactionId '2000000100000241\\nnew users: everyone' holds a control character: an id is printable text"))
+        #expect(problem { $0.transactionId = "2000000100000242\u{1B}[2J" }
+            == .rejected("transactionId '2000000100000242\\e[2J' holds a control character: an id is printable text"))
+        #expect(problem { $0.appAccountToken = "9d2c\u{202E}e1" }
+            == .rejected("appAccountToken '9d2c\\u{202E}e1' holds a control character: an id is printable text"))
+        var report = NotificationImport.Report()
+        report.recordNewUser("ot-1\n2")
+        report.recordNewUser("ot-3")
+        #expect(report.newUsersSummary == "new users: ot-1\\n2, ot-3")
+    }
 }
 
 @Suite("Dates read aloud")

@@ -51,6 +51,20 @@ import Testing
         #expect(history.first?.at == Self.now)
     }
 
+    /// A transaction's timeline lines carry its platform order id: `platform order 10000000001 created` shows
+    /// the id as it is (11 digits starting with 1, but no phone) and `--json` has its `order_id`.
+    @Test func aTimelineLineNamingItsPlatformOrderShowsItPlain() throws {
+        let folder = TemporaryFolder()
+        let store = try Self.confirmed(folder)
+        let history = try store.history(userId: "10000006", kinds: [.state], before: nil, limit: 1000)
+        let created = try #require(history.first { $0.detail.contains("platform order") })
+        #expect(created.orderId == "10000000001")
+        #expect(created.maskedDetail.contains("platform order 10000000001 created"))
+        for line in history where line.transactionId == "2000000100000095" { #expect(line.orderId == "10000000001", "\(line.detail)") }
+        let all = try store.history(userId: "10000006", kinds: [], before: nil, limit: 1000)
+        #expect(!all.contains { $0.maskedDetail.contains("100****0001") })
+    }
+
     @Test func aNotificationIsVerifiedOnlyWhenItsSignatureWas() throws {
         let folder = TemporaryFolder()
         let store = try Self.demo(folder)

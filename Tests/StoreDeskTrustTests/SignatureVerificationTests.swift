@@ -336,6 +336,40 @@ enum Signed {
         #expect(Signed.outcome(Signed.judge(decoded, trust: Signed.trust(nil))) == "imported as decoded_json")
     }
 
+    /// `--allow-unverified` takes a signature it cannot check, never what is no signature: `alg` other than
+    /// ES256 (`none` with no signature at all), no x5c or an empty one, or a signature that cannot be ES256's
+    /// is refused with the check, the field named, as with a trusted root.
+    @Test func allowUnverifiedTakesOnlyWhatIsShapedAsAnES256Signature() throws {
+        let chain = try Signed.chain
+        let line = try chain.signedNotificationLine(Signed.event())
+        let compact = try #require(
+            (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["signedPayload"] as? String)
+        let parts = compact.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        func header(_ json: String) -> String { UnverifiedJWS.base64URLEncode(Data(json.utf8)) }
+        func relined(_ header: String, signature: String) -> String {
+            "{\"signedPayload\":\"" + header + "." + parts[1] + "." + signature + "\"}"
+        }
+        let x5c = "[\"" + (try chain.x5c()).joined(separator: "\",\"") + "\"]"
+        let cases = [
+            (relined(header("{\"alg\":\"none\"}"), signature: ""), "signedPayload: the JWS header has no x5c certificate chain"),
+            (relined(header("{\"alg\":\"none\",\"x5c\":[]}"), signature: ""), "signedPayload: alg is 'none', not ES256"),
+            (relined(header("{\"alg\":\"none\",\"x5c\":\(x5c)}"), signature: ""), "signedPayload: alg is 'none', not ES256"),
+            (relined(header("{\"alg\":\"HS256\",\"x5c\":\(x5c)}"), signature: parts[2]), "signedPayload: alg is 'HS256', not ES256"),
+            (relined(header("{\"alg\":\"ES256\",\"x5c\":[]}"), signature: parts[2]),
+             "signedPayload: x5c holds 0 certificates, not 3 (leaf, intermediate, root)"),
+            (relined(parts[0], signature: ""), "signedPayload: the signature is not an ES256 r‖s pair of 64 bytes"),
+        ]
+        for trust in [Signed.trust(nil, allowUnverified: true), Signed.trust(try Signed.verifier(chain), allowUnverified: true)] {
+            for (text, reason) in cases {
+                #expect(Signed.outcome(Signed.judge(text, trust: trust)) == reason)
+            }
+        }
+        // What is shaped as Apple signs still goes in unverified, and verified with the root.
+        #expect(Signed.outcome(Signed.judge(line, trust: Signed.trust(nil, allowUnverified: true))) == "imported as unverified_jws")
+        #expect(Signed.outcome(Signed.judge(line, trust: Signed.trust(try Signed.verifier(chain), allowUnverified: true)))
+            == "imported as verified")
+    }
+
     @Test func storeKitTestingDataIsDecodedUnverifiedAndMarkedSoAsApplesRuleSays() throws {
         let chain = try Signed.chain
         // Xcode signs with a one-certificate x5c; Apple's library skips verification for Xcode data.

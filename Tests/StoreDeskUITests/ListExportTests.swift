@@ -58,7 +58,7 @@ import Testing
         console.show("export csv")
         #expect(console.state.status?.text == ":export csv needs a file to write")
         console.show("export csv \(console.folder.path)")
-        #expect(console.state.status?.text == "\(console.folder.path) is a directory")
+        #expect(console.state.status?.text == "\(console.folder.path) is a directory: an export writes only a new file or over a regular one")
 
         console.show("queue")
         let queue = console.folder.appendingPathComponent("queue.csv").path
@@ -228,6 +228,72 @@ import Testing
         }
         #expect(late?.description == ListExport.Failure.cancelled(whole).description)
         #expect(try String(contentsOfFile: whole, encoding: .utf8) == "old\n")
+        #expect(try Self.leftovers(folder).isEmpty)
+    }
+
+    /// `--force` and `:export!` write over a regular file only: a fifo, a symbolic link (even to a regular
+    /// file), a directory or a device is refused in one line naming it, before anything is written, and
+    /// stays what it was (a rename onto a device node, as root, replaced `/dev/full` with a CSV file).
+    @Test func onlyANewNameOrARegularFileIsWrittenOver() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-export-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
+        let regular = path("regular.csv")
+        try "kept\n".write(toFile: regular, atomically: true, encoding: .utf8)
+        #expect(mkfifo(path("fifo"), 0o644) == 0)
+        #expect(symlink(regular, path("link")) == 0)
+        #expect(symlink(path("none"), path("dangling")) == 0)
+        try FileManager.default.createDirectory(atPath: path("folder"), withIntermediateDirectories: false)
+        var cases = [
+            ("fifo", "a fifo (named pipe)"), ("link", "a symbolic link (to \(regular))"),
+            ("dangling", "a symbolic link (to \(path("none")))"), ("folder", "a directory"),
+        ]
+        // A device node of our own, /dev/null's numbers, where this user may make one (root): replacing it
+        // would harm nothing, and it shows the kind a real device is refused by.
+        if mknod(path("device"), S_IFCHR | 0o666, dev_t((1 << 8) | 3)) == 0 { cases.append(("device", "a character device")) }
+        func kind(_ path: String) -> mode_t {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+        }
+        let kinds = cases.map { kind(path($0.0)) }
+        for (name, what) in cases {
+            for force in [true, false] {
+                let refused = #expect(throws: ListExport.Failure.self) {
+                    try ListExport.write(NumberPager(total: 12), format: .csv, to: path(name), force: force, pageSize: 5)
+                }
+                #expect(refused?.description == "\(path(name)) is \(what): an export writes only a new file or over a regular one")
+            }
+        }
+        #expect(cases.map { kind(path($0.0)) } == kinds, "each stays what it was")
+        #expect(try String(contentsOfFile: regular, encoding: .utf8) == "kept\n", "nothing written through the link")
+        #expect(!FileManager.default.fileExists(atPath: path("none")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: path("folder")).isEmpty)
+        #expect(try Self.leftovers(folder).isEmpty)
+        // A regular file is still written over with force, and a new name without.
+        #expect(try ListExport.write(NumberPager(total: 12), format: .csv, to: regular, force: true, pageSize: 5) == 12)
+        #expect(try lines(regular).count == 13)
+        #expect(try ListExport.write(NumberPager(total: 3), format: .csv, to: path("new.csv"), force: false) == 3)
+        #expect(try Self.leftovers(folder).isEmpty)
+    }
+
+    /// An export that fails part-way (a page cannot be read) removes its unfinished file.
+    @Test func aFailedExportLeavesNoHiddenFile() throws {
+        struct Broken: Error {}
+        struct FailingPager: ListPager {
+            func cursor(of row: NumberRow) -> Int { row.id }
+            func cursor(id: Int) throws -> Int? { id }
+            func page(_ anchor: PageAnchor<Int>, limit: Int) throws -> [NumberRow] {
+                if case .first = anchor { return (1...limit).map { NumberRow(id: $0) } }
+                throw Broken()
+            }
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-export-" + UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let target = folder.appendingPathComponent("broken.csv").path
+        #expect(throws: Broken.self) { try ListExport.write(FailingPager(), format: .csv, to: target, force: false, pageSize: 5) }
+        #expect(!FileManager.default.fileExists(atPath: target))
         #expect(try Self.leftovers(folder).isEmpty)
     }
 

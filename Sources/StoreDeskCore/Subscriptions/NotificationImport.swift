@@ -104,11 +104,12 @@ public enum NotificationImport {
             for (provenance, count) in later.provenance { self.provenance[provenance, default: 0] += count }
         }
 
-        /// `new users: ot-1, ot-2, ot-3, ot-4, ot-5 and 19,995 more`.
+        /// `new users: ot-1, ot-2, ot-3, ot-4, ot-5 and 19,995 more` (each id's controls escaped, like any
+        /// imported text a line shows).
         public var newUsersSummary: String? {
             guard usersCreatedCount > 0 else { return nil }
             let more = usersCreatedCount - usersCreated.count
-            return "new users: " + usersCreated.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
+            return "new users: " + usersCreated.map { ControlCharacters.escaped($0) }.joined(separator: ", ") + (more > 0 ? " and \(more) more" : "")
         }
     }
 
@@ -209,6 +210,7 @@ public enum NotificationImport {
         guard let transaction = event.transaction else {
             return .skipped("\(event.appleName) carries no transaction: nothing to attach it to")
         }
+        if let problem = idProblem(in: transaction) { return .rejected(problem) }
         guard let product else {
             return .rejected("unknown product '\(transaction.productId)': add it with storedesk catalog import FILE.storekit --app APP")
         }
@@ -225,6 +227,21 @@ public enum NotificationImport {
                     + "and the wall clock \(wallClock.iso8601)")
         }
         if let problem = dateProblem(in: event) { return .rejected(problem) }
+        return nil
+    }
+
+    /// Why the transaction's ids cannot be kept: a `transactionId`, `originalTransactionId` or
+    /// `appAccountToken` holding a control character (a line break, an escape) would name a player, a
+    /// chain and a ticket that no terminal, log line or search shows as it is. Apple's ids are digits and
+    /// a UUID; nil when these are clean.
+    static func idProblem(in transaction: TransactionInfo) -> String? {
+        let ids: [(String, String?)] = [
+            ("transactionId", transaction.transactionId), ("originalTransactionId", transaction.originalTransactionId),
+            ("appAccountToken", transaction.appAccountToken),
+        ]
+        for case let (field, id?) in ids where ControlCharacters.contains(in: id) {
+            return "\(field) '\(ControlCharacters.escaped(id))' holds a control character: an id is printable text"
+        }
         return nil
     }
 

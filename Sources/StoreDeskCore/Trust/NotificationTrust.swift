@@ -10,7 +10,9 @@
 public struct NotificationTrust: Sendable {
     /// Nil when the store has no trusted root and none was given for this run.
     public var verifier: (any SignatureVerifying)?
-    /// `events import --allow-unverified`: with no trusted root, take signed lines unverified (marked so).
+    /// `events import --allow-unverified`: with no trusted root, take signed lines unverified (marked so),
+    /// when each signed part is at least shaped as Apple signs (`UnverifiedJWS.shapeProblem`): `alg`
+    /// ES256, an x5c of three certificates, a 64-byte signature.
     public var allowUnverified: Bool
     /// The instant a part without a `signedDate` is validated at.
     public var now: Instant
@@ -39,7 +41,12 @@ public struct NotificationTrust: Sendable {
             return .trusted(.storeKitTesting, nil)
         }
         guard let verifier else {
-            return allowUnverified ? .trusted(.unverifiedJWS, nil) : .refused(Self.noTrustedRoot)
+            guard allowUnverified else { return .refused(Self.noTrustedRoot) }
+            // Unverified is still signed: a part with no ES256 header, no chain or no signature is refused.
+            for part in line.signedParts {
+                if let problem = part.jws.shapeProblem { return .refused("\(part.field): \(problem.reason)") }
+            }
+            return .trusted(.unverifiedJWS, nil)
         }
         var signer: Signer?
         for part in line.signedParts {

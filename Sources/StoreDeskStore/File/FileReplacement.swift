@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskStoreAPI
 
 /// Where a new store may be built: nothing yet, or a regular file when `replacing` (`--force`). A device,
 /// a fifo, a directory, a dangling symbolic link or a link loop is refused by its kind, in one line naming it.
@@ -11,8 +12,8 @@ public enum StoreDestination {
 /// link to a file is written through: the file it leads to is replaced that way, and the link stays.
 ///
 /// The half-built file never outlives the build: an error removes it, and so do SIGINT, SIGTERM and
-/// SIGHUP (a handler unlinks it and the files SQLite keeps beside it, then the signal ends the process
-/// as it would have). Only SIGKILL cannot be caught: the next build at the same path removes what a
+/// SIGHUP (`InterruptCleanup` unlinks it and the files SQLite keeps beside it, then the signal ends the
+/// process as it would have). Only SIGKILL cannot be caught: the next build at the same path removes what a
 /// killed build left (its process is gone).
 enum FileReplacement {
     static func write(to destination: String, replacing: Bool, _ body: (String) throws -> Void) throws {
@@ -33,10 +34,12 @@ enum FileReplacement {
         let temporary = path + ".building-\(getpid())"
         let cleanup = { for suffix in sidecars { try? fm.removeItem(atPath: temporary + suffix) } }
         cleanup()
-        InterruptCleanup.arm(temporary)
-        defer { InterruptCleanup.disarm() }
+        let registration = InterruptCleanup.register(sidecars.map { temporary + $0 })
+        defer { InterruptCleanup.release(registration) }
         do {
             try body(temporary)
+            // The build took a while: what is at the name now is judged again, just before it is replaced.
+            try StorePath.checkDestination(path, replacing: true)
             for suffix in ["-wal", "-shm"] { try? fm.removeItem(atPath: path + suffix) }
             if rename(temporary, path) != 0 {
                 throw StoreError.database(path: path, message: "cannot move the new store into place: \(String(cString: strerror(errno)))")
@@ -60,68 +63,6 @@ enum FileReplacement {
             guard let pid = pid_t(pidText), pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
             let base = ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(prefix + pidText)
             for suffix in sidecars { try? FileManager.default.removeItem(atPath: base + suffix) }
-        }
-    }
-}
-
-/// The signal side of `FileReplacement`: the paths to unlink live in memory allocated before the
-/// handlers are installed, so the handler only reads raw pointers and calls `unlink`, `sigaction` and
-/// `raise`, all async-signal-safe.
-private enum InterruptCleanup {
-    static let signals = [SIGINT, SIGTERM, SIGHUP]
-    /// One C string per sidecar, null when disarmed.
-    nonisolated(unsafe) static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let slots = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: FileReplacement.sidecars.count)
-        slots.initialize(repeating: nil, count: FileReplacement.sidecars.count)
-        return slots
-    }()
-    nonisolated(unsafe) static let previous: UnsafeMutablePointer<sigaction> = {
-        let slots = UnsafeMutablePointer<sigaction>.allocate(capacity: Int(NSIG))
-        slots.initialize(repeating: sigaction(), count: Int(NSIG))
-        return slots
-    }()
-
-    static func arm(_ temporary: String) {
-        for (index, suffix) in FileReplacement.sidecars.enumerated() { paths[index] = strdup(temporary + suffix) }
-        var action = sigaction()
-        action.__sigaction_handler.sa_handler = { signal in
-            for index in 0..<4 {
-                if let path = InterruptCleanup.paths[index] { unlink(path) }
-            }
-            // The signal's own ending: the disposition there was before, then the signal again.
-            sigaction(signal, InterruptCleanup.previous + Int(signal), nil)
-            raise(signal)
-        }
-        sigemptyset(&action.sa_mask)
-        action.sa_flags = 0
-        // A parent may have left them blocked (a test runner, a supervisor): the build must still hear them.
-        var unblock = sigset_t()
-        sigemptyset(&unblock)
-        for signal in signals { sigaddset(&unblock, signal) }
-        pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
-        for signal in signals {
-            // A signal the caller ignores (nohup) stays ignored.
-            var current = sigaction()
-            sigaction(signal, nil, &current)
-            if isIgnored(current) { continue }
-            sigaction(signal, &action, previous + Int(signal))
-        }
-    }
-
-    /// Whether the disposition is SIG_IGN (function pointers cannot be compared in Swift; SIG_IGN is 1).
-    static func isIgnored(_ action: sigaction) -> Bool {
-        unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self) == 1
-    }
-
-    static func disarm() {
-        for signal in signals {
-            var current = sigaction()
-            sigaction(signal, nil, &current)
-            if !isIgnored(current) { sigaction(signal, previous + Int(signal), nil) }
-        }
-        for index in 0..<FileReplacement.sidecars.count {
-            free(paths[index])
-            paths[index] = nil
         }
     }
 }

@@ -24,12 +24,12 @@ struct StorePath {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let error = errno
-            if let link = Self.brokenLink(path) { throw StoreError.notRegularFile(path: path, kind: link) }
+            if let link = FileDestination.brokenLink(path) { throw StoreError.notRegularFile(path: path, kind: link) }
             if error == ENOENT || error == ENOTDIR { throw StoreError.missing(path: path) }
             throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(error)))")
         }
         let kind = info.st_mode & S_IFMT
-        guard kind == S_IFREG else { throw StoreError.notRegularFile(path: path, kind: Self.kindName(kind)) }
+        guard kind == S_IFREG else { throw StoreError.notRegularFile(path: path, kind: FileDestination.kindName(kind)) }
         mode = info.st_mode & 0o7777
         guard access(path, R_OK) == 0 else {
             throw StoreError.database(
@@ -41,7 +41,7 @@ struct StorePath {
         defer { close(fd) }
         var check = stat()
         guard fstat(fd, &check) == 0, check.st_mode & S_IFMT == S_IFREG else {
-            throw StoreError.notRegularFile(path: path, kind: Self.kindName(check.st_mode & S_IFMT))
+            throw StoreError.notRegularFile(path: path, kind: FileDestination.kindName(check.st_mode & S_IFMT))
         }
         var header = [UInt8](repeating: 0, count: 20)
         let count = header.withUnsafeMutableBytes { read(fd, $0.baseAddress, 20) }
@@ -97,23 +97,8 @@ struct StorePath {
     /// (Debian's SQLite is built with URI names on), so it is written `./file:...`.
     var sqlitePath: String { path.hasPrefix("file:") ? "./" + path : path }
 
-    /// What a symbolic link at `path` is when following it finds no file: "a dangling symbolic link (to
-    /// TARGET)" or "a symbolic link loop"; nil when `path` is no link or leads to something.
-    static func brokenLink(_ path: String) -> String? {
-        var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK else { return nil }
-        var followed = stat()
-        if stat(path, &followed) == 0 { return nil }
-        if errno == ELOOP { return "a symbolic link loop" }
-        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &target, Int(PATH_MAX))
-        guard count > 0 else { return "a dangling symbolic link" }
-        let bytes = target.prefix(count).map { UInt8(bitPattern: $0) }
-        return "a dangling symbolic link (to \(String(decoding: bytes, as: UTF8.self)))"
-    }
-
     /// The file a symbolic link at `path` finally leads to (every link followed, an absolute path), or nil
-    /// when `path` is no link or leads nowhere (`brokenLink` says which).
+    /// when `path` is no link or leads nowhere (`FileDestination.brokenLink` says which).
     static func linkTarget(_ path: String) -> String? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK, let resolved = realpath(path, nil) else { return nil }
@@ -121,36 +106,15 @@ struct StorePath {
         return String(cString: resolved)
     }
 
-    /// Refuses to build a store at `path` over anything but nothing or a regular file (a device, a fifo,
-    /// a directory, a dangling link or a link loop: renaming a new file there would replace what is no
-    /// store, or write through a link to somewhere unexpected), and over a regular file unless `replacing`.
+    /// Refuses to build a store at `path` over anything but nothing or a regular file, by
+    /// `FileDestination`'s rule (a symbolic link is looked through: the store is built onto the file it
+    /// leads to), and over a regular file unless `replacing`.
     static func checkDestination(_ path: String, replacing: Bool) throws {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return }
-            throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(errno)))")
-        }
-        var kind = info.st_mode & S_IFMT
-        if kind == S_IFLNK {
-            if let link = brokenLink(path) { throw StoreError.notRegularFile(path: path, kind: link) }
-            guard stat(path, &info) == 0 else {
-                throw StoreError.database(path: path, message: "cannot look at the file: \(String(cString: strerror(errno)))")
-            }
-            kind = info.st_mode & S_IFMT
-        }
-        guard kind == S_IFREG else { throw StoreError.notRegularFile(path: path, kind: kindName(kind)) }
-        if !replacing { throw StoreError.exists(path: path) }
-    }
-
-    static func kindName(_ kind: mode_t) -> String {
-        switch kind {
-        case S_IFDIR: "a directory"
-        case S_IFIFO: "a fifo (named pipe)"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFLNK: "a symbolic link"
-        default: "not a regular file"
+        switch FileDestination.inspect(path, links: .followed) {
+        case .success(.nothing): return
+        case .success(.regularFile): if !replacing { throw StoreError.exists(path: path) }
+        case .failure(.notRegularFile(let kind)): throw StoreError.notRegularFile(path: path, kind: kind)
+        case .failure(.cannotLook(let reason)): throw StoreError.database(path: path, message: "cannot look at the file: \(reason)")
         }
     }
 }

@@ -74,8 +74,9 @@ extension AppDatabase: HistoryStore {
             kind: .state,
             sql: """
                 SELECT e.at, printf('%020d', e.id) AS id, t.id AS transaction_id, t.original_transaction_id,
-                  NULL AS order_id, t.app_order_id, e.kind || ': ' || e.detail AS detail, NULL AS trust
+                  o.order_id, t.app_order_id, e.kind || ': ' || e.detail AS detail, NULL AS trust
                 FROM store_transaction t JOIN transaction_event e ON e.transaction_id = t.id
+                  LEFT JOIN payment_order o ON o.transaction_id = t.id
                 WHERE t.user_id = :user
                 """),
         HistoryRead(
