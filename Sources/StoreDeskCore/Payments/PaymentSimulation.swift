@@ -241,8 +241,9 @@ public struct PaymentSimulation: Sendable {
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
-        sellableByApp = Dictionary(grouping: sellable, by: \.appId)
-        buyers = configuration.accounts.filter { sellableByApp[$0.appId] != nil }
+        let byApp = Dictionary(grouping: sellable, by: \.appId)
+        sellableByApp = byApp
+        buyers = configuration.accounts.filter { byApp[$0.appId] != nil }
         let quarter = configuration.start.millis.clampedAdding(Int64(configuration.seconds).clampedMultiplied(by: 250))
         var downStart = quarter
         for fault in configuration.faults {
