@@ -179,15 +179,12 @@ public struct QueueScreen: Sendable {
 
     /// The list's count: the state counts (read with every page) when the filter is at most a state,
     /// else nil (the store's count, `countEffect`).
-    /// The title's word on Sandbox purchases: how many `env:production` hides, or how many are listed.
-    var sandboxTitle: String? {
+    /// `title` with its word on Sandbox purchases: how many `env:production` hides, or how many are listed
+    /// (none when only Sandbox ones are).
+    func titled(_ title: String, width: Int) -> String {
         let environment = Self.query(filter).0.environment
-        guard sandboxCount > 0 else { return environment == .production ? "sandbox hidden" : nil }
-        switch environment {
-        case .production: return "\(sandboxCount) sandbox hidden"
-        case nil: return "\(sandboxCount) sandbox"
-        case .sandbox: return nil
-        }
+        guard environment != .sandbox else { return title }
+        return RestoresScreen.titled(title, sandbox: sandboxCount, hidden: environment == .production, width: width)
     }
 
     /// The filter with Sandbox purchases hidden (`env:production` first) or shown (no `env:` word).

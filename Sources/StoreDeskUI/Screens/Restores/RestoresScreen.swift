@@ -89,11 +89,19 @@ public struct RestoresScreen: Sendable {
     /// The prompts of Sandbox purchases with the status shown (all of them when all are).
     var sandboxCount: Int { status.map { sandboxCounts[$0] ?? 0 } ?? sandboxCounts.values.reduce(0, +) }
 
-    /// The title's word on Sandbox prompts: how many are hidden, or how many of those listed are Sandbox.
-    var sandboxTitle: String? {
-        let n = sandboxCount
-        guard n > 0 else { return hidesSandbox ? "sandbox hidden" : nil }
-        return hidesSandbox ? "\(n) sandbox hidden" : "\(n) sandbox"
+    /// `title` with its word on Sandbox items: how many are hidden, or how many of those listed are
+    /// Sandbox; the longest form that fits a frame `width` wide, so the count shows at 80 columns too.
+    static func titled(_ title: String, sandbox n: Int, hidden: Bool, width: Int) -> String {
+        let forms: [String]
+        switch (n > 0, hidden) {
+        case (true, true): forms = ["\(n) sandbox hidden", "\(n) sbx hidden", "−\(n) sbx"]
+        case (false, true): forms = ["sandbox hidden", "sbx hidden"]
+        case (true, false): forms = ["\(n) sandbox", "\(n) sbx"]
+        case (false, false): return title
+        }
+        let room = width - 6
+        let form = forms.first { (title + " · " + $0).count <= room } ?? forms[forms.count - 1]
+        return title + " · " + form
     }
 
     /// The store's count for a text filter, read after the frame.
