@@ -39,7 +39,7 @@ import Testing
             """)
         let total = (Int(production) ?? 0) + (Int(sandbox) ?? 0)
 
-        let tmux = try PromptsInTmuxTests.console(home: home, width: 80, height: 24, arguments: ["--role", "support"])
+        let tmux = try ConsoleInTmuxTests.Tmux.console(home: home, width: 80, height: 24, arguments: ["--role", "support"])
         try tmux.keys("3")
         // 80 columns: the list's frame is 40 wide, so the count takes its short form, and shows whole.
         var screen = try tmux.waitFor("Restores · open 1 of \(total) · \(sandbox) sbx ─")
