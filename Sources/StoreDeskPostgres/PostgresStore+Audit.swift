@@ -6,15 +6,14 @@ extension PostgresStore: AuditStore {
     public func audit(_ query: AuditQuery) -> any ListPager<AuditEntry> { PostgresAuditPager(store: self, query: query) }
 
     public func recordAudit(_ entry: AuditEntry) throws {
-        try write { db in
-            var entry = entry
-            entry.at = try stamp(entry.at, in: db)
-            try db.run(
-                """
-                INSERT INTO audit_log (at, actor, role, action, subject, detail)
-                VALUES (\(entry.at.millis), \(entry.actor), \(entry.role), \(entry.action), \(entry.subject), \(entry.detail))
-                """)
-        }
+        try write { db in try stamped(entry, db) }
+    }
+
+    /// An audit line in the caller's transaction, stamped on the store's clock.
+    func stamped(_ entry: AuditEntry, _ db: PostgresSession.Transaction) throws {
+        var entry = entry
+        entry.at = try stamp(entry.at, in: db)
+        try insert(entry, db)
     }
 }
 

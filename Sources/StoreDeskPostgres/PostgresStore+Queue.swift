@@ -14,6 +14,11 @@ extension PostgresStore: QueueStore {
 
     public func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction> { PostgresQueuePager(store: self, query: query) }
 
+    public func sandboxQueueCount() throws -> Int {
+        let sandbox = StoreEnvironment.sandbox.rawValue
+        return Int(try session.rows("SELECT count(*) FROM store_transaction WHERE finished = 0 AND environment = \(sandbox)").first?.decode(Int64.self) ?? 0)
+    }
+
     public func queueCounts() throws -> [TransactionState: Int] {
         var counts: [TransactionState: Int] = [:]
         for row in try session.rows("SELECT state, count(*) FROM store_transaction WHERE finished = 0 GROUP BY state") {
@@ -109,14 +114,19 @@ extension PostgresStore: QueueStore {
             return PaymentCatalogue(
                 apps: try db.rows("SELECT * FROM app ORDER BY id").map { try cells($0).app() },
                 products: try db.rows("SELECT * FROM product ORDER BY app_id, id").map { try cells($0).product() },
-                userIds: try db.rows(#"SELECT id FROM "user" ORDER BY seq LIMIT \#(Int64(max(0, userLimit)))"#).map { try $0.decode(String.self) },
+                accounts: try db.rows(
+                    #"""
+                    SELECT g.* FROM game_account g JOIN (SELECT id FROM "user" ORDER BY seq LIMIT \#(Int64(max(0, userLimit)))) u ON u.id = g.user_id
+                    ORDER BY g.user_id COLLATE "C", g.app_id COLLATE "C", g.sid COLLATE "C", g.role_id COLLATE "C"
+                    """#
+                ).map { try cells($0).gameAccount() },
                 storeKitTesting: testing)
         }
     }
 
     // MARK: Runs
 
-    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart {
+    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool, audit: RunAudit?) throws -> PaymentRunStart {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
         let clock: @Sendable () -> Instant = { Instant(Date()) }
         let now = clock()
@@ -135,16 +145,21 @@ extension PostgresStore: QueueStore {
             // A session lock: it outlives this transaction, and goes with the connection.
             try db.run("SELECT pg_advisory_lock(\(Self.runLockClass), \(Int32(id)))")
             let run = PaymentRun(id: id, kind: kind, hold: PostgresRunHold(store: self, run: id), clock: clock)
-            guard takingOver else { return PaymentRunStart(run: run, inFlight: [], tookOverFrom: []) }
-            let (inFlight, from) = try takeOver(db, for: id, now: now)
-            return PaymentRunStart(run: run, inFlight: inFlight, tookOverFrom: from)
+            var start = PaymentRunStart(run: run, inFlight: [], tookOverFrom: [])
+            if takingOver {
+                let (inFlight, from) = try takeOver(db, for: id, now: now)
+                start = PaymentRunStart(run: run, inFlight: inFlight, tookOverFrom: from)
+            }
+            for entry in audit?.started(start) ?? [] { try stamped(entry, db) }
+            return start
         }
     }
 
-    public func endRun(_ run: PaymentRun) throws {
+    public func endRun(_ run: PaymentRun, audit: RunAudit?) throws {
         let now = run.clock().millis
         try write { db in
             try db.run("UPDATE payment_run SET ended_at = \(now), heartbeat_at = \(now) WHERE id = \(run.id) AND ended_at IS NULL")
+            if let audit { try stamped(audit.stopped(run), db) }
         }
         run.hold?.release()
     }
@@ -299,6 +314,7 @@ struct PostgresQueuePager: ListPager {
     private func filter(_ sql: inout SQLBuilder) {
         if let state = query.state { sql.append(" AND state = \(sql.bind(state.rawValue))") }
         if let userId = query.userId { sql.append(" AND user_id = \(sql.bind(userId))") }
+        if let environment = query.environment { sql.append(" AND environment = \(sql.bind(environment.rawValue))") }
         if let product = query.product { sql.append(" AND product_id ILIKE \(sql.bind("%" + PostgresStore.likeEscaped(product) + "%"))") }
         if let text = query.text {
             let mark = sql.bind("%" + PostgresStore.likeEscaped(text) + "%")

@@ -19,6 +19,20 @@ extension PostgresStore: RestoreStore {
         return counts
     }
 
+    public func sandboxRestoreCounts() throws -> [RestoreStatus: Int] {
+        var counts: [RestoreStatus: Int] = [:]
+        for row in try session.rows(
+            """
+            SELECT r.status, count(*) FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id
+            WHERE t.environment = \(StoreEnvironment.sandbox.rawValue) GROUP BY r.status
+            """)
+        {
+            let (status, count) = try row.decode((String, Int64).self)
+            if let status = RestoreStatus(rawValue: status) { counts[status] = Int(count) }
+        }
+        return counts
+    }
+
     public func restorePrompt(transactionId: String) throws -> RestorePrompt? {
         try session.transaction(readOnly: true) { db in
             try request(db, transactionId).map { try prompt(db, $0) }
@@ -311,8 +325,10 @@ struct PostgresRestorePager: ListPager {
     func cursor(of row: RestoreRow) -> RestoreCursor { row.cursor }
 
     func page(_ anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
-        var sql = SQLBuilder("SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id WHERE true")
+        var sql = SQLBuilder(
+            "SELECT r.*, t.app_id AS sd_app_id, t.environment AS sd_environment FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id WHERE true")
         if let status = query.status { sql.append(" AND r.status = \(sql.bind(status.rawValue))") }
+        if let environment = query.environment { sql.append(" AND t.environment = \(sql.bind(environment.rawValue))") }
         if !query.text.isEmpty {
             sql.append(" AND strpos(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, \(sql.bind(query.text))) > 0")
         }
@@ -331,7 +347,9 @@ struct PostgresRestorePager: ListPager {
         sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
         let rows = try store.session.rows(sql.query).map { row in
             let cells = store.cells(row)
-            return RestoreRow(request: try cells.restoreRequest(), appId: try cells.text("sd_app_id"))
+            return RestoreRow(
+                request: try cells.restoreRequest(), appId: try cells.text("sd_app_id"),
+                environment: StoreEnvironment(rawValue: try cells.text("sd_environment")) ?? .production)
         }
         return reversed ? rows.reversed() : rows
     }

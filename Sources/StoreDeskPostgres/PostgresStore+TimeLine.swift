@@ -28,8 +28,10 @@ extension PostgresStore: PlayerLookup {
 }
 
 extension PostgresStore: RestoreDeskStore {
-    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor?) throws -> [RestorePrompt] {
-        let rows = try PostgresRestorePager(store: self, query: RestoreQuery(status: status))
+    public func restorePrompts(status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?) throws
+        -> [RestorePrompt]
+    {
+        let rows = try PostgresRestorePager(store: self, query: RestoreQuery(status: status, environment: environment))
             .page(cursor.map { .after($0) } ?? .first, limit: limit)
         return try session.transaction(readOnly: true) { db in try rows.map { try prompt(db, $0.request) } }
     }

@@ -66,6 +66,8 @@ public protocol QueueStore: Sendable {
     /// The unfinished transactions matching a query, newest first.
     func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction>
     func queueCounts() throws -> [TransactionState: Int]
+    /// How many transactions in the queue are Sandbox purchases (a simulation's): what `env:production` hides.
+    func sandboxQueueCount() throws -> Int
     func eventTally(after eventId: Int64?) throws -> EventTally
     /// Purchases, grants, failures and the slowest callback reply in each bucket of `window` (the store's
     /// clock): a seek on the events' time (`transaction_event_activity`, v17), never a scan of the table.
@@ -76,10 +78,12 @@ public protocol QueueStore: Sendable {
     func recentDeliveries(limit: Int) throws -> CallbackDeliveries
     func paymentCatalogue(userLimit: Int) throws -> PaymentCatalogue
     /// Starts a payment run (its number, its hold) and, with `takingOver`, moves to it the work in flight
-    /// of runs that are gone: exactly once, however many runs start at the same moment.
-    func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart
-    /// Ends a run that stops cleanly: what it leaves in flight is free for the next run at once.
-    func endRun(_ run: PaymentRun) throws
+    /// of runs that are gone: exactly once, however many runs start at the same moment. With `audit`, the
+    /// run's start lines (`RunAudit.started`) are written in the same transaction.
+    func startRun(_ kind: PaymentRun.Kind, takingOver: Bool, audit: RunAudit?) throws -> PaymentRunStart
+    /// Ends a run that stops cleanly: what it leaves in flight is free for the next run at once. With
+    /// `audit`, its stop line (`RunAudit.stopped`) is written in the same transaction.
+    func endRun(_ run: PaymentRun, audit: RunAudit?) throws
     /// Says an idle run is alive; throws `StoreError.runEnded` once another run took it over.
     func heartbeat(_ run: PaymentRun) throws
     /// Commits a run's simulation steps, each with its events, in one transaction that also renews the
@@ -96,6 +100,8 @@ public protocol RestoreStore: Sendable {
     /// query's order.
     func restores(_ query: RestoreQuery) -> any ListPager<RestoreRow>
     func restoreCounts() throws -> [RestoreStatus: Int]
+    /// How many prompts of each status are of Sandbox purchases (a simulation's): what hiding them hides.
+    func sandboxRestoreCounts() throws -> [RestoreStatus: Int]
     func restorePrompt(transactionId: String) throws -> RestorePrompt?
     /// Throws `RestoreRefusal` (nothing written) when the rules refuse.
     @discardableResult

@@ -64,3 +64,79 @@ public struct PaymentRunStart: Sendable {
         self.tookOverFrom = tookOverFrom
     }
 }
+
+/// Who starts or stops a run, and how it is set: a run writes into the store as real purchases do, so
+/// its start (with its environment, pace and faults, one `simulate.fault` line each), its stop and
+/// every fault injected or cleared while it runs are on the audit log, under the acting staff member.
+/// The store writes a start's and a stop's lines in the transaction that starts or ends the run.
+public struct RunAudit: Sendable {
+    public var staff: StaffMember
+    public var at: Instant
+    /// The run's settings as the audit line says them (`Sandbox purchases, 60 s at 10/s, seed 1`).
+    public var settings: String
+    /// The faults the run starts with.
+    public var faults: [PaymentFault]
+
+    public init(staff: StaffMember, at: Instant, settings: String, faults: [PaymentFault] = []) {
+        self.staff = staff
+        self.at = at
+        self.settings = settings
+        self.faults = faults
+    }
+
+    /// `Sandbox purchases, 60 s at 10/s, seed 1` (a console's run has no end: `seconds` nil).
+    public static func settings(environment: StoreEnvironment, seconds: Int?, rate: Double, seed: UInt64) -> String {
+        let window = seconds.map { "\($0) s at " } ?? "at "
+        return "\(environment.rawValue) purchases, \(window)\(Self.number(rate))/s, seed \(seed)"
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// The lines of a run's start: the start, then each fault it starts with.
+    public func started(_ start: PaymentRunStart) -> [AuditEntry] {
+        let run = start.run
+        let tookOver = start.tookOverFrom.isEmpty ? "" : "; took over runs " + start.tookOverFrom.map(String.init).joined(separator: ", ")
+        let line = entry(Self.startAction, run: run.id, detail: "\(run.kind.rawValue) run started: \(settings)\(tookOver)")
+        return [line] + faults.map { fault(.inject($0), run: run.id) }
+    }
+
+    /// The line of a run's clean stop.
+    public func stopped(_ run: PaymentRun) -> AuditEntry {
+        entry(Self.stopAction, run: run.id, detail: "\(run.kind.rawValue) run stopped" + (settings.isEmpty ? "" : ": " + settings))
+    }
+
+    /// A fault injected into a running run, or every fault cleared.
+    public enum FaultChange: Sendable, Hashable {
+        case inject(PaymentFault)
+        case clear
+    }
+
+    /// The line of a fault injected or cleared while `run` runs.
+    public func fault(_ change: FaultChange, run: Int64) -> AuditEntry {
+        switch change {
+        case .inject(let fault): entry(Self.faultAction, run: run, detail: "fault \(fault) injected")
+        case .clear: entry(Self.faultAction, run: run, detail: "faults cleared")
+        }
+    }
+
+    private func entry(_ action: String, run: Int64, detail: String) -> AuditEntry {
+        AuditEntry(at: at, actor: staff.name, role: staff.role.rawValue, action: action, subject: "run \(run)", detail: detail)
+    }
+
+    /// The audit actions, one family: `audit --action simulate` lists them all.
+    public static let startAction = "simulate.start"
+    public static let stopAction = "simulate.stop"
+    public static let faultAction = "simulate.fault"
+}
+
+extension QueueStore {
+    /// A run started without an audit line: benchmarks, and tests of the run machinery.
+    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart {
+        try startRun(kind, takingOver: takingOver, audit: nil)
+    }
+
+    /// A run ended without an audit line.
+    public func endRun(_ run: PaymentRun) throws { try endRun(run, audit: nil) }
+}

@@ -10,10 +10,14 @@ public struct QueueQuery: Sendable, Hashable {
     public var text: String?
     /// Oldest purchase first (the queue runs newest first otherwise).
     public var oldestFirst: Bool
+    /// Only purchases made in this environment (nil: all); `env:production` hides a simulation's Sandbox ones.
+    public var environment: StoreEnvironment?
 
     public init(
-        state: TransactionState? = nil, userId: String? = nil, product: String? = nil, text: String? = nil, oldestFirst: Bool = false
+        state: TransactionState? = nil, userId: String? = nil, product: String? = nil, text: String? = nil, oldestFirst: Bool = false,
+        environment: StoreEnvironment? = nil
     ) {
+        self.environment = environment
         self.state = state
         self.userId = userId
         self.product = product
@@ -55,15 +59,28 @@ public struct EventTally: Sendable, Hashable {
 public struct PaymentCatalogue: Sendable {
     public var apps: [App]
     public var products: [Product]
-    public var userIds: [String]
+    /// The game accounts of a sample of players (in list order), in the apps the store has: the only
+    /// roles a simulation buys on.
+    public var accounts: [GameAccount]
     /// Ask to Buy and failing transactions, by app, from the apps' StoreKit configuration files.
     public var storeKitTesting: [String: StoreKitPurchaseTesting]
 
-    public init(apps: [App], products: [Product], userIds: [String], storeKitTesting: [String: StoreKitPurchaseTesting] = [:]) {
+    public init(apps: [App], products: [Product], accounts: [GameAccount], storeKitTesting: [String: StoreKitPurchaseTesting] = [:]) {
         self.apps = apps
         self.products = products
-        self.userIds = userIds
+        self.accounts = accounts
         self.storeKitTesting = storeKitTesting
+    }
+
+    /// Why a simulation cannot buy anything in this store (no product, or no game account in an app that
+    /// sells one), naming the store; nil when it can.
+    public func problem(path: String) -> String? {
+        let selling = Set(products.map(\.appId))
+        if selling.isEmpty { return "\(path) has no products to simulate purchases with" }
+        if !accounts.contains(where: { selling.contains($0.appId) }) {
+            return "\(path) has no game accounts in an app with products to simulate purchases on"
+        }
+        return nil
     }
 }
 

@@ -1,18 +1,21 @@
 import StoreDeskCore
 
-/// A line of the desk's list: the prompt and the app of its transaction (whose ownership rule applies).
+/// A line of the desk's list: the prompt, the app of its transaction (whose ownership rule applies) and
+/// the environment it was bought in (a simulation's purchases are Sandbox).
 public struct RestoreRow: Hashable, Sendable, Identifiable {
     public var request: RestoreRequest
     public var appId: String
+    public var environment: StoreEnvironment
 
     /// Where the row stands in any of the list's orders.
     public var cursor: RestoreCursor {
         RestoreCursor(createdAt: request.createdAt, userId: request.userId, transactionId: request.transactionId, id: request.id ?? 0)
     }
 
-    public init(request: RestoreRequest, appId: String) {
+    public init(request: RestoreRequest, appId: String, environment: StoreEnvironment = .production) {
         self.request = request
         self.appId = appId
+        self.environment = environment
     }
 
     /// The prompt's id.
@@ -35,8 +38,14 @@ public struct RestoreQuery: Sendable, Hashable {
     public var order: RestoreOrder
     /// From the end of `order` (newest, last player, last transaction first).
     public var descending: Bool
+    /// Only prompts of purchases made in this environment (nil: all); the desk hides Sandbox with Production.
+    public var environment: StoreEnvironment?
 
-    public init(status: RestoreStatus? = nil, text: String = "", order: RestoreOrder = .prompted, descending: Bool = false) {
+    public init(
+        status: RestoreStatus? = nil, text: String = "", order: RestoreOrder = .prompted, descending: Bool = false,
+        environment: StoreEnvironment? = nil
+    ) {
+        self.environment = environment
         self.status = status
         self.text = text
         self.order = order

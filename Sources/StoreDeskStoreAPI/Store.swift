@@ -159,8 +159,9 @@ public protocol PlayerLookup: Sendable {
 
 /// The restore desk's reads and writes beyond the console's (`RestoreStore`).
 public protocol RestoreDeskStore: Sendable {
-    /// Prompts oldest first, `status` nil for all, from after `cursor`.
-    func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor?) throws -> [RestorePrompt]
+    /// Prompts oldest first, `status` nil for all, `environment` (of their purchase) nil for all, from after `cursor`.
+    func restorePrompts(status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?) throws
+        -> [RestorePrompt]
     /// Restore Purchases for one role: its past non-consumables and subscriptions come back as `restored`.
     func restorePurchases(for target: RestoreAccount, appId: String?, by staff: StaffMember, at now: Instant) throws
         -> RestorePurchases.Plan
@@ -182,8 +183,8 @@ extension AuditLogStore {
 }
 
 extension RestoreDeskStore {
-    public func restorePrompts(status: RestoreStatus?, limit: Int) throws -> [RestorePrompt] {
-        try restorePrompts(status: status, limit: limit, after: nil)
+    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor? = nil) throws -> [RestorePrompt] {
+        try restorePrompts(status: status, environment: nil, limit: limit, after: cursor)
     }
 
     public func restorePurchases(for target: RestoreAccount, by staff: StaffMember, at now: Instant) throws -> RestorePurchases.Plan {

@@ -36,6 +36,21 @@ enum RestoreStatusChoice: String, CaseIterable, ExpressibleByArgument {
 
 extension TransactionState: ExpressibleByArgument {}
 
+/// `simulate --environment`: the App Store environment a run's purchases are made in.
+enum EnvironmentChoice: String, CaseIterable, ExpressibleByArgument {
+    case sandbox, production
+
+    var environment: StoreEnvironment { self == .sandbox ? .sandbox : .production }
+}
+
+/// `restore list --environment`: the prompts of one environment's purchases, or all of them.
+enum EnvironmentFilterChoice: String, CaseIterable, ExpressibleByArgument {
+    case all, sandbox, production
+
+    /// The store's filter: nil for all.
+    var environment: StoreEnvironment? { EnvironmentChoice(rawValue: rawValue)?.environment }
+}
+
 /// `user history --kind`: seven choices, one line when refused (`exitReporting`).
 extension HistoryKind: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }

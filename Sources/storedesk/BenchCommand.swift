@@ -94,7 +94,7 @@ struct BenchCommand: ParsableCommand {
                 let rate = 1000.0
                 let configuration = PaymentSimulation.Configuration(
                     seconds: max(1, Int((Double(transactions) / rate).rounded(.up))), rate: rate, seed: seed,
-                    start: Instant(millis: 1_800_000_000_000), userIds: catalogue.userIds, apps: catalogue.apps,
+                    start: Instant(millis: 1_800_000_000_000), accounts: catalogue.accounts, apps: catalogue.apps,
                     products: catalogue.products, run: pipelineRun.id, idPrefix: "bench")
 
                 // The engine alone: requests, states, receipts, signing, verifying, grant decisions.

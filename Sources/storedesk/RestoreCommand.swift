@@ -20,6 +20,8 @@ struct RestoreCommand: ParsableCommand {
             commandName: "list", abstract: "Restore prompts, oldest first.")
         @OptionGroup var store: StoreOptions
         @Option(help: "Which prompts.") var status: RestoreStatusChoice = .open
+        @Option(help: "Only prompts of purchases made in this environment (a simulation's are sandbox).")
+        var environment: EnvironmentFilterChoice = .all
         @Option(help: "At most this many prompts.") var limit: Int = 1000
         @OptionGroup var output: OutputOptions
 
@@ -30,7 +32,8 @@ struct RestoreCommand: ParsableCommand {
         func run() throws {
             let (prompts, now) = try reporting {
                 let database = try store.open(.readOnly)
-                return (try database.restorePrompts(status: status.status, limit: limit), try database.commandNow())
+                let prompts = try database.restorePrompts(status: status.status, environment: environment.environment, limit: limit, after: nil)
+                return (prompts, try database.commandNow())
             }
             try output.show(RestoreListReport(prompts: prompts, status: status.rawValue, now: now))
         }

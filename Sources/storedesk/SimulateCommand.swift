@@ -16,7 +16,10 @@ struct SimulateCommand: ParsableCommand {
             (default 10, from a quarter of the run). Every step is committed with its event, so a kill at any \
             moment leaves a store that `storedesk check` finds clean. What a run has in flight is its own while \
             it lives; a new run first takes over what runs that are gone left in flight (purchases still \
-            settling or deferred, orders not yet called back, grants not yet finished), never a live run's work.
+            settling or deferred, orders not yet called back, grants not yet finished), never a live run's work. \
+            Purchases are Sandbox (Apple's test money) unless --environment production; each is made from a \
+            game account the store has for the player in the product's app. The run's start (with its faults) \
+            and its stop are on the audit log (`audit --action simulate`), under --as.
             """)
 
     @Option(help: "Simulated seconds during which purchases arrive.") var seconds: Int = 60
@@ -33,6 +36,8 @@ struct SimulateCommand: ParsableCommand {
     var callbackURL: String?
     @Option(help: "Callbacks in flight at most (with --callback-url).") var concurrency = 16
     @Option(help: "Seconds a game server has to answer a callback (with --callback-url).") var timeout: Double = CallbackPoster.defaultTimeout
+    @Option(help: "The App Store environment the run's purchases are made in.") var environment: EnvironmentChoice = .sandbox
+    @OptionGroup var staff: StaffOptions
     @OptionGroup var output: OutputOptions
     @OptionGroup var store: StoreOptions
 
@@ -47,6 +52,7 @@ struct SimulateCommand: ParsableCommand {
             throw fail(
                 "--speed must be 0 (as fast as possible) or from \(Self.slowestSpeed) to \(Int(PaymentSimulation.Configuration.largestSpeed)), got \(speed)")
         }
+        if staff.readonly { throw fail("--readonly: `storedesk simulate` writes the store, so nothing was done") }
         if let callbackURL { _ = try checkedCallbackURL(callbackURL, option: "--callback-url") }
         guard (1...1024).contains(concurrency) else { throw fail("--concurrency must be from 1 to 1024, got \(concurrency)") }
         guard timeout > 0, timeout.isFinite, timeout <= 300 else {
@@ -72,22 +78,23 @@ struct SimulateCommand: ParsableCommand {
             let parsed = try parsedFaults()
             let database = try store.open(.readWrite)
             let catalogue = try database.paymentCatalogue()
-            guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
-                throw StoreError.invalidArgument("\(database.path) has no users or no products to simulate purchases with")
-            }
-            // This run's number and lock first, and the work of runs that are gone (killed, or ended with
-            // purchases still in flight) with it; a live run's work stays with that run.
-            let began = try database.startRun(.simulate, takingOver: true)
-            let run = began.run
+            if let problem = catalogue.problem(path: database.path) { throw StoreError.invalidArgument(problem) }
             let start = try database.commandNow().instant
+            let audit = RunAudit(
+                staff: StaffMember(name: staff.staff.actorName, role: staff.role), at: start,
+                settings: RunAudit.settings(environment: environment.environment, seconds: seconds, rate: rate, seed: seed), faults: parsed)
+            // This run's number and lock first, and the work of runs that are gone (killed, or ended with
+            // purchases still in flight) with it; a live run's work stays with that run. Audited with it.
+            let began = try database.startRun(.simulate, takingOver: true, audit: audit)
+            let run = began.run
             // Callbacks go to a real game server: every app's to --callback-url when given, else each app's
             // own callback URL (`apps set APP --callback-url URL`); apps with neither keep the in-process one.
             let urls = Dictionary(uniqueKeysWithValues: catalogue.apps.compactMap { app in (url ?? app.callbackURL).map { (app.id, $0) } })
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
-                    seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, userIds: catalogue.userIds,
+                    seconds: seconds, rate: rate, seed: seed, faults: parsed, start: start, accounts: catalogue.accounts,
                     apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim",
-                    storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(urls.keys)))
+                    storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(urls.keys), environment: environment.environment))
             simulation.resume(began.inFlight)
             var pending: [PaymentChange] = []
             var lastCommit = Date()
@@ -136,7 +143,9 @@ struct SimulateCommand: ParsableCommand {
             }
             try flush()
             // What is still due after the window stays in flight, free for the next run at once.
-            try database.endRun(run)
+            var stop = audit
+            stop.at = try database.commandNow().instant
+            try database.endRun(run, audit: stop)
             try output.show(
                 SimulateReport(
                     summary: simulation.summary, run: run.id, tookOver: began.tookOverFrom, path: database.path, seconds: seconds,

@@ -51,7 +51,7 @@ import Testing
         #expect(try store.queueActivity(window) == reference.queueActivity(window))
         #expect(try store.recentDeliveries(limit: 100) == reference.recentDeliveries(limit: 100))
         let catalogue = try store.paymentCatalogue(userLimit: 10), expected = try reference.paymentCatalogue(userLimit: 10)
-        #expect(catalogue.apps == expected.apps && catalogue.products == expected.products && catalogue.userIds == expected.userIds
+        #expect(catalogue.apps == expected.apps && catalogue.products == expected.products && catalogue.accounts == expected.accounts
             && catalogue.storeKitTesting == expected.storeKitTesting)
         for transaction in try reference.queue(QueueQuery()).first(limit: 500) {
             #expect(try store.queueDetail(transactionId: transaction.id) == reference.queueDetail(transactionId: transaction.id))

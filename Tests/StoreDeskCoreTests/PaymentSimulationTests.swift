@@ -13,13 +13,24 @@ import Testing
     ]
     static let start = Instant(millis: 1_700_000_000_000)
 
+    /// One game account a player in each app, as a store would have them (`PaymentCatalogue.accounts`).
+    static func accounts(_ users: [String], apps: [App] = [app]) -> [GameAccount] {
+        apps.flatMap { app in
+            users.map { user in
+                GameAccount(
+                    appleId: "apple." + user, userId: user, appId: app.id, sid: "s1", roleId: "r" + user + "-" + app.id,
+                    roleName: user, appAccountToken: "token-" + user + "-" + app.id)
+            }
+        }
+    }
+
     static func simulation(
         _ faults: [PaymentFault] = [], seconds: Int = 60, rate: Double = 5, seed: UInt64 = 7, malformed: Double = 0
     ) -> PaymentSimulation {
         PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: rate, seed: seed, faults: faults, start: start,
-                userIds: (1...40).map { "u\($0)" }, apps: [app], products: products, malformedShare: malformed))
+                accounts: Self.accounts((1...40).map { "u\($0)" }), apps: [app], products: products, malformedShare: malformed))
     }
 
     static func run(_ simulation: inout PaymentSimulation) -> (changes: [PaymentChange], events: [PaymentEvent]) {
@@ -47,7 +58,7 @@ import Testing
         func changes(run: Int64) -> [PaymentChange] {
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
-                    seconds: 30, rate: 5, seed: 7, start: Self.start, userIds: (1...40).map { "u\($0)" }, apps: [Self.app],
+                    seconds: 30, rate: 5, seed: 7, start: Self.start, accounts: Self.accounts((1...40).map { "u\($0)" }), apps: [Self.app],
                     products: Self.products, run: run, idPrefix: "sim", malformedShare: 0))
             return simulation.runCollecting()
         }
@@ -118,7 +129,7 @@ import Testing
         // Few users and long Ask to Buy waits make collisions certain.
         var simulation = PaymentSimulation(
             PaymentSimulation.Configuration(
-                seconds: 60, rate: 5, seed: 3, faults: [.askToBuy(probability: 1)], start: Self.start, userIds: ["u1"],
+                seconds: 60, rate: 5, seed: 3, faults: [.askToBuy(probability: 1)], start: Self.start, accounts: Self.accounts(["u1"]),
                 apps: [Self.app], products: [Self.products[0]]))
         let (_, events) = Self.run(&simulation)
         let refused = events.filter { $0.kind == .purchaseRefused }
@@ -340,7 +351,7 @@ import Testing
         var second = PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: 1, rate: 0.000_001, seed: 9, faults: [], start: Self.start.adding(.seconds(20)),
-                userIds: ["u1"], apps: [Self.app], products: Self.products, run: 2, idPrefix: "again"))
+                accounts: Self.accounts(["u1"]), apps: [Self.app], products: Self.products, run: 2, idPrefix: "again"))
         second.resume(inFlight.map { t in
             PaymentSimulation.InFlight(transaction: t, order: orders[t.id], callbacks: orders[t.id].map { callbacks[$0.id] ?? 0 } ?? 0)
         })

@@ -559,7 +559,7 @@ enum OwnStoreKitFile {
         mine.id = "2001"
         var simulation = PaymentSimulation(
             PaymentSimulation.Configuration(
-                seconds: 60, rate: 5, seed: 3, start: Instant(millis: 1_700_000_000_000), userIds: (1...20).map { "u\($0)" },
+                seconds: 60, rate: 5, seed: 3, start: Instant(millis: 1_700_000_000_000), accounts: PaymentSimulationTests.accounts((1...20).map { "u\($0)" }, apps: [mine, other]),
                 apps: [mine, other], products: products, malformedShare: 0, storeKitTesting: testing))
         return simulation.runCollecting().flatMap(\.events)
     }

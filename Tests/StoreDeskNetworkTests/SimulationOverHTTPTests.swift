@@ -13,7 +13,7 @@ import Testing
         return PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: rate, seed: 7, faults: faults, start: Instant(millis: 1_800_000_000_000),
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "http",
+                accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "http",
                 remoteApps: remote ? Set(catalogue.apps.map(\.id)) : []))
     }
 

@@ -26,7 +26,7 @@ import Testing
         return PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: 10, seed: 42, faults: faults, start: Instant(millis: 1_800_000_000_000),
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: 1, idPrefix: "sim"))
+                accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: 1, idPrefix: "sim"))
     }
 
     /// The orders of the run-1 simulation's transactions (`sim1-T…`), for `order_id IN (…)`.

@@ -25,7 +25,7 @@ import Testing
         var simulation = PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: seconds, rate: 10, seed: seed, faults: [.networkDrop(probability: 0.5)], start: start,
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: run.id))
+                accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: run.id))
         try PaymentPipeline.run(into: store, run: run, batch: 64) { emit in try simulation.run(emit) }
         return simulation
     }
@@ -68,7 +68,7 @@ import Testing
         // C resumes A's work to the end: every paid purchase granted once, the store clean
         var resumer = PaymentSimulation(
             PaymentSimulation.Configuration(
-                seconds: 1, rate: 0.000_001, seed: 9, start: Self.start.adding(.seconds(30)), userIds: ["10000001"],
+                seconds: 1, rate: 0.000_001, seed: 9, start: Self.start.adding(.seconds(30)), accounts: try store.paymentCatalogue().accounts,
                 apps: try store.paymentCatalogue().apps, products: try store.paymentCatalogue().products, run: c.run.id))
         resumer.resume(c.inFlight)
         try PaymentPipeline.run(into: store, run: c.run, batch: 64) { emit in
@@ -209,7 +209,7 @@ import Testing
         #expect(began.inFlight.map(\.granted) == [true])
         var simulation = PaymentSimulation(
             PaymentSimulation.Configuration(
-                seconds: 1, rate: 0.000_001, seed: 1, start: Self.start.adding(.seconds(5)), userIds: ["10000001"], apps: demo.apps,
+                seconds: 1, rate: 0.000_001, seed: 1, start: Self.start.adding(.seconds(5)), accounts: demo.gameAccounts, apps: demo.apps,
                 products: demo.products, run: began.run.id))
         simulation.resume(began.inFlight)
         try PaymentPipeline.run(into: store, run: began.run, batch: 64) { emit in try simulation.run(emit) }

@@ -20,7 +20,7 @@ import Testing
         var simulation = PaymentSimulation(
             PaymentSimulation.Configuration(
                 seconds: 60, rate: 10, seed: 42, faults: PaymentQueueStoreTests.allFaults, start: start,
-                userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: 1, idPrefix: "sim"))
+                accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: 1, idPrefix: "sim"))
         try simulation.run { try store.apply($0) }
         return store
     }

@@ -140,6 +140,37 @@ import Testing
         #expect(try console.outside().read { try StoreCheck.run($0) }.isEmpty)
     }
 
+    /// The console's run is Sandbox, on the store's own game accounts, and its start, each fault set or
+    /// cleared, and its stop are on the audit log under the person at the console.
+    @Test func theConsolesRunIsSandboxAndItsStartFaultsAndStopAreAudited() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("r"))
+        let run = try #require(console.state.screenState(QueueScreen.self).run)
+        console.press(.character("x"))
+        console.type("clientCrash:0.5")
+        console.press(.enter)
+        console.press(.character("x"))
+        console.type("clear")
+        console.press(.enter)
+        tick(console, seconds: 3)
+        console.press(.character("r"))
+        let lines = try console.outside().read { db in
+            try Row.fetchAll(db, sql: "SELECT actor, role, action, subject, detail FROM audit_log WHERE action LIKE 'simulate.%' ORDER BY id")
+        }
+        #expect(lines.map { $0["action"] as String } == ["simulate.start", "simulate.fault", "simulate.fault", "simulate.stop"])
+        #expect(lines.allSatisfy { $0["actor"] == "tester" && $0["role"] == "developer" && $0["subject"] == "run \(run.id)" })
+        #expect((lines[0]["detail"] as String).hasPrefix("console run started: Sandbox purchases, at "))
+        #expect(lines[1]["detail"] == "fault clientCrash:0.5 injected" && lines[2]["detail"] == "faults cleared")
+        let prefix = "live\(run.id)-%"
+        #expect(try count(console, "SELECT COUNT(*) FROM store_transaction WHERE id LIKE '\(prefix)'") > 0)
+        #expect(try count(console, "SELECT COUNT(*) FROM store_transaction WHERE id LIKE '\(prefix)' AND environment != 'Sandbox'") == 0)
+        #expect(try count(console, """
+            SELECT COUNT(*) FROM store_transaction t WHERE t.id LIKE '\(prefix)' AND NOT EXISTS (
+                SELECT 1 FROM game_account g WHERE g.user_id = t.user_id AND g.app_id = t.app_id AND g.sid = t.sid AND g.role_id = t.role_id)
+            """) == 0)
+    }
+
     /// Another process took this console's run over (it judged it gone): the simulation stops and
     /// says so, and the write it was refused leaves nothing behind, rather than running on ahead of the store.
     @Test func aSimulationTakenOverByAnotherRunStopsAndSaysWhy() throws {

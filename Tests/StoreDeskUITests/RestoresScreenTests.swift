@@ -40,6 +40,35 @@ import Testing
         #expect(console.text.contains("share: 龙脉 Dragon Atlas lets both hold it"))
     }
 
+    @Test func bHidesTheSandboxPromptsAndTheTitleCountsThem() throws {
+        let console = try ConsoleHarness(size: size)
+        // A simulation's dropped order: its purchase was made with Apple's test money.
+        try console.outside().write { db in
+            try db.execute(sql: "UPDATE store_transaction SET environment = 'Sandbox' WHERE id = '2000000100000095'")
+        }
+        open(console, "restores")
+        #expect(restores(console).list.rows.map(\.request.transactionId) == ["2000000100000093", "2000000100000095", "2000000100000096"])
+        #expect(restores(console).list.rows.map(\.environment) == [.production, .sandbox, .production])
+        #expect(console.text.contains("Restores · open 1 of 3 · 1 sandbox"))
+        console.press(.character("b"))
+        #expect(restores(console).hidesSandbox)
+        #expect(restores(console).list.rows.map(\.request.transactionId) == ["2000000100000093", "2000000100000096"])
+        #expect(console.text.contains("Restores · open 1 of 2 · 1 sandbox hidden"))
+        #expect(console.state.status?.text == "Sandbox restore prompts hidden (b shows them)")
+        // Every status keeps it hidden: all five prompts less the Sandbox one.
+        console.press(.character("s"), .character("s"), .character("s"))
+        #expect(restores(console).status == nil && restores(console).list.rows.count == 4)
+        #expect(console.text.contains("Restores · all 1 of 4 · 1 sandbox hidden"))
+        console.press(.character(":"))
+        console.type("sandbox show")
+        console.press(.enter)
+        #expect(!restores(console).hidesSandbox && restores(console).list.rows.count == 5)
+        console.press(.character(":"))
+        console.type("sandbox maybe")
+        console.press(.enter)
+        #expect(console.state.status?.text == ":sandbox takes hide or show, got 'maybe'")
+    }
+
     @Test func statusCyclesAndTheFilterFindsAPlayer() throws {
         let console = try ConsoleHarness(size: size)
         open(console, "restores")

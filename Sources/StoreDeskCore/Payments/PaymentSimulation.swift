@@ -20,7 +20,12 @@ public struct PaymentSimulation: Sendable {
         public var faults: [PaymentFault]
         /// The simulated clock's start.
         public var start: Instant
-        public var userIds: [String]
+        /// The players' game accounts purchases are made from: only accounts the store has (a purchase
+        /// picks one, then a product of its app), so every grant lands on a role the store knows.
+        public var accounts: [GameAccount]
+        /// The environment every purchase of the run is made in: Sandbox (Apple's test money) unless a
+        /// run is asked for Production.
+        public var environment: StoreEnvironment
         public var apps: [App]
         public var products: [Product]
         /// The run's number in the store (`payment_run`): its orders are numbered in this run's block
@@ -40,17 +45,18 @@ public struct PaymentSimulation: Sendable {
 
         public init(
             seconds: Int, rate: Double, seed: UInt64, faults: [PaymentFault] = [], start: Instant,
-            userIds: [String], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
+            accounts: [GameAccount], apps: [App], products: [Product], run: Int64 = 1, idPrefix: String = "sim",
             malformedShare: Double = 0.02, storeKitTesting: [String: StoreKitPurchaseTesting] = [:],
-            remoteApps: Set<String> = []
+            remoteApps: Set<String> = [], environment: StoreEnvironment = .sandbox
         ) {
             self.remoteApps = remoteApps
+            self.environment = environment
             self.seconds = seconds
             self.rate = rate
             self.seed = seed
             self.faults = faults
             self.start = start
-            self.userIds = userIds
+            self.accounts = accounts
             self.apps = apps
             self.products = products
             self.run = run
@@ -161,7 +167,6 @@ public struct PaymentSimulation: Sendable {
         var duplicate: Bool
         var tamperSign: Bool
         var tamperField: Bool
-        var sandbox: Bool
         var settleAfter: Int64
         var decideAfter: Int64
     }
@@ -215,6 +220,10 @@ public struct PaymentSimulation: Sendable {
     private var loggedIn: Set<String> = []
     var apps: [String: App] = [:]
     let sellable: [Product]
+    /// The accounts purchases are made from: those of `configuration.accounts` whose app sells something.
+    let buyers: [GameAccount]
+    /// The products on sale, by app.
+    let sellableByApp: [String: [Product]]
     private var probabilities: [String: Double] = [:]
     private var downWindows: [(from: Int64, to: Int64)] = []
     /// Callbacks for real game servers, waiting to be POSTed.
@@ -232,6 +241,9 @@ public struct PaymentSimulation: Sendable {
         for app in configuration.apps { apps[app.id] = app }
         let appIds = Set(configuration.apps.map(\.id))
         sellable = configuration.products.filter { appIds.contains($0.appId) }
+        let byApp = Dictionary(grouping: sellable, by: \.appId)
+        sellableByApp = byApp
+        buyers = configuration.accounts.filter { byApp[$0.appId] != nil }
         let quarter = configuration.start.millis.clampedAdding(Int64(configuration.seconds).clampedMultiplied(by: 250))
         var downStart = quarter
         for fault in configuration.faults {
@@ -248,7 +260,7 @@ public struct PaymentSimulation: Sendable {
                 downStart = downStart.clampedAdding(Int64(seconds).clampedMultiplied(by: 1000))
             }
         }
-        if !configuration.userIds.isEmpty, !sellable.isEmpty, configuration.rate > 0 {
+        if !buyers.isEmpty, configuration.rate > 0 {
             schedule(.arrive, at: configuration.start.millis.clampedAdding(nextGap()))
         }
     }
@@ -382,7 +394,7 @@ public struct PaymentSimulation: Sendable {
     public mutating func resume(_ work: [InFlight]) {
         let clean = Plan(
             failure: nil, askToBuy: false, approve: true, crash: false, drops: 0, duplicate: false, tamperSign: false,
-            tamperField: false, sandbox: false, settleAfter: 0, decideAfter: 0)
+            tamperField: false, settleAfter: 0, decideAfter: 0)
         for item in work where !item.transaction.finished {
             let t = item.transaction, id = t.id
             summary.resumed += 1
@@ -438,14 +450,17 @@ public struct PaymentSimulation: Sendable {
         summary.attempts += 1
         let number = arrivals
         let id = configuration.idPrefix + String(configuration.run) + "-T" + String(number)
-        let userId = configuration.userIds[random.below(configuration.userIds.count)]
+        // A role the store has, and a product of that role's game.
+        let account = buyers[random.below(buyers.count)]
+        let userId = account.userId
         let login = logIn(userId)
-        let product = sellable[random.below(sellable.count)]
-        let sid = "s" + String(1 + random.below(3))
+        let products = sellableByApp[account.appId] ?? []
+        let product = products[random.below(products.count)]
+        let sid = account.sid
         let plan = drawPlan(configuration.storeKitTesting[product.appId])
         var input = PurchaseRequest.Input(
             productName: product.name, productId: product.id, productPrice: String(product.priceCents), sid: sid,
-            roleId: "r" + userId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
+            roleId: account.roleId, orderId: "G" + String(number), ext: "{\"sim\":\(number)}")
         if random.chance(configuration.malformedShare) {
             switch random.below(3) {
             case 0: input.productPrice = ServerCallback.goldText(cents: product.priceCents)
@@ -465,7 +480,7 @@ public struct PaymentSimulation: Sendable {
         let existing = openByKey[key].flatMap { transactions[$0] }.map { [$0] } ?? []
         switch TransactionStateMachine.begin(
             request, userId: userId, appId: product.appId, transactionId: id,
-            environment: plan.sandbox ? .sandbox : .production, at: now, existing: existing)
+            environment: configuration.environment, at: now, existing: existing)
         {
         case .failure(let refusal):
             summary.purchasesRefused += 1
@@ -734,12 +749,11 @@ public struct PaymentSimulation: Sendable {
         let duplicate = roll("duplicate")
         let sign = roll("sign")
         let field = roll("field")
-        let sandbox = random.chance(0.1)
         let settleAfter = Int64(300 + random.below(1700))
         let decideAfter = Int64(5000 + random.below(25_000))
         return Plan(
             failure: failed ? failure : nil, askToBuy: ask, approve: approve, crash: crash, drops: drop ? drops : 0,
-            duplicate: duplicate, tamperSign: sign, tamperField: field && !sign, sandbox: sandbox,
+            duplicate: duplicate, tamperSign: sign, tamperField: field && !sign,
             settleAfter: settleAfter, decideAfter: decideAfter)
     }
 

@@ -97,7 +97,11 @@ struct RestorePager: ListPager {
     }
 
     func count() throws -> ListCount? {
-        let indexed: [(String, StatementArguments)] = query.status.map { [("r.status = ?", [$0.rawValue])] } ?? []
+        var indexed: [(String, StatementArguments)] = query.status.map { [("r.status = ?", [$0.rawValue])] } ?? []
+        // The prompt's transaction, by its primary key.
+        if let environment = query.environment {
+            indexed.append(("(SELECT environment FROM store_transaction WHERE id = r.transaction_id) = ?", [environment.rawValue]))
+        }
         let scanned: [(String, StatementArguments)] = query.text.isEmpty ? [] : [RestoreDesk.textCondition(query.text)]
         return try database.reader.read {
             try ListCounting.count($0, from: "restore_request", alias: "r", indexed: indexed, scanned: scanned)

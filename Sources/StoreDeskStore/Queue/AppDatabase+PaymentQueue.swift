@@ -40,13 +40,18 @@ extension AppDatabase {
         }
     }
 
-    /// Apps, products and a sample of users (in list order) to simulate purchases over.
+    /// Apps, products and the game accounts of a sample of users (in list order) to simulate purchases over.
     public func paymentCatalogue(userLimit: Int = 1000) throws -> PaymentCatalogue {
         try reader.read { db in
             PaymentCatalogue(
                 apps: try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id"),
                 products: try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id"),
-                userIds: try String.fetchAll(db, sql: "SELECT id FROM user ORDER BY rowid LIMIT ?", arguments: [userLimit]),
+                accounts: try GameAccount.fetchAll(
+                    db,
+                    sql: """
+                        SELECT g.* FROM game_account g JOIN (SELECT id FROM user ORDER BY rowid LIMIT ?) u ON u.id = g.user_id
+                        ORDER BY g.user_id, g.app_id, g.sid, g.role_id
+                        """, arguments: [userLimit]),
                 storeKitTesting: try CatalogueRows(db: db).purchaseTesting())
         }
     }

@@ -10,7 +10,7 @@ extension AppDatabase {
     /// All of it is one `BEGIN IMMEDIATE` transaction: of two processes starting at the same moment,
     /// the second waits for the first's commit and then sees its run alive, so each piece of orphaned
     /// work is taken over exactly once.
-    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool) throws -> PaymentRunStart {
+    public func startRun(_ kind: PaymentRun.Kind, takingOver: Bool, audit: RunAudit?) throws -> PaymentRunStart {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: path) }
         // Heartbeats and leases are wall-clock matters between processes, whatever clock a simulation runs on.
         let clock: @Sendable () -> Instant = { Instant(Date()) }
@@ -29,9 +29,13 @@ extension AppDatabase {
                     try db.execute(sql: "UPDATE payment_run SET host = ? WHERE id = ?", arguments: [RunLock.host, id])
                 }
                 let run = PaymentRun(id: id, kind: kind, hold: lock, clock: clock)
-                guard takingOver else { return PaymentRunStart(run: run, inFlight: [], tookOverFrom: []) }
-                let (inFlight, from) = try PaymentRuns.takeOver(db, for: id, store: path, now: now)
-                return PaymentRunStart(run: run, inFlight: inFlight, tookOverFrom: from)
+                var start = PaymentRunStart(run: run, inFlight: [], tookOverFrom: [])
+                if takingOver {
+                    let (inFlight, from) = try PaymentRuns.takeOver(db, for: id, store: path, now: now)
+                    start = PaymentRunStart(run: run, inFlight: inFlight, tookOverFrom: from)
+                }
+                for entry in audit?.started(start) ?? [] { try Self.insert(entry, db) }
+                return start
             }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
@@ -40,13 +44,14 @@ extension AppDatabase {
 
     /// Ends a run that stops cleanly: what it leaves in flight is free for the next run at once. The
     /// lock goes only after the end is committed.
-    public func endRun(_ run: PaymentRun) throws {
+    public func endRun(_ run: PaymentRun, audit: RunAudit?) throws {
         do {
             try write { db in
                 let now = run.clock().millis
                 try db.execute(
                     sql: "UPDATE payment_run SET ended_at = ?, heartbeat_at = ? WHERE id = ? AND ended_at IS NULL",
                     arguments: [now, now, run.id])
+                if let audit { try Self.insert(audit.stopped(run), db) }
             }
             run.hold?.release()
         } catch let error as DatabaseError {

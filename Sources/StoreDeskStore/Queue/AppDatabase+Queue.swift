@@ -13,6 +13,10 @@ extension QueueQuery {
             terms.append("user_id = ?")
             arguments += [userId]
         }
+        if let environment {
+            terms.append("environment = ?")
+            arguments += [environment.rawValue]
+        }
         if let product {
             terms.append("product_id LIKE ? ESCAPE '\\'")
             arguments += ["%" + Self.escapedForLike(product) + "%"]
@@ -32,6 +36,7 @@ extension QueueQuery {
         var scanned: [(String, StatementArguments)] = []
         if let state { indexed.append(("state = ?", [state.rawValue])) }
         if let userId { indexed.append(("user_id = ?", [userId])) }
+        if let environment { scanned.append(("environment = ?", [environment.rawValue])) }
         if let product { scanned.append(("product_id LIKE ? ESCAPE '\\'", ["%" + Self.escapedForLike(product) + "%"])) }
         if let text {
             let pattern = "%" + Self.escapedForLike(text) + "%"
@@ -47,6 +52,15 @@ extension QueueQuery {
 }
 
 extension AppDatabase {
+    /// How many transactions in the queue are Sandbox purchases.
+    public func sandboxQueueCount() throws -> Int {
+        try reader.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM store_transaction WHERE finished = 0 AND environment = ?",
+                arguments: [StoreEnvironment.sandbox.rawValue]) ?? 0
+        }
+    }
+
     /// How many transactions wait in the queue, per state (all of them, whatever the filter).
     public func queueCounts() throws -> [TransactionState: Int] {
         try reader.read { db in

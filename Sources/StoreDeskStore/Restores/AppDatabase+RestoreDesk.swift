@@ -17,11 +17,12 @@ extension AppDatabase {
     }
 
     /// Prompts oldest first, `status` nil for all, from after `cursor` (keyset: created_at, id).
-    public func restorePrompts(status: RestoreStatus?, limit: Int, after cursor: RestoreCursor? = nil) throws
+    public func restorePrompts(status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?) throws
         -> [RestorePrompt]
     {
         try reader.read { db in
-            try RestoreDesk.rows(db, RestoreQuery(status: status), anchor: cursor.map { .after($0) } ?? .first, limit: limit)
+            try RestoreDesk.rows(
+                db, RestoreQuery(status: status, environment: environment), anchor: cursor.map { .after($0) } ?? .first, limit: limit)
                 .map { try RestoreDesk.prompt(db, $0.request) }
         }
     }
@@ -44,6 +45,23 @@ extension AppDatabase {
             for status in RestoreStatus.allCases {
                 counts[status] = try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM restore_request WHERE status = ?", arguments: [status.rawValue])
+            }
+            return counts
+        }
+    }
+
+    /// How many prompts of each status are of Sandbox purchases.
+    public func sandboxRestoreCounts() throws -> [RestoreStatus: Int] {
+        try reader.read { db in
+            var counts: [RestoreStatus: Int] = [:]
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT r.status, COUNT(*) AS n FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id
+                    WHERE t.environment = ? GROUP BY r.status
+                    """, arguments: [StoreEnvironment.sandbox.rawValue])
+            for row in rows {
+                if let status = RestoreStatus(rawValue: row["status"]) { counts[status] = row["n"] }
             }
             return counts
         }
@@ -178,7 +196,9 @@ extension AppDatabase {
 
 extension RestoreRow: FetchableRecord {
     public init(row: GRDB.Row) throws {
-        self.init(request: try RestoreRequest(row: row), appId: try row.decode(forColumn: "sd_app_id"))
+        self.init(
+            request: try RestoreRequest(row: row), appId: try row.decode(forColumn: "sd_app_id"),
+            environment: StoreEnvironment(rawValue: try row.decode(forColumn: "sd_environment")) ?? .production)
     }
 }
 
@@ -204,6 +224,7 @@ enum RestoreDesk {
         var conditions: [(String, StatementArguments)] = []
         if let status = query.status { conditions.append(("r.status = ?", [status.rawValue])) }
         if !query.text.isEmpty { conditions.append(textCondition(query.text)) }
+        if let environment = query.environment { conditions.append(environmentCondition(environment)) }
         let keyset: Keyset
         let values: (RestoreCursor) -> StatementArguments
         switch query.order {
@@ -212,8 +233,16 @@ enum RestoreDesk {
         case .transaction: (keyset, values) = (Keyset(time: nil, id: "r.transaction_id", descending: query.descending), { [$0.transactionId] })
         }
         return keyset.statement(
-            select: "SELECT r.*, t.app_id AS sd_app_id FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id",
+            select: "SELECT r.*, t.app_id AS sd_app_id, t.environment AS sd_environment FROM \(joined)",
             conditions: conditions, anchor: anchor, limit: limit, values: values)
+    }
+
+    /// The prompts and their transactions, as the list reads them (`r`, `t`).
+    static let joined = "restore_request r JOIN store_transaction t ON t.id = r.transaction_id"
+
+    /// The environment filter: prompts of purchases made in `environment`.
+    static func environmentCondition(_ environment: StoreEnvironment) -> (String, StatementArguments) {
+        ("t.environment = ?", [environment.rawValue])
     }
 
     /// The text filter: found (as typed) in the transaction id, the player's id or the product id.

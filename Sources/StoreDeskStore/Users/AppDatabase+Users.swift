@@ -102,11 +102,14 @@ extension AppDatabase {
 
     /// Writes one audit line in its own transaction.
     public func recordAudit(_ entry: AuditEntry) throws {
-        try write { db in
-            var entry = entry
-            entry.at = try StoreMeta.stamp(entry.at, in: db)
-            try entry.insert(db)
-        }
+        try write { db in try Self.insert(entry, db) }
+    }
+
+    /// An audit line in the caller's transaction, stamped on the store's clock.
+    static func insert(_ entry: AuditEntry, _ db: Database) throws {
+        var entry = entry
+        entry.at = try StoreMeta.stamp(entry.at, in: db)
+        try entry.insert(db)
     }
 }
 

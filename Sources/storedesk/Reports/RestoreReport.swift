@@ -51,6 +51,8 @@ struct RestoreDeliveryJSON: Encodable {
 struct RestorePromptJSON: Encodable {
     var id: Int64
     var transactionIdentifier, productId, productName, userId, appId, status, createdAt: String
+    /// The environment the purchase was made in: `Sandbox` for a simulation's (Apple's test money).
+    var environment: String
     var quantity: Int
     var appleIds: [String]
     var ownership, ownershipRule: String
@@ -71,6 +73,7 @@ struct RestorePromptJSON: Encodable {
         productName = prompt.product.name
         userId = request.userId
         appId = prompt.app.id
+        environment = prompt.transaction.environment.rawValue
         status = request.status.rawValue
         createdAt = request.createdAt.iso8601
         quantity = request.quantity
@@ -100,6 +103,7 @@ struct RestorePromptJSON: Encodable {
         try container.encode(appId, forKey: .appId)
         try container.encode(status, forKey: .status)
         try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(environment, forKey: .environment)
         try container.encode(quantity, forKey: .quantity)
         try container.encode(appleIds, forKey: .appleIds)
         try container.encode(ownership, forKey: .ownership)
@@ -117,7 +121,7 @@ struct RestorePromptJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, transactionIdentifier, productId, productName, userId, appId, status, createdAt, quantity, appleIds
+        case id, transactionIdentifier, productId, productName, userId, appId, status, createdAt, environment, quantity, appleIds
         case ownership, ownershipRule, payingAccount, currentOwners, candidates, resolvedBy, resolvedRole, resolvedAt
         case reason, target, delivery, opened
     }
@@ -130,7 +134,7 @@ extension RestorePrompt {
         return [
             transaction.id, request.userId, "\(product.id) ×\(request.quantity)", age(at: now).shortText, status,
             ownership.rawValue,
-        ].joined(separator: "  ")
+        ].joined(separator: "  ") + (transaction.environment == .sandbox ? "  " + transaction.environment.rawValue : "")
     }
 
     /// The candidate accounts, one line each, the paying account marked.

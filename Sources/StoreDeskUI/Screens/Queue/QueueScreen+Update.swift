@@ -28,6 +28,8 @@ extension QueueScreen: ConsoleScreen {
         case finish
         /// Show only the next state.
         case nextState
+        /// Hide Sandbox purchases (`env:production`), or show them again (nil: the other way).
+        case sandbox(hidden: Bool?)
         /// `:callback URL`: POST this console's simulation callbacks there; nil (`:callback clear`) goes
         /// back to each app's own URL, or the in-process game server.
         case callback(String?)
@@ -86,6 +88,13 @@ extension QueueScreen: ConsoleScreen {
         .key(
             .character("s"), action: .nextState, help: "state",
             summary: "Show only the next state: all, purchasing, purchased, deferred, failed, restored."),
+        .key(
+            .character("b"), action: .sandbox(hidden: nil), help: "sandbox",
+            summary: "Hide Sandbox purchases (a simulation's test money: the filter's env:production), or show them again; the title counts them.",
+            verb: ScreenVerb("sandbox", argument: "hide|show", summary: "hide or show Sandbox purchases") { text in
+                RestoresScreen.sandboxChoice(text).map { .success(.sandbox(hidden: $0)) }
+                    ?? .failure(VerbProblem(":sandbox takes hide or show, got '\(text)'"))
+            }),
         .verb(
             "callback", argument: "URL|clear",
             summary: "POST this console's simulation callbacks to a game server (clear: each app's own URL, or in process)",
@@ -114,7 +123,7 @@ extension QueueScreen: ConsoleScreen {
         .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
     ] + ScreenCommand.export(noun: "transactions") { .export($0) }
 
-    public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState]
+    public static let footer: [Action] = [.runOrStop, .pause, .fault, .nextState, .sandbox(hidden: nil)]
 
     public var filterText: String? { filter }
     public var tickInterval: TimeInterval? { simulation != nil && !paused ? 0.1 : nil }
@@ -177,19 +186,28 @@ extension QueueScreen: ConsoleScreen {
             context.status = StatusMessage("no simulation runs in this console (r starts one)", .warning)
             return []
         }
+        let change: RunAudit.FaultChange
         if text.trimmingCharacters(in: .whitespaces) == "clear" {
             simulation?.clearFaults()
             context.status = StatusMessage("faults cleared: purchases go through cleanly", .success)
-            return []
+            change = .clear
+        } else {
+            do throws(PaymentFault.ParseError) {
+                let fault = try PaymentFault.parse(text.trimmingCharacters(in: .whitespaces))
+                simulation?.inject(fault)
+                context.status = StatusMessage("fault \(fault) injected from now on", .success)
+                change = .inject(fault)
+            } catch {
+                context.status = StatusMessage(error.description.replacingOccurrences(of: "--fault", with: "fault"), .error)
+                return []
+            }
         }
-        do throws(PaymentFault.ParseError) {
-            let fault = try PaymentFault.parse(text.trimmingCharacters(in: .whitespaces))
-            simulation?.inject(fault)
-            context.status = StatusMessage("fault \(fault) injected from now on", .success)
-        } catch {
-            context.status = StatusMessage(error.description.replacingOccurrences(of: "--fault", with: "fault"), .error)
-        }
-        return []
+        guard let run else { return [] }
+        let entry = runAudit(context).fault(change, run: run.id)
+        return [Self.write { store in
+            try store.recordAudit(entry)
+            return .runRecorded
+        }]
     }
 
     public mutating func perform(_ command: Command, _ context: inout ScreenContext) -> [Effect] {
@@ -228,16 +246,18 @@ extension QueueScreen: ConsoleScreen {
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
                 guard let run else { return [] }
                 self.run = nil
+                let audit = runAudit(context)
                 return [Self.write { store in
-                    try store.endRun(run)
+                    try store.endRun(run, audit: audit)
                     return .runRecorded
                 }]
             }
             let seed = UInt64(truncatingIfNeeded: context.clock.millis)
+            let audit = runAudit(context, seed: seed)
             return [Self.write { store in
                 let catalogue = try store.paymentCatalogue(userLimit: 1000)
-                guard !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else { return .started(catalogue, nil, seed: seed) }
-                return .started(catalogue, try store.startRun(.console, takingOver: true), seed: seed)
+                guard catalogue.problem(path: store.path) == nil else { return .started(catalogue, nil, seed: seed) }
+                return .started(catalogue, try store.startRun(.console, takingOver: true, audit: audit), seed: seed)
             }]
         case .sim(let step):
             let action: Action? = switch step {
@@ -300,6 +320,10 @@ extension QueueScreen: ConsoleScreen {
             var words = filter.split(separator: " ").map(String.init).filter { !$0.lowercased().hasPrefix("state:") && !$0.lowercased().hasPrefix("s:") }
             if let next { words.insert("state:" + next.rawValue, at: 0) }
             return setFilter(words.joined(separator: " "), &context)
+        case .sandbox(let hidden):
+            let hiding = hidden ?? (Self.query(filter).0.environment != .production)
+            context.status = StatusMessage(hiding ? "Sandbox purchases hidden (b shows them)" : "Sandbox purchases shown")
+            return setFilter(Self.filter(filter, hidingSandbox: hiding), &context)
         case .finish:
             guard let transaction = selectedRow else { return [] }
             if var simulation, let run, simulation.transactionsById[transaction.id] != nil {

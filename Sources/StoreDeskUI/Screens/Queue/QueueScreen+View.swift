@@ -177,6 +177,7 @@ extension QueueScreen {
         var title = "Queue · " + list.positionText(count: stateCount)
         if sort != ListSort("purchased", descending: true) { title += " · " + sort.label }
         if !filter.isEmpty { title += " · filter “\(filter)”" }
+        title = titled(title, width: rect.width)
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }

@@ -13,6 +13,8 @@ public struct QueueScreen: Sendable {
     /// The visible page of the filtered queue, newest first, and its selection.
     public var list = ListWindow<StoreTransaction>()
     public var counts: [TransactionState: Int] = [:]
+    /// How many transactions in the queue are Sandbox purchases (a simulation's): what `b` hides.
+    public var sandboxCount = 0
     public var detail: QueueDetail?
     public var detailScroll = 0
     /// Events seen since the screen opened, by kind (from the store, so other processes count too).
@@ -82,6 +84,8 @@ public struct QueueScreen: Sendable {
     public enum Event: Sendable {
         case page(ListWindow<StoreTransaction>.Page)
         case counts([TransactionState: Int])
+        /// How many transactions in the queue are Sandbox purchases.
+        case sandboxCount(Int)
         /// How many transactions a filter the state counts do not cover matches (`ListPager.count`).
         case counted(ListWindow<StoreTransaction>.Counted)
         case tally(EventTally, at: Instant)
@@ -109,7 +113,7 @@ public struct QueueScreen: Sendable {
         Dictionary(uniqueKeysWithValues: apps.compactMap { app in (override ?? app.callbackURL).map { (app.id, $0) } })
     }
 
-    /// The filter as a query: `state:`, `user:`, `product:` words, the rest matched against ids.
+    /// The filter as a query: `state:`, `env:`, `user:`, `product:` words, the rest matched against ids.
     public static func query(_ filter: String) -> (QueueQuery, problem: String?) {
         var query = QueueQuery()
         var words: [String] = []
@@ -126,6 +130,12 @@ public struct QueueScreen: Sendable {
                     query.state = state
                 } else {
                     problem = "no state '\(parts[1])' (have: \(TransactionState.allCases.map(\.rawValue).joined(separator: ", ")))"
+                }
+            case "env", "e":
+                if let environment = StoreEnvironment.allCases.first(where: { $0.rawValue.lowercased().hasPrefix(parts[1].lowercased()) }) {
+                    query.environment = environment
+                } else {
+                    problem = "no environment '\(parts[1])' (have: sandbox, production)"
                 }
             case "user", "u": query.userId = parts[1]
             case "product", "p": query.product = parts[1]
@@ -151,6 +161,7 @@ public struct QueueScreen: Sendable {
         return [
             Self.read { store in Event.page(try read(store)) },
             Self.read { store in Event.counts(try store.queueCounts()) },
+            Self.read { store in Event.sandboxCount(try store.sandboxQueueCount()) },
             Self.read { store in Event.deliveries(try store.recentDeliveries(limit: Self.deliveriesWindow)) },
             Self.read { store in Event.tally(try store.eventTally(after: after), at: now) },
         ]
@@ -168,9 +179,27 @@ public struct QueueScreen: Sendable {
 
     /// The list's count: the state counts (read with every page) when the filter is at most a state,
     /// else nil (the store's count, `countEffect`).
+    /// `title` with its word on Sandbox purchases: how many `env:production` hides, or how many are listed
+    /// (none when only Sandbox ones are).
+    func titled(_ title: String, width: Int) -> String {
+        let environment = Self.query(filter).0.environment
+        guard environment != .sandbox else { return title }
+        return RestoresScreen.titled(title, sandbox: sandboxCount, hidden: environment == .production, width: width)
+    }
+
+    /// The filter with Sandbox purchases hidden (`env:production` first) or shown (no `env:` word).
+    static func filter(_ filter: String, hidingSandbox: Bool) -> String {
+        var words = filter.split(separator: " ").map(String.init).filter { word in
+            let key = word.lowercased()
+            return !key.hasPrefix("env:") && !key.hasPrefix("e:")
+        }
+        if hidingSandbox { words.insert("env:production", at: 0) }
+        return words.joined(separator: " ")
+    }
+
     var stateCount: ListCount? {
         let (query, _) = Self.query(filter)
-        guard query.userId == nil, query.product == nil, query.text == nil else { return nil }
+        guard query.userId == nil, query.product == nil, query.text == nil, query.environment == nil else { return nil }
         return .exact(query.state.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +))
     }
 
@@ -214,6 +243,9 @@ public struct QueueScreen: Sendable {
         case .counts(let counts):
             self.counts = counts
             return []
+        case .sandboxCount(let count):
+            sandboxCount = count
+            return []
         case .counted(let counted):
             list.show(counted)
             return []
@@ -234,8 +266,8 @@ public struct QueueScreen: Sendable {
             self.activity = activity
             return []
         case .started(let catalogue, let began, let seed):
-            guard let began, !catalogue.userIds.isEmpty, !catalogue.products.isEmpty else {
-                context.status = StatusMessage("nothing to simulate: the store has no users or no products", .error)
+            guard let began else {
+                context.status = StatusMessage("nothing to simulate: " + (catalogue.problem(path: "the store") ?? "the store has no run"), .error)
                 return []
             }
             stopDelivering()
@@ -243,7 +275,7 @@ public struct QueueScreen: Sendable {
             var simulation = PaymentSimulation(
                 PaymentSimulation.Configuration(
                     seconds: Self.liveSeconds, rate: rate, seed: seed, faults: [], start: context.clock,
-                    userIds: catalogue.userIds, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
+                    accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
                     idPrefix: "live", storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(routes.keys)))
             simulation.resume(began.inFlight)
             self.simulation = simulation
@@ -254,7 +286,7 @@ public struct QueueScreen: Sendable {
             let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
             let http = routes.isEmpty ? "" : "; callbacks POSTed to " + Self.routesText(routes, apps: catalogue.apps.count)
             context.status = StatusMessage(
-                "simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)\(http)",
+                "\(Self.environment.rawValue) simulation running (run \(began.run.id)) at \(Self.speedText(speed)), \(Self.rateText(rate)) purchases/s\(resumed)\(http)",
                 .success)
             return []
         case .simulationFailed(let message):
@@ -291,6 +323,17 @@ public struct QueueScreen: Sendable {
 
     /// A live simulation's arrival window: a year, so it never runs dry while the console is open.
     static let liveSeconds = 365 * 24 * 3600
+
+    /// The console's simulations buy with Apple's test money; `storedesk simulate --environment
+    /// production` is the way to make Production purchases.
+    static let environment = StoreEnvironment.sandbox
+
+    /// Who starts, stops or sets faults on this console's run, and how it is set, for the audit log.
+    func runAudit(_ context: ScreenContext, seed: UInt64? = nil) -> RunAudit {
+        RunAudit(
+            staff: context.session.staff, at: context.clock,
+            settings: RunAudit.settings(environment: Self.environment, seconds: nil, rate: rate, seed: seed ?? simulation?.configuration.seed ?? 0))
+    }
 
     /// Advances the simulation by the wall-clock time since the last advance times the speed, and
     /// writes what happened (each step with its events) in one SQLite transaction.

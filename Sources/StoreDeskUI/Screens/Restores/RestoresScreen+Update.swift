@@ -21,6 +21,8 @@ extension RestoresScreen: ConsoleScreen {
         case nextStatus
         /// List the prompts with this status (nil: all).
         case status(RestoreStatus?)
+        /// Hide the prompts of Sandbox purchases, or show them again (nil: the other way).
+        case sandbox(hidden: Bool?)
         /// A player logs in at the desk.
         case logIn(userId: String)
         /// The answers to the confirm's and the decline's prompts.
@@ -58,6 +60,13 @@ extension RestoresScreen: ConsoleScreen {
                 return .success(.status(status))
             }),
         .key(
+            .character("b"), action: .sandbox(hidden: nil), help: "sandbox",
+            summary: "Hide the prompts of Sandbox purchases (a simulation's test money), or show them again; the title counts them.",
+            verb: ScreenVerb("sandbox", argument: "hide|show", summary: "hide or show the prompts of Sandbox purchases") { text in
+                RestoresScreen.sandboxChoice(text).map { .success(.sandbox(hidden: $0)) }
+                    ?? .failure(VerbProblem(":sandbox takes hide or show, got '\(text)'"))
+            }),
+        .key(
             .character("h"), action: .history, help: "history",
             summary: "The selected prompt's player's whole story, newest first, on Users (as h there).",
             unavailable: { $0.selectedRow == nil ? "no restore prompt selected" : nil }),
@@ -69,7 +78,16 @@ extension RestoresScreen: ConsoleScreen {
         .reverseSort(.sort(.reverse), sortable: sortable) { .sort(.to($0)) },
     ] + ScreenCommand.export(noun: "restore prompts") { .export($0) }
 
-    public static let footer: [Action] = [.confirm, .decline, .nextStatus]
+    public static let footer: [Action] = [.confirm, .decline, .nextStatus, .sandbox(hidden: nil)]
+
+    /// `:sandbox hide` or `:sandbox show`: whether Sandbox prompts are hidden; nil for anything else.
+    static func sandboxChoice(_ text: String) -> Bool? {
+        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        case "hide": true
+        case "show": false
+        default: nil
+        }
+    }
 
     public var filterText: String? { filter }
 
@@ -137,6 +155,11 @@ extension RestoresScreen: ConsoleScreen {
         case .status(let chosen):
             status = chosen
             pinned = nil
+            return reload(pageSize: pageSize)
+        case .sandbox(let hidden):
+            hidesSandbox = hidden ?? !hidesSandbox
+            pinned = nil
+            context.status = StatusMessage(hidesSandbox ? "Sandbox restore prompts hidden (b shows them)" : "Sandbox restore prompts shown")
             return reload(pageSize: pageSize)
         case .confirm:
             guard let prompt = openPrompt(&context) else { return [] }

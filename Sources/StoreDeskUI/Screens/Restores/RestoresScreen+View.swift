@@ -25,6 +25,7 @@ extension RestoresScreen {
         var title = "Restores · " + (status?.rawValue ?? "all") + " " + list.positionText(count: statusCount, placed: placed)
         if sort != ListSort("prompted") { title += " · " + sort.label }
         if !filter.isEmpty { title += " · “\(filter)”" }
+        title = Self.titled(title, sandbox: sandboxCount, hidden: hidesSandbox, width: rect.width)
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }

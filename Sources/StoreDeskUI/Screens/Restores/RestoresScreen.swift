@@ -15,6 +15,10 @@ public struct RestoresScreen: Sendable {
     public var sort = ListSort("prompted")
     public var list = ListWindow<RestoreRow>()
     public var counts: [RestoreStatus: Int] = [:]
+    /// Prompts of Sandbox purchases (a simulation's, Apple's test money) are hidden (`b`, `:sandbox`).
+    public var hidesSandbox = false
+    /// How many prompts of each status are of Sandbox purchases: what hiding them hides.
+    public var sandboxCounts: [RestoreStatus: Int] = [:]
     public var detail: RestorePrompt?
     public var detailScroll = 0
     /// Choosing the account to confirm onto: the candidate under the cursor.
@@ -46,6 +50,7 @@ public struct RestoresScreen: Sendable {
     public enum Event: Sendable {
         case page(ListWindow<RestoreRow>.Page)
         case counts([RestoreStatus: Int])
+        case sandboxCounts([RestoreStatus: Int])
         /// How many prompts a text filter matches (`ListPager.count`).
         case counted(ListWindow<RestoreRow>.Counted)
         case detail(RestorePrompt?)
@@ -57,7 +62,9 @@ public struct RestoresScreen: Sendable {
 
     /// The list as the store pages it: the status, the filter and the order.
     var query: RestoreQuery {
-        RestoreQuery(status: status, text: filter, order: RestoreOrder(rawValue: sort.column) ?? .prompted, descending: sort.descending)
+        RestoreQuery(
+            status: status, text: filter, order: RestoreOrder(rawValue: sort.column) ?? .prompted, descending: sort.descending,
+            environment: hidesSandbox ? .production : nil)
     }
 
     var source: ListWindow<RestoreRow>.Source {
@@ -70,6 +77,7 @@ public struct RestoresScreen: Sendable {
         [
             Self.read { store in Event.page(try read(store)) },
             Self.read { store in Event.counts(try store.restoreCounts()) },
+            Self.read { store in Event.sandboxCounts(try store.sandboxRestoreCounts()) },
         ]
     }
 
@@ -78,7 +86,26 @@ public struct RestoresScreen: Sendable {
     /// The list's count: the status counts (read with every page) when there is no text filter, else nil.
     var statusCount: ListCount? {
         guard filter.isEmpty else { return nil }
-        return .exact(status.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +))
+        let all = status.map { counts[$0] ?? 0 } ?? counts.values.reduce(0, +)
+        return .exact(hidesSandbox ? max(0, all - sandboxCount) : all)
+    }
+
+    /// The prompts of Sandbox purchases with the status shown (all of them when all are).
+    var sandboxCount: Int { status.map { sandboxCounts[$0] ?? 0 } ?? sandboxCounts.values.reduce(0, +) }
+
+    /// `title` with its word on Sandbox items: how many are hidden, or how many of those listed are
+    /// Sandbox; the longest form that fits a frame `width` wide, so the count shows at 80 columns too.
+    static func titled(_ title: String, sandbox n: Int, hidden: Bool, width: Int) -> String {
+        let forms: [String]
+        switch (n > 0, hidden) {
+        case (true, true): forms = ["\(n) sandbox hidden", "\(n) sbx hidden", "−\(n) sbx"]
+        case (false, true): forms = ["sandbox hidden", "sbx hidden"]
+        case (true, false): forms = ["\(n) sandbox", "\(n) sbx"]
+        case (false, false): return title
+        }
+        let room = width - 6
+        let form = forms.first { (title + " · " + $0).count <= room } ?? forms[forms.count - 1]
+        return title + " · " + form
     }
 
     /// The store's count for a text filter, read after the frame.
@@ -127,6 +154,9 @@ public struct RestoresScreen: Sendable {
             return detailEffect()
         case .counts(let counts):
             self.counts = counts
+            return []
+        case .sandboxCounts(let counts):
+            sandboxCounts = counts
             return []
         case .counted(let counted):
             list.show(counted)
