@@ -182,6 +182,13 @@ struct RequestLogMiddleware: RouterMiddleware {
                 peer: context.peer, method: "\(request.method)", path: request.uri.path, status: status, started: started,
                 note: context.note.value)
         }
+        // An empty path segment names no route: the router would read `//` as `/` and answer another path.
+        if request.uri.path.contains("//") {
+            line(404)
+            return Response(
+                status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: "no such path: an empty segment ('//') in \(String(request.uri.path.prefix(200)))\n")))
+        }
         do {
             let response = try await next(request, context)
             line(response.status.code)

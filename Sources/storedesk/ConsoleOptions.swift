@@ -41,14 +41,18 @@ struct Look: Equatable {
         return (nil, .default)
     }
 
-    /// The theme to start with and its warnings; a broken file is an error.
+    /// The theme to start with and its warnings. One asked for with `--theme` that cannot be loaded is an
+    /// error; one the config file names is a warning naming the file, and the console starts on the
+    /// built-in theme, as for the file's other keys.
     func loadTheme(_ catalog: ThemeCatalog) throws -> (Theme, [String]) {
         if monochrome { return (Theme.mono, []) }
-        if let theme = themeInForce.name {
+        let (name, source) = themeInForce
+        if let name {
             do {
-                return try catalog.load(theme)
+                return try catalog.load(name)
             } catch let error as ThemeError {
-                throw StoreError.invalidArgument(error.description)
+                guard source == .configFile else { throw StoreError.invalidArgument(error.description) }
+                return (Theme.builtInDefault, ["\(UserConfig.current.path): key 'theme': \(error.description); using the built-in theme"])
             }
         }
         return (Theme.builtInDefault, [])

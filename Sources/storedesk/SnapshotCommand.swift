@@ -100,7 +100,8 @@ struct SnapshotRequest: Equatable {
             trace.mark("arguments")
             // Theme files are looked up only for --theme: the default theme is built in.
             let catalog = ThemeCatalog(environment: look.themeInForce.name == nil ? [:] : environmentValues("XDG_CONFIG_HOME", "HOME"))
-            let (theme, _) = try look.loadTheme(catalog)
+            let (theme, themeWarnings) = try look.loadTheme(catalog)
+            for warning in themeWarnings { warn(warning) }
             trace.mark("theme")
             // The clock is read first on a probe, so a store whose clock is no date is refused untouched.
             let opened = try store.open(.readOnly, verifying: { _ = try $0.clock() })

@@ -40,7 +40,15 @@ struct UserConfig: Equatable {
     /// Reads the file at `path`; a missing file is no file, an unusable one is ignored with its `problem`.
     static func load(path: String) -> UserConfig {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return UserConfig(path: path) }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            // A symbolic link that leads nowhere (a loop, a missing target) is a file that cannot be read, said
+            // as such, not a file that is not there.
+            var link = stat()
+            if lstat(path, &link) == 0 {
+                return UserConfig(path: path, exists: true, problem: "\(path): a symbolic link that leads to no file (a loop, or a missing target); using the defaults")
+            }
+            return UserConfig(path: path)
+        }
         guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
             return UserConfig(path: path, exists: true, problem: "\(path): cannot be read; using the defaults")
         }

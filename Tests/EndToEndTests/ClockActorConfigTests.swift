@@ -83,6 +83,19 @@ import Testing
             ("role = \"boss\"\n", "'role'"), ("colour = \"red\"\n", "'colour'"), ("actor = 42\n", "'actor'"),
             ("actor = \"unterminated\n", "line 1"),
         ]
+        // A theme the config file names that is not there: the file and key named, the built-in theme used
+        // (the console exited 1 without naming the file).
+        let themed = try Self.writeConfig(home, "theme = \"nope\"\n")
+        let snapshotted = try Binary.run(["snapshot", "--screen", "users", "--size", "100x30"], home: home)
+        #expect(snapshotted.status == 0, "\(snapshotted.stderr)")
+        #expect(snapshotted.stderr.split(separator: "\n").count == 1 && snapshotted.stderr.contains(themed)
+            && snapshotted.stderr.contains("'theme'"), "\(snapshotted.stderr)")
+        // A config file that is a symbolic link looping on itself is said, not taken for no file.
+        try FileManager.default.removeItem(atPath: themed)
+        try FileManager.default.createSymbolicLink(atPath: themed, withDestinationPath: themed)
+        let looped = try Binary.run(["config", "show", "--json"], home: home)
+        #expect(looped.status == 0 && looped.stderr.contains(themed) && looped.stderr.contains("symbolic link"), "\(looped.stderr)")
+        try FileManager.default.removeItem(atPath: themed)
         for (text, key) in cases {
             let path = try Self.writeConfig(home, text)
             // A command still runs, on the defaults

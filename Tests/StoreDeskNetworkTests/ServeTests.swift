@@ -102,6 +102,9 @@ import Testing
         #expect(try Self.curl(serve.url, Self.callback("20260301000011"), type: "application/json").hasSuffix(" 415"))
         #expect(try Self.curl(serve.url, "") == "fail: unknown app 200")
         #expect(try shell("curl -s --max-time 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:\(serve.port)/nowhere").output == "404")
+        // `//` is no route (the router read it as `/` and answered another path); the server keeps serving.
+        #expect(try shell("curl -s --path-as-is --max-time 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:\(serve.port)//callback").output == "404")
+        #expect(try shell("curl -s --path-as-is --max-time 5 -o /dev/null -w '%{http_code}' http://127.0.0.1:\(serve.port)/inApps//v1/transactions/1").output == "404")
         // A slow client: the headers promise 200 bytes, 10 arrive, then nothing.
         let slow = rawExchange(
             port: serve.port,

@@ -41,7 +41,7 @@ import Testing
         #expect(frame.roles(row: badgeRow).contains(.subscriptionActive))
         command(console, "user 10000008")
         // The demo's signed lines are verified by the demo's own root, and say it is not Apple's.
-        #expect(console.text.contains("2026-11-09 ✓ test REFUND"))
+        #expect(console.text.contains("2026-11-09 ✓ test CA REFUND"))
         #expect(console.text.contains("refunded 2026-11-09, reason: app issue; access removed"))
         // A chain the demo left unsigned is marked decoded, on every line.
         command(console, "user 10000036")

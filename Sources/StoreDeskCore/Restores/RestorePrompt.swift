@@ -52,7 +52,13 @@ public struct RestorePrompt: Hashable, Sendable, Identifiable {
     public var ownership: RestoreOwnership { app.restoreOwnership }
 
     /// The sentence the desk shows: what a confirm onto another account does in this app.
-    public var ownershipRule: String { ownership.rule(app: app.name, owner: payingAccount.label) }
+    public var ownershipRule: String {
+        // With no account but the paying one to choose, a restore can only go back to it: say that, not
+        // what a move to another account would do.
+        let others = candidates.contains { $0.userId != payingAccount.userId || $0.sid != payingAccount.sid || $0.roleId != payingAccount.roleId }
+        guard others else { return "only the paying account, \(payingAccount.label), can take it back" }
+        return ownership.rule(app: app.name, owner: payingAccount.label)
+    }
 
     /// Who holds the purchase now: the paying account, the account a transfer moved it to, or both.
     public var currentOwners: [RestoreAccount] {

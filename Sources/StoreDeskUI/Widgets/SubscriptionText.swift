@@ -79,10 +79,12 @@ extension DetailText {
     }
 
     /// The mark beside an event on a timeline. A chain to a root other than Apple's (the demo's, a test
-    /// CA) is marked `✓ test`: verified, but not by Apple.
+    /// CA) is marked `✓ test CA`: verified, but not by Apple. The store's record of a chain before its
+    /// first notification is marked so, not "simulated".
     static func trustMark(_ event: SubscriptionEvent) -> Span {
-        switch event.provenance {
-        case .verified: Span(event.signer?.isApple == true ? "✓" : "✓ test", .statusSuccess)
+        if event.isStoreRecord { return Span("store record", .muted) }
+        return switch event.provenance {
+        case .verified: Span(event.signer?.isApple == true ? "✓" : "✓ test CA", .statusSuccess)
         case .decodedJSON: Span("decoded", .statusWarning)
         case .unverifiedJWS: Span("UNVERIFIED", .statusError)
         case .storeKitTesting: Span("StoreKit test", .statusWarning)

@@ -174,7 +174,7 @@ extension SubscriptionsScreen {
         let signed = SubscriptionTimeline(events: detail.events.filter { $0.signedDate <= now })
         text.heading("Timeline (\(signed.events.count))")
         if signed.events.isEmpty {
-            text.paragraph("", "no notification yet: the stored subscription, aged to now", width: width, .muted)
+            text.paragraph("", "no notification yet: the state shown is the store's record, played forward to the store clock", width: width, .muted)
         }
         var timeline = DetailText(labelWidth: 4)
         for (event, entry) in zip(signed.events, signed.entries) {
