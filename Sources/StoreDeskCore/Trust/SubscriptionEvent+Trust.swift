@@ -24,11 +24,18 @@ extension SubscriptionEvent {
 /// `2 verified, 1 decoded`, and who signed them. The least trusted kind present says how the whole reads.
 public struct TrustSummary: Hashable, Sendable {
     public var counts: [SubscriptionEvent.Provenance: Int] = [:]
+    /// The store's record of the chain before its first notification (`SubscriptionBaseline`): no
+    /// notification, so counted apart.
+    public var storeRecords = 0
     /// The distinct signers of the verified ones, first seen first.
     public var signers: [Signer] = []
 
     public init(_ events: [SubscriptionEvent]) {
         for event in events {
+            if event.isStoreRecord {
+                storeRecords += 1
+                continue
+            }
             counts[event.provenance, default: 0] += 1
             if let signer = event.signer, !signers.contains(signer) { signers.append(signer) }
         }
@@ -46,11 +53,12 @@ public struct TrustSummary: Hashable, Sendable {
     /// `4 verified`, `4 verified (test root)`, `2 verified, 1 decoded, not signed`.
     public var text: String {
         let order: [SubscriptionEvent.Provenance] = [.verified, .unverifiedJWS, .decodedJSON, .storeKitTesting, .simulated]
-        return order.compactMap { provenance -> String? in
+        let kinds = order.compactMap { provenance -> String? in
             guard let count = counts[provenance], count > 0 else { return nil }
             if provenance == .verified { return "\(count) verified" + (allApple ? "" : " (test root)") }
             return "\(count) \(provenance.label)"
-        }.joined(separator: ", ")
+        }
+        return (kinds + (storeRecords > 0 ? ["\(storeRecords) from the store's record"] : [])).joined(separator: ", ")
     }
 }
 
