@@ -19,9 +19,10 @@ import Testing
         try tmux.keys("2")
         try tmux.waitFor("no simulation in this console")
         try tmux.keys("r")
-        try tmux.waitFor("simulation ▶ 1×")
+        // With --ascii no symbol reaches the terminal: ▶ is >, × is x.
+        try tmux.waitFor(ascii ? "simulation > 1x" : "simulation ▶ 1×")
         try tmux.keys("+", "+", "+")
-        try tmux.waitFor("simulation ▶ 10×")
+        try tmux.waitFor(ascii ? "simulation > 10x" : "simulation ▶ 10×")
         // A few seconds at 10×: the last columns of each series have something in them.
         Thread.sleep(forTimeInterval: 4)
         let screen = try tmux.capture()
