@@ -279,10 +279,10 @@ func jsonObject(_ text: String) throws -> [String: Any] {
         try tmux.keys("Tab")
         for _ in 0..<6 { try tmux.keys("j") }
         // The names are cut at the pane's edge (date, trust mark and name are wider than 56 columns).
-        screen = try tmux.waitFor("DID_CHANGE_RENEWAL_PREF/DOWNG")
+        screen = try tmux.waitFor("DID_CHANGE_RENEWAL_PREF/D")
         #expect(screen.contains("● active"))
         #expect(screen.contains("renews 2027-11-02 as vip.monthly"))
-        #expect(screen.contains("DID_CHANGE_RENEWAL_PREF/UPGRA"))
+        #expect(screen.contains("DID_CHANGE_RENEWAL_PREF/U"))
         // The badge has a style of its own: an escape sequence starts right before the bullet.
         let coloured = try tmux.capture(colours: true)
         let badge = coloured.split(separator: "\n").first { $0.contains("● active") && $0.contains("vip.yearly") && !$0.contains("2027") }
