@@ -63,7 +63,7 @@ test: deps release
 	@$(MAKE) --no-print-directory apple-venv
 	$(SWIFT) build --product storedesk
 	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --no-parallel --filter EndToEndTests
-	$(SWIFT) test --no-parallel
+	$(SWIFT) test --no-parallel --skip EndToEndTests
 
 bench: release
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES) $(TEST_PACKAGES)"

@@ -121,7 +121,7 @@ extension PostgresStore: HistoryStore {
                   || coalesce(': ' || r.reason, '')
                 """),
         auditRead(ids: "NULL::text AS transaction_id, NULL::text AS original_transaction_id, NULL::text AS app_order_id, NULL::text AS order_id",
-                  from: "audit_log a WHERE a.subject = :user"),
+                  from: "audit_log a WHERE a.subject IN ('user ' || :user, :user)"),
         auditRead(ids: "t.id AS transaction_id, t.original_transaction_id, t.app_order_id, o.order_id",
                   from: """
                       store_transaction t JOIN audit_log a ON a.subject = 'transaction ' || t.id

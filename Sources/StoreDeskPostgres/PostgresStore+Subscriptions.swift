@@ -107,10 +107,10 @@ struct PostgresSubscriptionPager: ListPager {
                         + search.condition(group))
                 PostgresStore.filter(search, &sql)
                 if let cursor = plan.cursor, cursor.state == group {
-                    sql.append(
-                        " AND (s.expires_date, s.original_transaction_id) \(plan.comparison) (\(sql.bind(cursor.expires.millis)), \(sql.bind(cursor.id)))")
+                    let after = plan.after(cursor, in: group) { (sql.bind($0.expires.millis), sql.bind($0.id)) }
+                    sql.append(after)
                 }
-                sql.append(" ORDER BY s.expires_date \(plan.order), s.original_transaction_id \(plan.order) LIMIT \(limit - rows.count)")
+                sql.append(plan.orderBy(group) + " LIMIT \(limit - rows.count)")
                 rows += try db.rows(sql.query).map { row in
                     let cells = store.cells(row)
                     let friendly = try cells.text("sd_friendly")

@@ -280,7 +280,7 @@ public enum AppleAPIWrites {
     /// The audit line of an API key registered (or replacing one with its key id).
     public static func keyAudit(_ key: AppAPIKey, replaced: Bool, by staff: StaffMember, at now: Instant) -> AuditEntry {
         AuditEntry(
-            at: now, actor: staff.name, role: staff.role.rawValue, action: "app.api_key.set", subject: key.appId,
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "app.api_key.set", subject: "app \(key.appId)",
             detail: "\(replaced ? "replaced" : "added") API key \(key.keyId), issuer \(key.issuerId) (public key kept)")
     }
 

@@ -25,7 +25,7 @@ extension AuditEntry {
         if let refusal = staff.refusal(.revealPhone) { throw StoreError.invalidArgument(refusal) }
         if let problem = AppleSupport.reasonProblem(reason) { throw StoreError.invalidArgument(problem) }
         return AuditEntry(
-            at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: userId,
+            at: now, actor: staff.name, role: staff.role.rawValue, action: "reveal.phone", subject: "user \(userId)",
             detail: "phone revealed on \(surface): \(reason.trimmingCharacters(in: .whitespaces))")
     }
 }

@@ -18,6 +18,25 @@ extension SubscriptionSearch {
         /// The keyset comparison after the cursor, within its group.
         public var comparison: String { (ascending ? ">" : "<") + (inclusive ? "=" : "") }
         public var order: String { ascending ? "ASC" : "DESC" }
+
+        /// What a group's rows run by over `subscription s`, then the original transaction id: the date
+        /// the list's ENDS column shows. In grace period that is the grace period's end (access ends
+        /// then; apps' grace periods differ in length, so it is not the failed period's order); every
+        /// other group runs by its period's end, on the (state, expires_date) index.
+        public static func key(_ group: SubscriptionState) -> String {
+            group == .gracePeriod ? "COALESCE(s.grace_period_expires_date, s.expires_date)" : "s.expires_date"
+        }
+
+        /// The keyset condition after the cursor within `group`, its two values bound by `bind`.
+        public func after(_ cursor: Cursor, in group: SubscriptionState, bind: (Cursor) -> (String, String)) -> String {
+            let (expires, id) = bind(cursor)
+            return " AND (\(Self.key(group)), s.original_transaction_id) \(comparison) (\(expires), \(id))"
+        }
+
+        /// The ORDER BY of a group's rows.
+        public func orderBy(_ group: SubscriptionState) -> String {
+            " ORDER BY \(Self.key(group)) \(order), s.original_transaction_id \(order)"
+        }
     }
 
     public func plan(_ anchor: Anchor) -> PagePlan {

@@ -15,8 +15,9 @@ public struct SubscriptionListRow: Hashable, Sendable, Identifiable {
 
     /// Where the row sits in the list.
     public func cursor(at instant: Instant) -> SubscriptionSearch.Cursor {
-        SubscriptionSearch.Cursor(
-            state: subscription.info(at: instant)?.state ?? .expired, expires: subscription.expiresDate, id: subscription.id)
+        let state = subscription.info(at: instant)?.state ?? .expired
+        let end = state == .gracePeriod ? subscription.gracePeriodExpiresDate ?? subscription.expiresDate : subscription.expiresDate
+        return SubscriptionSearch.Cursor(state: state, expires: end, id: subscription.id)
     }
 }
 
@@ -45,7 +46,8 @@ public struct SubscriptionSearch: Sendable, Hashable {
     /// The groups of the list, in the order an operator acts on them.
     public static let order: [SubscriptionState] = [.active, .gracePeriod, .billingRetry, .expired, .revoked]
 
-    /// A place in the list: a state group, then expiry, then the original transaction id (both either way).
+    /// A place in the list: a state group, then the end its rows run by (`PagePlan.key`: the period's
+    /// end, in grace period the grace period's), then the original transaction id (both either way).
     public struct Cursor: Hashable, Sendable {
         public var state: SubscriptionState
         public var expires: Instant

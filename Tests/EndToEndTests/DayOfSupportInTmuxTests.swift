@@ -18,8 +18,8 @@ import Testing
         #expect(screen.contains("Find · “2611120001” · 1 of 1") && screen.contains("order, its order id (exact)"), "\(screen)")
         try tmux.keys("Enter")
         screen = try tmux.waitFor("History · 10000001")
-        #expect(screen.contains("tx 2000000100000088"), "\(screen)")
-        #expect(!screen.contains("tx 20…"), "\(screen)")
+        #expect(screen.contains("transaction 2000000100000088"), "\(screen)")
+        #expect(!screen.contains("transaction 20…"), "\(screen)")
         #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
     }
 

@@ -71,7 +71,15 @@ import Testing
         try store.reader.read { db in
             let grace = try SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock).page(db, from: .first, limit: 50)
             #expect(grace.map(\.subscription.userId).sorted() == ["10000013", "10000019"])
-            #expect(grace.first?.userName == "Jay 黄")
+            // In the order of the date the ENDS column shows, the grace period's end (emma_pro's ends on
+            // the 21st, Jay's on the 26th, though Jay's failed period ended first), both ways.
+            let ends = grace.map { $0.subscription.info(at: demo.meta.clock)?.gracePeriodExpiresDate }
+            #expect(ends == ends.sorted { ($0?.millis ?? 0) < ($1?.millis ?? 0) })
+            #expect(grace.map(\.userName) == ["emma_pro", "Jay 黄"])
+            let latestFirst = try SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock, descending: true).page(db, from: .first, limit: 50)
+            #expect(latestFirst.map(\.userName) == ["Jay 黄", "emma_pro"])
+            let paged = try SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock).page(db, from: .after(grace[0].cursor(at: demo.meta.clock)), limit: 5)
+            #expect(paged.map(\.userName) == ["Jay 黄"])
             // A day later one grace period has run out: billing retry.
             let later = SubscriptionSearch(state: .gracePeriod, instant: demo.meta.clock.adding(.days(1)))
             #expect(try later.page(db, from: .first, limit: 50).map(\.subscription.userId) == ["10000013"])

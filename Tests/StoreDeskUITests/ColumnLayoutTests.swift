@@ -177,15 +177,47 @@ import Testing
         #expect(drawn("abc         ", width: 6) == "abc\n")
     }
 
-    @Test func tabBarKeepsTheCurrentTabWhole() {
+    @Test func tabBarKeepsTheCurrentTabNamed() {
         for width in [59, 70, 79, 119, 199] {
             for current in 0..<ScreenID.allCases.count {
                 let labels = AppState.tabLabels(current: current, width: width)
-                let title = "\(current + 1) \(ScreenID.allCases[current].title)"
-                #expect(labels[current].contains(title), "\(width) \(current): \(labels)")
+                let id = ScreenID.allCases[current]
+                #expect(
+                    labels[current].contains("\(current + 1) \(id.title)") || labels[current].contains("\(current + 1) \(id.shortTitle)"),
+                    "\(width) \(current): \(labels)")
                 #expect(labels.reduce(0) { $0 + $1.columns + 1 } <= width + 1, "\(width): \(labels)")
                 for (i, label) in labels.enumerated() { #expect(label.contains("\(i + 1)")) }
+                // From 80 columns (79 inside the bar's margin) every tab has a name, not only a number.
+                if width >= 79 { #expect(labels.allSatisfy { $0.contains { $0.isLetter } }, "\(width) \(current): \(labels)") }
+                if width >= 119 { #expect(labels[current].contains("\(current + 1) \(id.title)")) }
             }
         }
+        // Where the current tab's whole title fits beside the others' short ones, it keeps it.
+        #expect(AppState.tabLabels(current: 0, width: 79)[0] == "1 Users")
+        #expect(AppState.tabLabels(current: 4, width: 79)[4] == "5 Subs")
+        #expect(AppState.tabLabels(current: 4, width: 59)[4] == "5 Subscriptions")
+    }
+
+    @Test func columnsFitTheirCellsSoAWidePaneCutsNoId() {
+        let columns: [ListColumn<ColumnLayoutTests.Row>] = [
+            ListColumn("ID", priority: 1, width: 16) { $0.id },
+            ListColumn("PRODUCT", priority: 2, min: 8, ideal: 20, grows: true) { $0.product },
+            ListColumn("ACCOUNT", priority: 3, min: 8, ideal: 8) { $0.user },
+        ]
+        let row = ColumnLayoutTests.Row(id: "2000000100000104", user: "s4/r10000039-1", state: "", product: "gems.60 ×1")
+        // Laid out blind, the product takes its ideal 20 and the account is cut at 8.
+        #expect(ColumnLayout(columns, width: 44).line(row).contains("s4/r100…"))
+        // Laid out for the rows shown, the product takes what its cells need, the account its whole id,
+        // and what is left still goes to the growing column.
+        let fitted = ColumnLayout(columns, width: 44, fitting: [row])
+        #expect(fitted.widths == [16, 11, 14])
+        #expect(fitted.line(row) == " 2000000100000104 gems.60 ×1  s4/r10000039-1")
+        // Narrower, the ids take the room before a growing column (a product, a name) does: the
+        // product is cut first.
+        let narrow = ColumnLayout(columns, width: 38, fitting: [row])
+        #expect(narrow.widths == [16, 8, 11])
+        #expect(narrow.line(row) == " 2000000100000104 gems.60… s4/r100000…")
+        // No rows: the columns' own widths, as blind.
+        #expect(ColumnLayout(columns, width: 44, fitting: [ColumnLayoutTests.Row]()).widths == ColumnLayout(columns, width: 44).widths)
     }
 }

@@ -15,8 +15,12 @@ import Testing
             console.press(.character(Character("\(index + 1)")))
             try Golden.check(console.frame, named: "size-\(screen)-\(size)")
             let rows = console.text.split(separator: "\n", omittingEmptySubsequences: false)
-            let title = "\(index + 1) \(console.state.screen.title)"
+            // The current tab whole; at 80 columns by its short title, so that every tab has a name.
+            let title = "\(index + 1) \(size.width == 80 ? console.state.screen.shortTitle : console.state.screen.title)"
             #expect(rows[1].contains(title), "\(screen) at \(size): \(rows[1])")
+            if size.width == 80 {
+                for (i, id) in ScreenID.allCases.enumerated() { #expect(rows[1].contains("\(i + 1) \(id.shortTitle)"), "\(screen) at \(size): \(rows[1])") }
+            }
             #expect(rows[size.height - 2].contains("? help"), "\(screen) at \(size): \(rows[size.height - 2])")
             for row in rows.prefix(size.height) { #expect(row.columns <= size.width) }
         }

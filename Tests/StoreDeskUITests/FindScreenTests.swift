@@ -136,6 +136,6 @@ import Testing
         #expect(!pane.contains { $0.contains("…") }, "\(pane.joined(separator: "\n"))")
         let shown = history.entries.prefix(3).compactMap(\.transactionId)
         #expect(!shown.isEmpty)
-        for id in shown { #expect(frame.contains("tx " + id), "tx \(id) not whole") }
+        for id in shown { #expect(frame.contains("transaction " + id), "transaction \(id) not whole") }
     }
 }

@@ -289,7 +289,7 @@ import Testing
         let audit = try support.outside().read {
             try AuditEntry.fetchOne($0, sql: "SELECT * FROM audit_log WHERE action = 'reveal.phone' ORDER BY id DESC")
         }
-        #expect(audit?.subject == "10000001")
+        #expect(audit?.subject == "user 10000001")
         #expect(audit?.detail == "phone revealed on the Users screen: ticket #8812: caller verification")
         #expect(audit?.actor == "tester")
         #expect(audit?.role == "support")

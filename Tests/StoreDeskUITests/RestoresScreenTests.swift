@@ -31,7 +31,7 @@ import Testing
         #expect(screen.detail?.transaction.id == "2000000100000093")
         let text = console.text
         #expect(text.contains("Restores · open 1 of 3"))
-        #expect(text.contains("2d 11h    2000000100000093 10000024  coins.3000 ×1"))
+        #expect(text.contains("2d 11h    2000000100000093 10000024 coins.3000 ×1"))
         #expect(text.contains("Candidate accounts (3)"))
         #expect(text.contains("10000023 s1/r10000023-1 婷妈的花园 · keep: refused"))
         #expect(text.contains("rule       keep: Pocket Garden keeps the purchase"))

@@ -73,7 +73,8 @@ import Testing
         console.press(.character("s"), .character("s"))
         #expect(subscriptions(console).state == .gracePeriod)
         #expect(console.state.status?.text == "showing grace period")
-        #expect(subscriptions(console).rows.map(\.subscription.userId) == ["10000013", "10000019"])
+        // In ENDS order: Emma's grace period ends first.
+        #expect(subscriptions(console).rows.map(\.subscription.userId) == ["10000019", "10000013"])
         // A day later Emma's three-day grace period is over: her row leaves the group on the next tick.
         tick(console, days: 1)
         #expect(subscriptions(console).rows.map(\.subscription.userId) == ["10000013"])

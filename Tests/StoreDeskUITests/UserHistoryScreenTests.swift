@@ -59,7 +59,7 @@ import Testing
         #expect(console.state.screenState(FindScreen.self).selectedResult?.userId == "10000024")
         console.press(.character("h"))
         expectHistoryShown(console, of: "10000024")
-        #expect(console.text.contains("tx 2000000100000093"))
+        #expect(console.text.contains("transaction 2000000100000093"))
         // Back on Find, another result's player; h on Users then gives the profile again.
         console.show("find apple.zhangwei88")
         console.press(.character("h"))

@@ -19,7 +19,7 @@ extension SubscriptionInfo {
         case .revoked:
             let what = revocation == .familySharing ? "family sharing ended" : "refunded"
             let reason = revocationReason.map { ", reason: \($0)" } ?? ""
-            return what + (revocationDate.map { " \(date($0))" } ?? "") + reason + "; access removed"
+            return what + (revocationDate.map { " \(date($0))" } ?? "") + reason + "; access removed (Apple's status: revoked)"
         }
     }
 

@@ -78,6 +78,15 @@ public enum Site: Int, Hashable, Sendable, Codable, CaseIterable {
         case .apple: "Apple"
         }
     }
+
+    /// What an account type is, where its name alone does not say (shown beside it on a player's page).
+    public var explanation: String? {
+        switch self {
+        case .veryCD: "the platform's own legacy account (VeryCD, its first login); guest logins have it too"
+        case .platform: "an account of the platform itself (its phone or password login)"
+        default: nil
+        }
+    }
 }
 
 /// The platform's age band (`adult_type`), which drives anti-addiction limits.

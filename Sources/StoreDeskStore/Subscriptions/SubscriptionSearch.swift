@@ -28,10 +28,10 @@ extension SubscriptionSearch {
             + condition(group) + filter.sql
         var arguments = filter.arguments
         if let cursor = plan.cursor, cursor.state == group {
-            sql += " AND (s.expires_date, s.original_transaction_id) \(plan.comparison) (?, ?)"
+            sql += plan.after(cursor, in: group) { _ in ("?", "?") }
             arguments += [cursor.expires, cursor.id]
         }
-        sql += " ORDER BY s.expires_date \(plan.order), s.original_transaction_id \(plan.order) LIMIT \(limit)"
+        sql += plan.orderBy(group) + " LIMIT \(limit)"
         return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             let friendly: String = try row.decode(forColumn: "sd_friendly")
             let name: String = friendly.isEmpty ? try row.decode(forColumn: "sd_name") : friendly

@@ -125,9 +125,10 @@ extension AppDatabase: HistoryStore {
                   || coalesce(' onto ' || r.target_user_id || ' ' || r.target_sid || '/' || r.target_role_id, '')
                   || coalesce(': ' || r.reason, '')
                 """),
-        // Audit lines name a player by id (a phone reveal) or a transaction by `transaction ID` (restores).
+        // Audit lines name a player as `user ID` (a phone reveal; stores before 2026-12 wrote the bare id) or a
+        // transaction by `transaction ID` (restores).
         auditRead(ids: "NULL AS transaction_id, NULL AS original_transaction_id, NULL AS app_order_id, NULL AS order_id",
-                  from: "audit_log a WHERE a.subject = :user"),
+                  from: "audit_log a WHERE a.subject IN ('user ' || :user, :user)"),
         auditRead(ids: "t.id AS transaction_id, t.original_transaction_id, t.app_order_id, o.order_id",
                   from: """
                       store_transaction t JOIN audit_log a ON a.subject = 'transaction ' || t.id

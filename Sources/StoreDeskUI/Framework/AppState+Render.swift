@@ -108,9 +108,11 @@ extension AppState {
         return " " + [appShort, shortTime, role].compactMap { $0 }.joined(separator: " │ ")
     }
 
-    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between; when
-    /// that does not fit either, the tabs farthest from the current one shrink to their number, so the
-    /// current tab is always shown whole and every other one can still be reached by its number.
+    /// The tabs, each ` N Title `; when they do not all fit, `N Title` with one space between; then the
+    /// other tabs by their short titles (`5 Subs`), then the current one too (its pane's frame still
+    /// says its whole title), so at 80 columns every tab has a name; narrower, the tabs farthest from
+    /// the current one shrink to their number, so the current tab is always named and every other one
+    /// can still be reached by its number.
     func renderTabs(into canvas: inout Canvas, rect: Rect) {
         let labels = Self.tabLabels(current: ScreenID.allCases.firstIndex(of: screen) ?? 0, width: rect.width - 1)
         var x = rect.x + 1
@@ -120,13 +122,18 @@ extension AppState {
         }
     }
 
-    /// The tab bar's labels for `width` columns, the tab at `current` whole.
+    /// The tab bar's labels for `width` columns, the tab at `current` named (whole but at about 80).
     static func tabLabels(current: Int, width: Int) -> [String] {
         let titles = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.title)" }
         func fits(_ labels: [String]) -> Bool { labels.reduce(0) { $0 + $1.columns + 1 } <= width + 1 }
         let roomy = titles.map { " \($0) " }
         if fits(roomy) { return roomy }
-        var labels = titles
+        if fits(titles) { return titles }
+        let short = ScreenID.allCases.enumerated().map { "\($0.offset + 1) \($0.element.shortTitle)" }
+        var labels = short.indices.map { $0 == current ? titles[$0] : short[$0] }
+        if fits(labels) { return labels }
+        if fits(short) { return short }
+        // Narrower: the current tab whole again, the others shrinking to their number.
         // Farthest from the current tab first; of two as far, the one on the right.
         let order = labels.indices.filter { $0 != current }.sorted { (abs($0 - current), $0) > (abs($1 - current), $1) }
         for i in order where !fits(labels) { labels[i] = "\(i + 1)" }

@@ -15,6 +15,9 @@ public struct ScreenID: RawRepresentable, Sendable, Hashable, CustomStringConver
     /// The title the tab bar shows.
     public var title: String { ScreenRegistry.type(of: self)?.title ?? rawValue }
 
+    /// The short title the tab bar falls back to (`ConsoleScreen.shortTitle`).
+    public var shortTitle: String { ScreenRegistry.type(of: self)?.shortTitle ?? title }
+
     /// A known screen by its name, or nil.
     public static func named(_ name: String) -> ScreenID? { allCases.first { $0.rawValue == name } }
 }
@@ -72,6 +75,9 @@ public protocol ConsoleScreen: Sendable {
     static var id: ScreenID { get }
     /// The tab's title.
     static var title: String { get }
+    /// The tab's title where the tab bar has no room for every title whole (`Subs`): the title itself
+    /// unless the screen gives a shorter one.
+    static var shortTitle: String { get }
     /// This screen's own commands, in the order help lists them.
     static var commands: [ScreenCommand<Self>] { get }
     /// The actions whose hints the footer shows on this screen, after the list moves.
@@ -129,6 +135,7 @@ public enum NoAction: Sendable, Equatable {}
 public enum NoEvent: Sendable {}
 
 extension ConsoleScreen {
+    public static var shortTitle: String { title }
     public static var commands: [ScreenCommand<Self>] { [] }
     public static var footer: [Action] { [] }
     public var filterText: String? { nil }

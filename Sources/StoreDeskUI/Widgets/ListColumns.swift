@@ -63,12 +63,34 @@ public struct ColumnLayout<Row> {
     public init(_ columns: [ListColumn<Row>], width: Int) {
         self.columns = columns
         self.width = width
-        widths = Self.widths(columns.map { ($0.priority, $0.minWidth, $0.idealWidth, $0.grows) }, width: width)
+        widths = Self.widths(columns.map { ($0.priority, $0.minWidth, $0.idealWidth, $0.grows, nil) }, width: width)
     }
 
-    /// The widths for columns given as (priority, min, ideal, grows), in the order drawn, within `width`
-    /// columns (one of margin, one between columns).
-    static func widths(_ specs: [(priority: Int, min: Int, ideal: Int, grows: Bool)], width: Int) -> [Int] {
+    /// The columns laid out for the rows they will show (the list's visible window): a column whose
+    /// cells are all shorter than its ideal takes only what they need, and one whose cells are longer
+    /// (an account `s4/r10000039-1`, a subject `subscription 2000000100000050`) widens to them while
+    /// there is room, before the growing columns take the rest. So a wide terminal cuts no id, and the
+    /// widths still follow only the columns, the width and the cells on screen (nothing is read).
+    ///
+    ///     let layout = ColumnLayout(columns, width: inner.width, fitting: rows.prefix(inner.height - 1))
+    public init<Rows: Sequence>(_ columns: [ListColumn<Row>], width: Int, fitting rows: Rows) where Rows.Element == Row {
+        self.columns = columns
+        self.width = width
+        var content: [Int?] = Array(repeating: nil, count: columns.count)
+        for row in rows {
+            for (i, column) in columns.enumerated() {
+                content[i] = Swift.max(content[i] ?? column.title.columns, column.text(row).columns)
+            }
+        }
+        widths = Self.widths(
+            columns.indices.map { (columns[$0].priority, columns[$0].minWidth, columns[$0].idealWidth, columns[$0].grows, content[$0]) },
+            width: width)
+    }
+
+    /// The widths for columns given as (priority, min, ideal, grows, content), in the order drawn, within
+    /// `width` columns (one of margin, one between columns); `content` is the widest cell the column
+    /// will show (its title counted), nil when not known.
+    static func widths(_ specs: [(priority: Int, min: Int, ideal: Int, grows: Bool, content: Int?)], width: Int) -> [Int] {
         var widths = Array(repeating: 0, count: specs.count)
         let byPriority = specs.indices.sorted { (specs[$0].priority, $0) < (specs[$1].priority, $1) }
         // 1. As many columns as fit at their minimum, most important first, up to the first that does
@@ -80,12 +102,24 @@ public struct ColumnLayout<Row> {
             used += need
             widths[i] = specs[i].min
         }
-        // 2. Each shown column grows to its ideal width, most important first.
-        for i in byPriority where widths[i] > 0 {
-            let more = min(specs[i].ideal - widths[i], width - used)
-            guard more > 0 else { continue }
+        // 2. Each shown column grows to its ideal width (no wider than its cells, when they are known),
+        //    most important first.
+        func grow(_ i: Int, to target: Int) {
+            let more = min(target - widths[i], width - used)
+            guard more > 0 else { return }
             widths[i] += more
             used += more
+        }
+        //    The columns that do not grow (ids, dates, states) come first, then a column whose cells
+        //    are wider than its ideal widens to them while there is room: an id is not cut while the
+        //    pane has room for it; only then do the growing ones (names, products) take theirs.
+        for growing in [false, true] {
+            for i in byPriority where widths[i] > 0 && specs[i].grows == growing {
+                grow(i, to: specs[i].content.map { min(specs[i].ideal, max(specs[i].min, $0)) } ?? specs[i].ideal)
+            }
+            for i in byPriority where widths[i] > 0 && specs[i].grows == growing {
+                if let content = specs[i].content { grow(i, to: content) }
+            }
         }
         // 3. What is left goes to the growing columns, shared evenly (the first ones take the odd column).
         let growing = specs.indices.filter { specs[$0].grows && widths[$0] > 0 }

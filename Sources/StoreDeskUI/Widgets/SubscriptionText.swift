@@ -43,7 +43,9 @@ extension DetailText {
     public mutating func subscription(_ info: SubscriptionInfo, events: [SubscriptionEvent], zone: TimeZone, width: Int? = nil) {
         let day = { (instant: Instant) in instant.dayText(in: zone) }
         line(Span(("● " + info.state.name).padded(to: 17), Role.of(info.state)), Span(Self.shortProduct(info.productId), .detailValue))
-        line(Span("  " + info.standing(day, product: Self.shortProduct), .text))
+        // What happens next, broken at spaces when the pane is narrow: a date is never cut (`2026-11-…`).
+        let standing = info.standing(day, product: Self.shortProduct)
+        for chunk in width.map({ TextWrap.lines(standing, width: max(8, $0 - 2)) }) ?? [standing] { line(Span("  " + chunk, .text)) }
         let access = info.isEntitled ? "access: " + Self.shortProduct(info.productId) : "no access"
         let facts = ["  since \(day(info.originalPurchaseDate))", "auto-renew \(info.autoRenew ? "on" : "off")", access]
         if let width {
@@ -51,7 +53,9 @@ extension DetailText {
         } else {
             line(Span(facts.joined(separator: " · "), .muted))
         }
-        if let offer = info.offerText { line(Span("  offer: " + offer, .muted)) }
+        if let offer = info.offerText {
+            for chunk in width.map({ TextWrap.lines("offer: " + offer, width: max(8, $0 - 2)) }) ?? ["offer: " + offer] { line(Span("  " + chunk, .muted)) }
+        }
         if !events.isEmpty {
             let trust = TrustSummary(events)
             line(Span("  notifications: ", .muted), Span(trust.text, Self.role(trust)))

@@ -181,10 +181,13 @@ public struct TimelineBar: Sendable, Hashable {
         kinds(width: width).map { ($0, "\(glyphs.character($0)) \($0.name)") } + [(nil, "\(glyphs.clock) store clock")]
     }
 
-    /// The axis under the bar: the first date at the left, the last at the right (when both fit).
+    /// The axis under the bar: the first date at the left, the last at the right (when both fit), to
+    /// the minute or the second when the axis lasts less than a day (a demo at 30 s a month), so its two
+    /// ends never read as the same instant.
     public func axis(width: Int, zone: TimeZone) -> String {
-        let left = start.dayText(in: zone)
-        let right = end.dayText(in: zone)
+        let formats: [(Instant) -> String] = [{ $0.dayText(in: zone) }, { $0.shortText(in: zone) }, { $0.secondsText(in: zone) }]
+        let format = formats.first { $0(start) != $0(end) } ?? formats[0]
+        let left = format(start), right = format(end)
         guard width >= left.count + right.count + 1 else { return String(left.prefix(width)) }
         return left + String(repeating: " ", count: width - left.count - right.count) + right
     }

@@ -9,7 +9,8 @@ extension AuditScreen {
         canvas.frame(rect, title: "Audit · " + list.positionText() + order + (filter.isEmpty ? "" : " · “\(filter)”"), role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(zone: context.timeZone, filter: filter), width: inner.width)
+        let columns = ColumnLayout(
+            Self.columns(zone: context.timeZone, filter: filter), width: inner.width, fitting: list.rows.prefix(max(0, inner.height - 1)))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if list.rows.isEmpty {
             let message = filter.isEmpty ? "the audit log is empty" : "no audit entries match “\(filter)”"

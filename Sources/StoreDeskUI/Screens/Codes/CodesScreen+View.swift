@@ -28,7 +28,7 @@ extension CodesScreen {
         if !filter.isEmpty { title += " · filter “\(filter)”" }
         canvas.frame(list, title: title, role: context.focus == .list ? .borderFocused : .border)
         let inner = list.inset
-        let columns = ColumnLayout(Self.columns(filter: filter), width: inner.width)
+        let columns = ColumnLayout(Self.columns(filter: filter), width: inner.width, fitting: rows.dropFirst(top).prefix(max(0, inner.height - 1)))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             canvas.write("no code matches “\(filter)”", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)

@@ -6,6 +6,7 @@ import StoreDeskStoreAPI
 extension ConsumptionScreen: ConsoleScreen {
     public static let id = ScreenID("consumption")
     public static let title = "Consumption"
+    public static let shortTitle = "Cons"
 
     /// What this screen's keys, verbs and prompts ask for.
     public enum Action: Sendable, Equatable {

@@ -37,7 +37,11 @@ extension ConsumptionScreen {
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(filter: filter, now: context.clock, zone: context.timeZone), width: inner.width)
+        // The page holding the selection.
+        let pageRows = max(1, inner.height - 1), first = (selected / pageRows) * pageRows
+        let columns = ColumnLayout(
+            Self.columns(filter: filter, now: context.clock, zone: context.timeZone), width: inner.width,
+            fitting: rows.dropFirst(first).prefix(pageRows))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         guard !rows.isEmpty else {
             guard loaded else { return }
@@ -50,8 +54,6 @@ extension ConsumptionScreen {
             }
             return
         }
-        // The page holding the selection.
-        let pageRows = max(1, inner.height - 1), first = (selected / pageRows) * pageRows
         for (i, request) in rows.enumerated().dropFirst(first).prefix(pageRows) {
             let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : Self.role(of: request.standing(at: context.clock))
             canvas.writeLine(columns.line(request), in: inner, row: i - first + 1, role: role)

@@ -10,15 +10,15 @@ extension FindScreen {
         canvas.frame(rect, title: "Find" + (query.isEmpty ? "" : " · “\(query)”") + count, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns, width: inner.width)
+        // The page holding the selection.
+        let rows = inner.height - 1, first = rows > 0 ? (selected / rows) * rows : 0
+        let columns = ColumnLayout(Self.columns, width: inner.width, fitting: results.dropFirst(first).prefix(rows))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if results.isEmpty {
             let message = query.trimmingCharacters(in: .whitespaces).isEmpty
                 ? ":find TEXT looks for any id, name or phone" : "nothing matches “\(query)”"
             canvas.write(message, at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
         }
-        // The page holding the selection.
-        let rows = inner.height - 1, first = rows > 0 ? (selected / rows) * rows : 0
         for (i, result) in results.enumerated().dropFirst(first).prefix(rows) {
             let role: Role = i == selected ? (focused ? .listSelected : .listSelectedUnfocused) : (result.match == .exact ? .text : .muted)
             canvas.writeLine(columns.line(result), in: inner, row: i - first + 1, role: role)

@@ -83,9 +83,13 @@ extension LoginScreen {
     /// The detail pane: the custom-entry flow, the login panel the game would show, the checklist.
     func renderPreview(into canvas: inout Canvas, rect: Rect, context: ScreenContext) {
         canvas.frame(rect, title: "Preview · \(platform)", role: context.focus == .detail ? .borderFocused : .border)
-        guard let report else { return }
+        guard let preview = previewReport else { return }
+        let report = preview.report
         let width = rect.inset.width - 2
         var text = DetailText(labelWidth: 13)
+        if preview.partial {
+            for line in TextWrap.lines("while typing: the entries up to the last whole one", width: width) { text.line(Span(line, .muted)) }
+        }
         for (i, step) in report.panel.flow.enumerated() { text.line(Span("\(i + 1). ", .muted), Span(step, .text)) }
         let boxWidth = min(34, max(20, width - 4))
         text.line(Span("  ┌" + String(repeating: "─", count: boxWidth - 2) + "┐", .border))

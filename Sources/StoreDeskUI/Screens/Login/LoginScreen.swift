@@ -63,6 +63,22 @@ public struct LoginScreen: Sendable {
         return LoginEntryReport(appId: setup.app.id, configuration: setup.configuration, entries: .some(list), platform: platform)
     }
 
+    /// What the preview shows: the report, or while the editor's text is not a list yet (a word half
+    /// typed, `wx,tap,xd_lo`), the report of its entries up to the last whole one, so the preview
+    /// never goes blank mid-word; `partial` says it is that.
+    var previewReport: (report: LoginEntryReport, partial: Bool)? {
+        if let report { return (report, false) }
+        guard let setup, let editing else { return nil }
+        var parts = editing.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        while !parts.isEmpty {
+            parts.removeLast()
+            if let list = try? LoginEntry.list(parts.joined(separator: ",")) {
+                return (LoginEntryReport(appId: setup.app.id, configuration: setup.configuration, entries: .some(list), platform: platform), true)
+            }
+        }
+        return nil
+    }
+
     /// The draft as the editor starts it: aliases, comma-separated.
     static func text(_ entries: [LoginEntry]) -> String { entries.map(\.alias).joined(separator: ",") }
 

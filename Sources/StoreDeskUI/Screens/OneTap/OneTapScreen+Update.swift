@@ -6,6 +6,7 @@ import StoreDeskStoreAPI
 extension OneTapScreen: ConsoleScreen {
     public static let id = ScreenID("onetap")
     public static let title = "One-tap"
+    public static let shortTitle = "1-tap"
 
     /// What this screen's keys, verbs and prompts ask for: each a step of the simulator.
     public enum Action: Sendable, Equatable {

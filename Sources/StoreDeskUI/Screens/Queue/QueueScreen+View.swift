@@ -183,7 +183,8 @@ extension QueueScreen {
         guard inner.height > 1 else { return }
         // Ages run from the later of the console's clock and the simulation's (which runs ahead when fast).
         let now = max(context.clock, simulation?.now ?? context.clock)
-        let columns = ColumnLayout(Self.columns(now: now, zone: context.timeZone, filter: filter), width: inner.width)
+        let columns = ColumnLayout(
+            Self.columns(now: now, zone: context.timeZone, filter: filter), width: inner.width, fitting: rows.prefix(max(0, inner.height - 1)))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty {
             let message = filter.isEmpty

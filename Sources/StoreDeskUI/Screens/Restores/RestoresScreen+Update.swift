@@ -10,6 +10,7 @@ extension ScreenID {
 extension RestoresScreen: ConsoleScreen {
     public static let id = ScreenID("restores")
     public static let title = "Restores"
+    public static let shortTitle = "Restore"
 
     /// What this screen's keys, verbs and prompts ask for.
     public enum Action: Sendable, Equatable {

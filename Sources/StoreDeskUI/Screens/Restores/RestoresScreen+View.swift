@@ -29,7 +29,9 @@ extension RestoresScreen {
         canvas.frame(rect, title: title, role: focused ? .borderFocused : .border)
         let inner = rect.inset
         guard inner.height > 1 else { return }
-        let columns = ColumnLayout(Self.columns(showing: status, filter: filter, now: context.clock, zone: context.timeZone), width: inner.width)
+        let columns = ColumnLayout(
+            Self.columns(showing: status, filter: filter, now: context.clock, zone: context.timeZone), width: inner.width,
+            fitting: list.rows.prefix(max(0, inner.height - 1)))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         guard !list.rows.isEmpty else {
             let what = status.map { "no \($0.rawValue) restore prompts" } ?? "no restore prompts"

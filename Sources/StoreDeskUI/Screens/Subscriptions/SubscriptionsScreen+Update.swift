@@ -10,6 +10,7 @@ extension ScreenID {
 extension SubscriptionsScreen: ConsoleScreen {
     public static let id = ScreenID("subscriptions")
     public static let title = "Subscriptions"
+    public static let shortTitle = "Subs"
 
     /// What this screen's keys, verbs and prompts ask for.
     public enum Action: Sendable, Equatable {

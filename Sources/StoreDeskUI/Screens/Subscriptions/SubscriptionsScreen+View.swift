@@ -94,7 +94,8 @@ extension SubscriptionsScreen {
             let role: Role = group == state && label != "…" ? .tabActive : group.map { Role.of($0) } ?? .muted
             x += canvas.write(label, at: Point(x: x, y: inner.y), role: role, maxWidth: end - x) + 1
         }
-        let columns = ColumnLayout(Self.columns(zone: zone, filter: filter), width: inner.width)
+        let shown = rows.prefix(max(0, inner.height - 2)).compactMap { row in row.subscription.info(at: now).map { (row: row, info: $0) } }
+        let columns = ColumnLayout(Self.columns(zone: zone, filter: filter), width: inner.width, fitting: shown)
         canvas.writeLine(columns.header, in: inner, row: 1, role: .listHeader)
         guard !rows.isEmpty else {
             let message = filter.isEmpty ? "no subscription " + (state.map { "in \($0.name)" } ?? "in this store") : "no subscription matches “\(filter)”"

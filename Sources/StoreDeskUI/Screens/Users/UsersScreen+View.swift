@@ -31,7 +31,9 @@ extension UsersScreen {
         let inner = rect.inset
         guard inner.height > 1 else { return }
         let search = UserSearch(text: filter)
-        let columns = ColumnLayout(Self.columns(zone: zone, filter: search.text.isEmpty ? nil : search), width: inner.width)
+        let columns = ColumnLayout(
+            Self.columns(zone: zone, filter: search.text.isEmpty ? nil : search), width: inner.width,
+            fitting: rows.prefix(max(0, inner.height - 1)))
         canvas.writeLine(columns.header, in: inner, row: 0, role: .listHeader)
         if rows.isEmpty && scanProgress != nil {
             canvas.write("searching…", at: Point(x: inner.x + 1, y: inner.y + 2), role: .muted, maxWidth: inner.width - 2)
@@ -80,7 +82,7 @@ extension UsersScreen {
         field("id", u.id)
         field("name", u.name)
         field("friendly name", u.friendlyName.isEmpty ? "-" : u.friendlyName)
-        field("account type", "\(u.site.name) (site \(u.site.rawValue))")
+        field("account type", "\(u.site.name) (site \(u.site.rawValue)\(u.site.explanation.map { ": " + $0 } ?? ""))")
         field("age band", u.adultType.name)
         field("anti-addiction", u.fcm ? "applies" : "does not apply")
         field("real name", u.isRealNameVerified ? "verified" : "not verified")
@@ -110,7 +112,8 @@ extension UsersScreen {
             text.line([
                 Span(t.purchaseDate.dayText(in: zone) + " ", .muted),
                 Span(t.state.rawValue.padded(to: 11), Role.of(t.state)),
-                Span(product + (t.finished ? "" : " (unfinished)"), .detailValue),
+                // Not finished: the game has not called finishTransaction, so it is still in the Queue.
+                Span(product + (t.finished ? "" : " (in the queue)"), .detailValue),
             ])
         }
         // Notifications sent to the app's URL (shown once any was to be sent), failed sends in the error role.
@@ -153,7 +156,7 @@ extension UsersScreen {
         let subscriptions = profile.flatMap { $0.user.id == view.userId ? $0 : nil }
         var charted: Set<String> = []
         return view.entries.flatMap { e -> [[Span]] in
-            let items = [e.transactionId.map { "tx \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }
+            let items = [e.transactionId.map { "transaction \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }
             let ids = items.joined(separator: " ")
             var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
             if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
