@@ -198,6 +198,23 @@ import Testing
         #expect(AppState.tabLabels(current: 4, width: 59)[4] == "5 Subscriptions")
     }
 
+    @Test func aGuestsAccountTypeIsExplainedAndWrappedNotCut() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40))
+        console.show("select 10000004")
+        let text = console.text
+        #expect(text.contains("VeryCD (site 0: the platform's own legacy"), "\(text)")
+        #expect(text.contains("logins have it too)"), "\(text)")
+        #expect(!text.contains("legac…"))
+    }
+
+    @Test func aChartShorterThanADayNamesItsEndsToTheMinute() {
+        let start = Instant(millis: 1_795_132_800_000)
+        let bar = TimelineBar(start: start, end: start.adding(.minutes(6)), segments: [], clock: start)
+        #expect(bar.axis(width: 40, zone: .gmt) == "2026-11-20 00:00" + String(repeating: " ", count: 8) + "2026-11-20 00:06")
+        let long = TimelineBar(start: start, end: start.adding(.days(3)), segments: [], clock: start)
+        #expect(long.axis(width: 30, zone: .gmt) == "2026-11-20" + String(repeating: " ", count: 10) + "2026-11-23")
+    }
+
     @Test func columnsFitTheirCellsSoAWidePaneCutsNoId() {
         let columns: [ListColumn<ColumnLayoutTests.Row>] = [
             ListColumn("ID", priority: 1, width: 16) { $0.id },

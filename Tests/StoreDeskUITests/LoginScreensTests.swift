@@ -40,6 +40,10 @@ import Testing
         console.press(.ctrl("u"))
         console.type("wechat,q")
         #expect(console.text.contains("'q' is not a login entry"))
+        // Mid-word the preview does not go blank: it shows the entries up to the last whole one.
+        #expect(console.text.contains("while typing: the entries up to the last whole one"))
+        #expect(console.text.contains("[ WeChat 微信登录"))
+        #expect(!console.text.contains("[ QQ 登录"))
         console.type("q")
         #expect(console.text.contains("✗ apple_required"))
         console.type(",apple")

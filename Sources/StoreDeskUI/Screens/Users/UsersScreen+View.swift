@@ -82,7 +82,8 @@ extension UsersScreen {
         field("id", u.id)
         field("name", u.name)
         field("friendly name", u.friendlyName.isEmpty ? "-" : u.friendlyName)
-        field("account type", "\(u.site.name) (site \(u.site.rawValue)\(u.site.explanation.map { ": " + $0 } ?? ""))")
+        // What VeryCD or Platform is, wrapped under the type: never cut at the pane's edge.
+        text.wrapped("account type", "\(u.site.name) (site \(u.site.rawValue)\(u.site.explanation.map { ": " + $0 } ?? ""))", width: chart.width)
         field("age band", u.adultType.name)
         field("anti-addiction", u.fcm ? "applies" : "does not apply")
         field("real name", u.isRealNameVerified ? "verified" : "not verified")
