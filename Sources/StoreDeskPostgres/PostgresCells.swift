@@ -193,6 +193,7 @@ extension PostgresCells {
             throw StoreError.damaged(path: store, detail: "a stored notification cannot be read back")
         }
         event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
+        event.origin = SubscriptionEvent.Origin(source: try optionalText("source"))
         if event.provenance == .verified, let root = try optionalText("root_sha256") {
             event.signer = Signer(
                 rootSHA256: root, rootSubject: try optionalText("root_subject") ?? "",

@@ -93,7 +93,7 @@ extension PostgresStore: AppleSupportStore {
 
     /// A subscription's notification taken in as an import would take it: the row folded again.
     func importSupportNotification(_ db: PostgresSession.Transaction, _ event: SubscriptionEvent, at now: Instant) throws {
-        let report = try PostgresNotificationImporter(store: self, db: db, source: "support", wallClock: now, stampAt: now)
+        let report = try PostgresNotificationImporter(store: self, db: db, source: SubscriptionEvent.Origin.support, wallClock: now, stampAt: now)
             .run(SubscriptionEventLines(events: [event]))
         guard report.imported == 1 else {
             let why = report.lines.first?.outcome.reason ?? "not imported"

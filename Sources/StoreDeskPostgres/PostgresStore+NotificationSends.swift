@@ -31,7 +31,7 @@ extension PostgresStore: NotificationSendStore {
             let rows = try db.rows(
                 """
                 SELECT d.event_id, d.app_id, d.attempts, a.notification_url, e.provenance, e.root_sha256, e.root_subject,
-                  e.signer_subject, e.signer_serial, e.payload
+                  e.signer_subject, e.signer_serial, e.payload, e.source
                 FROM notification_delivery d JOIN app a ON a.id = d.app_id JOIN subscription_event e ON e.id = d.event_id
                 WHERE d.state = 'pending' AND d.next_attempt_at <= \(now.millis)
                   AND (d.claimed_until IS NULL OR d.claimed_until <= \(now.millis)) AND a.notification_url IS NOT NULL

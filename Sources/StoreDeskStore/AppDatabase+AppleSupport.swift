@@ -77,7 +77,7 @@ extension AppDatabase: AppleSupportStore {
 
     /// A subscription's notification taken in as an import would take it: the row folded again.
     static func importSupportNotification(_ db: Database, _ event: SubscriptionEvent, at now: Instant) throws {
-        let report = try NotificationImporter(db: db, source: "support", wallClock: now, stampAt: now).run(SubscriptionEventLines(events: [event]))
+        let report = try NotificationImporter(db: db, source: SubscriptionEvent.Origin.support, wallClock: now, stampAt: now).run(SubscriptionEventLines(events: [event]))
         guard report.imported == 1 else {
             let why = report.lines.first?.outcome.reason ?? "not imported"
             throw AppleSupportWrites.refusal("the \(event.notificationType.rawValue) notification was refused: \(why)")

@@ -56,6 +56,8 @@ import Testing
         let refundedLabel = width < 100 ? "ref" : "refunded"
         let refunded = try tmux.waitFor("REFUND for \(Self.subscription) written to the log")
         #expect(refunded.contains("\(refundedLabel) 1") && refunded.contains("● refunded"), "\(refunded)")
+        // Who refunded and the reason as typed, where the status line has room for them.
+        if width >= 200 { #expect(refunded.contains("support refund by li.na, reason: app crashed at launch"), "\(refunded)") }
 
         try tmux.keys("U")
         try tmux.waitFor("reverse the refund of \(Self.subscription) of player")
@@ -69,6 +71,8 @@ import Testing
             // The detail pane's timeline shows the three notifications the desk wrote (after the store's
             // record of the chain's six paid periods).
             #expect(reversed.contains("RENEWAL_EXTENDED") && reversed.contains("REFUND_REVERSED"), "\(reversed)")
+            // Marked as support's own actions, never "simulated" or unverified.
+            #expect(reversed.contains("support REFUND_REVERSED") && !reversed.contains("simulated REFUND"), "\(reversed)")
         }
         #expect(try tmux.quit(home: home).hasPrefix("EXIT=0"))
 

@@ -51,6 +51,9 @@ import Testing
         let timeline = SubscriptionTimeline(events: events)
         #expect(timeline.events.map(\.appleName) == ["SUBSCRIBED/INITIAL_BUY", "REFUND", "REFUND_REVERSED"])
         #expect(timeline.events.map(\.isStoreRecord) == [true, false, false])
+        // The refund and its reversal read back as support's own actions, never as simulated or unverified.
+        #expect(timeline.events.map(\.isSupportAction) == [false, true, true])
+        #expect(timeline.events[1].trustMark == SubscriptionEvent.supportActionLabel)
         #expect(timeline.events[0].signedDate == before.originalPurchaseDate)
         // The paid period before the refund is in the log: the chart and `subs` at any earlier instant see it.
         let october = Instant(millis: before.originalPurchaseDate.millis + 30 * 86_400_000)

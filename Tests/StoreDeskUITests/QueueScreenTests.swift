@@ -27,6 +27,29 @@ import Testing
         }
     }
 
+    @Test func aRunsSpeedIsSimulatedSecondsPerRealSecondWhileTheClockCatchesUpWithItsCommits() throws {
+        let console = try ConsoleHarness(size: size, role: .developer)
+        openQueue(console)
+        console.press(.character("r"), .character("+"), .character("+"), .character("+"))
+        #expect(console.state.screenState(QueueScreen.self).speed == 10)
+        let start = try #require(console.state.screenState(QueueScreen.self).simulation).now
+        // 10 s of real time in ticks of 0.1 s, the console's clock catching up with the commits' stamps
+        // (which run ahead of it at 10×) only when their change is seen, a few ticks later, as the store
+        // lane and the watcher deliver it: the run moves 100 s, not the fifth of it it moved when the
+        // ticks until then were not counted.
+        var now = console.state.clock, wall = Instant(millis: 1_000_000)
+        console.runtime.tick(now, wall: wall)
+        for i in 1...100 {
+            now = max(now, console.state.clock).adding(Instant.Duration(millis: 100))
+            wall = wall.adding(Instant.Duration(millis: 100))
+            console.runtime.tick(now, wall: wall)
+            if i % 5 == 0 { console.runtime.dispatch(.storeChanged) }
+        }
+        let moved = try #require(console.state.screenState(QueueScreen.self).simulation).now.millis - start.millis
+        #expect((99_000...101_000).contains(moved), "the run moved \(moved) ms in 10 s at 10×")
+        #expect(console.text.contains("▶ 10×"))
+    }
+
     func count(_ console: ConsoleHarness, _ sql: String) throws -> Int {
         try console.outside().read { try Int.fetchOne($0, sql: sql) ?? -1 }
     }

@@ -33,6 +33,9 @@ public struct SubscriptionEvent: Hashable, Sendable, Identifiable {
     public var provenance: Provenance
     /// Who signed it, when `provenance` is `.verified`: the trusted root and the leaf certificate.
     public var signer: Signer?
+    /// How the store came by it, as its `source` says (a file, `serve`, `support`), when read back from a
+    /// store: not what the notification says, so not part of its identity (`Origin` is equal to any).
+    public var origin = Origin()
 
     public init(
         notificationType: NotificationType, subtype: NotificationSubtype? = nil, notificationUUID: String,
@@ -58,6 +61,22 @@ public struct SubscriptionEvent: Hashable, Sendable, Identifiable {
     }
 
     public var id: String { notificationUUID }
+
+    /// Where a stored notification came from: the store's `source` for it. Two origins are always equal,
+    /// so an event read back from a store equals the event that was written.
+    public struct Origin: Hashable, Sendable {
+        public var source: String?
+        public init(source: String? = nil) { self.source = source }
+        public static func == (_: Origin, _: Origin) -> Bool { true }
+        public func hash(into hasher: inout Hasher) {}
+
+        /// The source of a notification a support action wrote (a refund, its reversal, an extension).
+        public static let support = "support"
+    }
+
+    /// Whether support wrote it (`storedesk support`, `F`, `U`, `E` on Subscriptions), as Apple would
+    /// have sent it for the action: not simulated, not a notification that came from Apple.
+    public var isSupportAction: Bool { origin.source == Origin.support }
 
     /// `SUBSCRIBED/INITIAL_BUY`, `DID_RENEW`: the name Apple's documentation and logs use.
     public var appleName: String {

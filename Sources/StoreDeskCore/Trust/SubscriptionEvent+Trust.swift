@@ -3,6 +3,7 @@ extension SubscriptionEvent {
     /// `verified: signed by 'CN=…' (serial 0c) under Apple Root CA - G3`, or why it is not.
     public var trustDescription: String {
         if isStoreRecord { return Self.storeRecordLabel }
+        if isSupportAction { return Self.supportActionLabel }
         guard provenance == .verified, let signer else { return provenance.label }
         let root = signer.isApple ? "Apple Root CA - G3" : "'\(signer.rootSubject)' (not Apple's root)"
         return "verified: signed by '\(signer.leafSubject)' (serial \(signer.leafSerial)) under \(root)"
@@ -11,10 +12,14 @@ extension SubscriptionEvent {
     /// What a `SubscriptionBaseline` event is instead of a notification.
     public static let storeRecordLabel = "the store's record before any notification"
 
+    /// What a notification support's own action wrote is (the audit log says who and why).
+    public static let supportActionLabel = "support action (the audit log says who and why)"
+
     /// The short mark a list shows beside the event: `✓ verified`, `✓ verified (not Apple)`, or the
     /// label of what it is instead (`decoded, not signed`, `signed, NOT verified`, ...).
     public var trustMark: String {
         if isStoreRecord { return Self.storeRecordLabel }
+        if isSupportAction { return Self.supportActionLabel }
         guard provenance == .verified else { return provenance.label }
         return signer?.isApple == true ? "✓ verified" : "✓ verified (not Apple)"
     }

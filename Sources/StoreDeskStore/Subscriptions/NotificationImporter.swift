@@ -666,7 +666,7 @@ struct SubscriptionRowStatement {
 
 /// One `subscription_event` row read back: the notification as Apple's JSON, and how it was trusted.
 enum SubscriptionEventRow {
-    static let columns = "provenance, root_sha256, root_subject, signer_subject, signer_serial, payload"
+    static let columns = "provenance, root_sha256, root_subject, signer_subject, signer_serial, payload, source"
 
     /// Whether a chain has notifications: they, not its row, say how it goes on.
     static func hasEvents(_ db: Database, originalTransactionId: String) throws -> Bool {
@@ -708,6 +708,7 @@ enum SubscriptionEventRow {
         do {
             var event = try SubscriptionEvent.decode(jsonLine: try row.column("payload") as String)
             event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
+            event.origin = SubscriptionEvent.Origin(source: try row.column("source"))
             if event.provenance == .verified, let root: String = try row.column("root_sha256") {
                 event.signer = Signer(
                     rootSHA256: root, rootSubject: try row.column("root_subject") ?? "", leafSubject: try row.column("signer_subject") ?? "",

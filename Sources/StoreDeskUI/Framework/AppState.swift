@@ -100,6 +100,9 @@ public struct AppState: Sendable {
     public var clock: Instant
     /// Which clock that is, for the header.
     public var clockSource: ConsoleClock.Source = .store
+    /// The wall clock at the last tick, as the runtime read it: real time, which never jumps when the
+    /// console's clock catches up with a write. Nil where ticks come without it (a test's harness).
+    public var wall: Instant?
     public var timeZone: TimeZone
     /// What pictures are drawn with (see `TimelineBar.Glyphs.detect`).
     public var glyphs: TimelineBar.Glyphs = .unicode
@@ -171,7 +174,7 @@ public struct AppState: Sendable {
     public var context: ScreenContext {
         ScreenContext(
             session: session, clock: clock, timeZone: timeZone, apps: apps, app: app, environment: environment,
-            layout: layout, focus: focus, status: status, mode: mode, glyphs: glyphs)
+            layout: layout, focus: focus, status: status, mode: mode, glyphs: glyphs, wall: wall)
     }
 
     /// Runs one screen's reducer, typed, with the console's context, and takes back what it changed: how

@@ -68,6 +68,13 @@ public final class ConsoleRuntime {
     /// Applies a message and every message its effects produce. With `settle`, deferred work is done
     /// and replies to posts in flight are waited for (at most `settleReplies`) and applied too before
     /// returning (tests, snapshots); the interactive loop does both between keys instead.
+    /// A tick at the console's instant `now`, the wall clock reading `wall` (real time, which a screen
+    /// measures elapsed time by: `ScreenContext.wall`), as the run loop makes them.
+    public func tick(_ now: Instant, wall: Instant) {
+        state.wall = wall
+        dispatch(.tick(now), settle: false)
+    }
+
     public func dispatch(_ message: Message, settle: Bool = true) {
         apply(message)
         guard settle else { return }
@@ -248,7 +255,7 @@ public final class ConsoleRuntime {
                 let wall = Instant(clock)
                 // The store's clock may have moved the console's on (`Message.storeClock`).
                 consoleClock.catchUp(to: state.clock, wall: wall)
-                dispatch(.tick(consoleClock.now(wall: wall)), settle: false)
+                tick(consoleClock.now(wall: wall), wall: wall)
             }
             if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
                 device.present(state.render(), theme: theme)

@@ -39,6 +39,9 @@ public struct ScreenContext: Sendable {
     /// What pictures (the timeline bar) are drawn with: block elements, or ASCII (`--ascii`, a locale
     /// that is not UTF-8, TERM linux or vt100).
     public var glyphs: TimelineBar.Glyphs = .unicode
+    /// Real time at the last tick (`AppState.wall`): what a screen measures elapsed time by when the
+    /// console's clock may jump (a simulation's own commits move it); nil in a harness.
+    public var wall: Instant? = nil
 
     /// Rows of data the list pane shows.
     public var pageSize: Int { layout.listRows }

@@ -87,6 +87,7 @@ extension DetailText {
     /// first notification is marked so, not "simulated".
     static func trustMark(_ event: SubscriptionEvent) -> Span {
         if event.isStoreRecord { return Span("store record", .muted) }
+        if event.isSupportAction { return Span("support", .muted) }
         return switch event.provenance {
         case .verified: Span(event.signer?.isApple == true ? "✓" : "✓ test CA", .statusSuccess)
         case .decodedJSON: Span("decoded", .statusWarning)

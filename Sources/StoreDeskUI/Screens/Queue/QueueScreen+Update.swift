@@ -151,7 +151,7 @@ extension QueueScreen: ConsoleScreen {
     }
 
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
-        let advanced = advance(to: context.clock, pageSize: listRows(context))
+        let advanced = advance(to: context.clock, realWall: context.wall, pageSize: listRows(context))
         // Without a write, the counters and throughput still follow other processes.
         let tally = advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
         return tally + activityEffect(now: context.clock)
@@ -271,6 +271,7 @@ extension QueueScreen: ConsoleScreen {
         case .pause:
             paused.toggle()
             lastAdvance = context.clock
+            lastWall = context.wall
             context.status = StatusMessage(paused ? "paused: . steps, space resumes" : "resumed at \(Self.speedText(speed))", .info)
             return []
         case .step:

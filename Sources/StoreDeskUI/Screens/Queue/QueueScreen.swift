@@ -37,8 +37,12 @@ public struct QueueScreen: Sendable {
     public var paused = false
     /// Simulated seconds per wall-clock second.
     public var speed: Double = 1
-    /// The wall-clock instant the simulation was last advanced to.
+    /// The console's instant the simulation was last advanced to.
     var lastAdvance: Instant?
+    /// The real wall clock when it was (`ScreenContext.wall`): a run's speed is simulated seconds per
+    /// second of this, so the console's clock catching up with the run's own commits neither slows it
+    /// (10× moved the clock 52 s in 10 s when that wait was counted out) nor feeds it.
+    var lastWall: Instant?
     /// The latest instant this console's simulation stamped a row at: where its commits moved the store's
     /// clock, and so the console's.
     var lastStamped: Instant?
@@ -282,6 +286,7 @@ public struct QueueScreen: Sendable {
             run = began.run
             paused = false
             lastAdvance = context.clock
+            lastWall = context.wall
             lastCommit = context.clock
             let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
             let http = routes.isEmpty ? "" : "; callbacks POSTed to " + Self.routesText(routes, apps: catalogue.apps.count)
@@ -337,14 +342,22 @@ public struct QueueScreen: Sendable {
 
     /// Advances the simulation by the wall-clock time since the last advance times the speed, and
     /// writes what happened (each step with its events) in one SQLite transaction.
-    mutating func advance(to wall: Instant, pageSize: Int) -> [Effect] {
+    mutating func advance(to wall: Instant, realWall: Instant? = nil, pageSize: Int) -> [Effect] {
         guard var simulation else { return [] }
-        // Each commit moves the store's clock to the instants it stamps and the console's clock catches
-        // up with it (the header shows the instant rows are stamped at), so the time up to where the
-        // simulation already ran is not time to run again: a fast simulation would feed on its own steps.
-        defer { lastAdvance = max(wall, lastAdvance ?? wall, lastStamped ?? wall) }
-        guard !paused, let last = lastAdvance, wall > last else { return heartbeat(at: wall) }
-        let simulated = Double(wall.millis - last.millis) * speed
+        // With the real wall clock, a run's time is the time that passed on it: the console's clock jumping
+        // to this run's stamps is not time passing. Without one (a harness's ticks), the console's clock:
+        // each commit moves the store's clock to the instants it stamps and the console's clock catches up
+        // with it, so the time up to where the simulation already ran is not time to run again (a fast run
+        // would feed on its own steps).
+        let last = realWall == nil ? lastAdvance : lastWall
+        defer {
+            lastWall = realWall
+            lastAdvance = realWall == nil ? max(wall, lastAdvance ?? wall, lastStamped ?? wall) : max(wall, lastAdvance ?? wall)
+        }
+        let now = realWall ?? wall
+        guard !paused, let last, now > last else { return heartbeat(at: wall) }
+        let elapsed = now.millis - last.millis
+        let simulated = Double(elapsed) * speed
         let effects = run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
         guard !effects.isEmpty else { return heartbeat(at: wall) }
         lastCommit = wall

@@ -166,12 +166,15 @@ extension SubscriptionsScreen {
         return Self.write { store in
             do {
                 switch write {
+                // Who did it and the reason as typed, in the line `:messages` keeps (the audit log has both).
                 case .refund(let reason):
                     let done = try store.refund(id, reason: reason, appIssue: false, by: staff, at: at)
-                    return .support(.done("\(done.notification.notificationType.rawValue) for \(subject.id) written to the log"))
+                    return .support(.done(
+                        "\(done.notification.notificationType.rawValue) for \(subject.id) written to the log: support refund by \(staff.name), reason: \(ControlCharacters.escaped(reason))"))
                 case .unrefund(let reason):
                     let done = try store.reverseRefund(id, reason: reason, by: staff, at: at)
-                    return .support(.done("\(done.notification.notificationType.rawValue) for \(subject.id) written to the log"))
+                    return .support(.done(
+                        "\(done.notification.notificationType.rawValue) for \(subject.id) written to the log: refund reversed by \(staff.name), reason: \(ControlCharacters.escaped(reason))"))
                 case .extend(let days, let code):
                     let request = try RenewalExtensionRequest(
                         extendByDays: days, extendReasonCode: code, requestIdentifier: UUID().uuidString.lowercased())
