@@ -19,7 +19,7 @@ struct UserHistoryReport: CommandReport {
     }
 
     var note: String? {
-        if entries.isEmpty { return "no history for user '\(userId.controlsEscaped)'" }
+        if entries.isEmpty { return "no history for user '\(userId.echoed)'" }
         return next.map { "older lines follow: --before \($0.text.controlsEscaped)" }
     }
 
