@@ -106,7 +106,7 @@ extension PostgresStore: HistoryStore {
                   NULL::text AS order_id, NULL::text AS app_order_id,
                   e.notification_type || coalesce('/' || e.subtype, '') || coalesce(' ' || e.product_id, '')
                     || ', uuid ' || e.notification_uuid || ', ' || e.provenance AS detail,
-                  CASE WHEN e.provenance = 'verified' THEN 'verified' ELSE 'unverified' END AS trust
+                  \(HistoryTrust.sql) AS trust
                 FROM subscription s JOIN subscription_event e ON e.original_transaction_id = s.original_transaction_id
                 WHERE s.user_id = :user
                 """),

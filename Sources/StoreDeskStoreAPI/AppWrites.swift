@@ -18,7 +18,7 @@ public enum AppWrites {
 
     /// The refusal of an app id the store does not have, naming those it has.
     public static func unknownApp(_ appId: String, known: [String]) -> StoreError {
-        StoreError.invalidArgument("no app with id '\(appId)' (known: \(known.joined(separator: ", ")))")
+        StoreError.invalidArgument("no app with id '\(appId.echoed)' (known: \(known.joined(separator: ", ")))")
     }
 
     /// The audit line of an app added.

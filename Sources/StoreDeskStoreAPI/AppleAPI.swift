@@ -300,5 +300,5 @@ public enum AppleAPIWrites {
     }
 
     /// The refusal of a key for an app the store does not have.
-    public static func unknownApp(_ id: String) -> StoreError { StoreError.invalidArgument("no app with id '\(id)'") }
+    public static func unknownApp(_ id: String) -> StoreError { StoreError.invalidArgument("no app with id '\(id.echoed)'") }
 }

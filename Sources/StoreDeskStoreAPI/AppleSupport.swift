@@ -77,12 +77,12 @@ public enum AppleSupportWrites {
     public static func checkConsumptionReason(_ reason: String) throws {
         guard ConsumptionRequestRecord.reasons.contains(reason) else {
             throw StoreError.invalidArgument(
-                "--reason must be one of \(ConsumptionRequestRecord.reasons.joined(separator: ", ")), got '\(reason)'")
+                "--reason must be one of \(ConsumptionRequestRecord.reasons.joined(separator: ", ")), got '\(reason.echoed)'")
         }
     }
 
     public static func noPurchase(_ id: String) -> StoreError {
-        StoreError.invalidArgument("no transaction or subscription '\(id)' in the store")
+        StoreError.invalidArgument("no transaction or subscription '\(id.echoed)' in the store")
     }
 
     public static func refusal(_ text: String) -> StoreError { StoreError.invalidArgument(text) }
@@ -128,7 +128,7 @@ extension AppStoreServerStore {
         } catch let error as AppStoreAPIError {
             throw StoreError.invalidArgument("renewal date not extended: \(AppleSupportWrites.sentence(error))")
         }
-        guard let done else { throw StoreError.invalidArgument("no subscription with original transaction id '\(originalTransactionId)'") }
+        guard let done else { throw StoreError.invalidArgument("no subscription with original transaction id '\(originalTransactionId.echoed)'") }
         return done
     }
 
@@ -136,7 +136,7 @@ extension AppStoreServerStore {
     public func setAppAccountToken(_ token: String, originalTransactionId: String, by staff: StaffMember, readOnly: Bool, at now: Instant) throws {
         try AppleSupportWrites.check(staff, readOnly: readOnly, reason: nil)
         guard let customer = try appStoreCustomer(transactionId: originalTransactionId) else {
-            throw StoreError.invalidArgument("no transaction '\(originalTransactionId)' in the store")
+            throw StoreError.invalidArgument("no transaction '\(originalTransactionId.echoed)' in the store")
         }
         let checked: String
         do {

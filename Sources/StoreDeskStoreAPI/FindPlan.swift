@@ -94,6 +94,9 @@ public struct FindPlan: Sendable {
         var tie: String
         /// Extra condition, for a lookup that must not repeat another (a transaction by its original id).
         var also: String = ""
+        /// The exact condition (one `?`) when it is not `column = ?`: a restore prompt by another id of its
+        /// purchase, through that id's own index.
+        var exact: String?
         /// Whether a prefix of the text is looked up too. Not for a transaction by its original id: most
         /// transactions are their own original, so a prefix range would walk past all of them to find the
         /// few renewals (2.6 s for `20000000` on 3,000,000 transactions); the subscription's own lookup
@@ -170,6 +173,14 @@ public struct FindPlan: Sendable {
                 columns: select(column, transaction: "t.id", original: "t.original_transaction_id", order: orderOf),
                 tables: "store_transaction t JOIN \(user) u ON u.id = t.user_id", column: column, tie: "t.id", also: also, prefix: prefix)
         }
+        // A restore prompt is about a purchase, so every id of the purchase names it: the transaction's own
+        // (the lookup below), the game's order id and the platform's, each through its own index.
+        func restorePrompt(_ field: FindField, matched: String, through purchase: String) -> Lookup {
+            Lookup(
+                kind: .restorePrompt, field: field, columns: select(matched, transaction: "r.transaction_id", restore: "r.id"),
+                tables: "restore_request r JOIN \(user) u ON u.id = r.user_id", column: "r.transaction_id", tie: "r.id",
+                exact: "r.transaction_id IN (\(purchase) = ?)", prefix: false)
+        }
         func notification(_ field: FindField, _ column: String) -> Lookup {
             Lookup(
                 kind: .notification, field: field,
@@ -196,6 +207,12 @@ public struct FindPlan: Sendable {
             kind: .restorePrompt, field: .transactionId,
             columns: select("r.transaction_id", transaction: "r.transaction_id", restore: "r.id"),
             tables: "restore_request r JOIN \(user) u ON u.id = r.user_id", column: "r.transaction_id", tie: "r.id"),
+        restorePrompt(
+            .appOrderId, matched: "(SELECT t.app_order_id FROM store_transaction t WHERE t.id = r.transaction_id)",
+            through: "SELECT t.id FROM store_transaction t WHERE t.app_order_id"),
+        restorePrompt(
+            .orderId, matched: "(SELECT o.order_id FROM payment_order o WHERE o.transaction_id = r.transaction_id)",
+            through: "SELECT o.transaction_id FROM payment_order o WHERE o.order_id"),
         notification(.notificationUUID, "e.notification_uuid"),
         notification(.webOrderLineItemId, dialect.webOrderLineItem),
         ]
@@ -215,7 +232,7 @@ public struct FindPlan: Sendable {
     func arm(_ lookup: Lookup, _ match: FindMatch) -> Arm {
         var arm = Arm(
             kind: lookup.kind, field: lookup.field, match: match, columns: lookup.columns, tables: lookup.tables,
-            condition: "\(lookup.column) = ?\(lookup.also)", arguments: [.text(query.text)],
+            condition: (lookup.exact ?? "\(lookup.column) = ?") + lookup.also, arguments: [.text(query.text)],
             order: lookup.tie == lookup.column ? "" : " ORDER BY \(lookup.tie)", limit: query.limit)
         if match == .prefix {
             arm.condition = "\(lookup.column) > ? AND \(lookup.column) < ?\(lookup.also)"
@@ -275,6 +292,12 @@ public struct FindPlan: Sendable {
                     kind: .transaction, field: .appleOrderId, match: .exact,
                     columns: Self.select("'\(order)'", transaction: "t.id", original: "t.original_transaction_id", order: Self.orderOf),
                     tables: "store_transaction t JOIN \(dialect.user) u ON u.id = t.user_id", condition: "t.id = ?",
+                    arguments: [.text(transactionId)], limit: query.limit))
+            arms.append(
+                Arm(
+                    kind: .restorePrompt, field: .appleOrderId, match: .exact,
+                    columns: Self.select("'\(order)'", transaction: "r.transaction_id", restore: "r.id"),
+                    tables: "restore_request r JOIN \(dialect.user) u ON u.id = r.user_id", condition: "r.transaction_id = ?",
                     arguments: [.text(transactionId)], limit: query.limit))
         }
         return arms

@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskCore
 
 /// Everything that can go wrong with a store file, each said in one line that names the file or value.
 public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
@@ -46,7 +47,7 @@ public enum StoreError: Error, Equatable, CustomStringConvertible, Sendable {
         case .locked(let path): "\(path) is locked by another process: try again when it is done"
         case .exists(let path): "\(path) already exists: pass --force to replace it"
         case .dataFile(let path, let message): "\(path): \(message)"
-        case .unknownUser(let id): "no user with id '\(id)'"
+        case .unknownUser(let id): "no user with id '\(id.echoed)'"
         case .invalidArgument(let message): message
         case .database(let path, let message): "\(path): \(message)"
         case .unreachable(let path, let reason): "\(path): \(reason)"

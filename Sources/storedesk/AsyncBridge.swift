@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskCore
 
 /// Runs async work from a synchronous command's `run()` and waits for it: the commands stay plain
 /// `ParsableCommand`s (the snapshot's fast path depends on that), and only the network ones need this.
@@ -40,7 +41,7 @@ func checkedCallbackURL(_ text: String, option: String) throws -> String {
     guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
         let host = url.host, !host.isEmpty
     else {
-        throw fail("\(option) '\(text)' is not an http:// or https:// URL with a host")
+        throw fail("\(option) '\(text.echoed)' is not an http:// or https:// URL with a host")
     }
     return text
 }

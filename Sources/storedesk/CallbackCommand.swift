@@ -44,7 +44,7 @@ struct AppKeyOption: ParsableArguments {
             let database = try store.open(.readOnly)
             guard let found = try database.app(id: id) else {
                 let known = (try? database.apps().map(\.id)) ?? []
-                throw StoreError.invalidArgument("no app with id '\(id)' (known: \(known.joined(separator: ", ")))")
+                throw StoreError.invalidArgument("no app with id '\(id.echoed)' (known: \(known.joined(separator: ", ")))")
             }
             return found.appKey
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreDeskCore
 
 /// What a refused command line most likely got wrong, said before anything else: a mistyped subcommand
 /// ("did you mean `restore`?"), or an option the command does not have. ArgumentParser runs a command's
@@ -34,7 +35,7 @@ struct CommandLineHints {
             // A default subcommand that takes words of its own would have taken this one.
             if !(command.configuration.defaultSubcommand.map(Self.takesWords) ?? false) {
                 let guess = Self.closest(to: word, among: names)
-                return "unknown command '\(word)' for `\(shown)`"
+                return "unknown command '\(word.echoed)' for `\(shown)`"
                     + (guess.map { ": did you mean `\(shown) \($0)`?" } ?? " (commands: \(names.joined(separator: ", ")))")
                     + " (see `\(shown) --help`)"
             }
@@ -46,7 +47,7 @@ struct CommandLineHints {
             let name = String(token.prefix { $0 != "=" })
             guard !known.contains(name) else { continue }
             let guess = Self.closest(to: name, among: known.filter { $0.hasPrefix("--") }.sorted())
-            return "unknown option '\(name)' for `\(shown)`" + (guess.map { ": did you mean `\($0)`?" } ?? "")
+            return "unknown option '\(name.echoed)' for `\(shown)`" + (guess.map { ": did you mean `\($0)`?" } ?? "")
                 + " (see `\(shown) --help`)"
         }
         return nil

@@ -36,10 +36,10 @@ extension EventsCommand {
             try steps.map { text in
                 let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
                 guard parts.count == 2, let action = SubscriptionDemoAction.parse(parts[0]) else {
-                    throw StoreError.invalidArgument("--step '\(text)': expected ACTION@SECONDS with ACTION one of \(SubscriptionDemoAction.names)")
+                    throw StoreError.invalidArgument("--step '\(text.echoed)': expected ACTION@SECONDS with ACTION one of \(SubscriptionDemoAction.names)")
                 }
                 guard let at = Int(parts[1]), at > 0, at <= seconds else {
-                    throw StoreError.invalidArgument("--step '\(text)': SECONDS must be a whole number from 1 to --for (\(seconds))")
+                    throw StoreError.invalidArgument("--step '\(text.echoed)': SECONDS must be a whole number from 1 to --for (\(seconds))")
                 }
                 return (at, action)
             }

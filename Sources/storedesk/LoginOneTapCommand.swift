@@ -188,7 +188,7 @@ extension LoginCommand {
             @OptionGroup var output: OutputOptions
             func run() throws {
                 let rows = OneTapResultCode.search(query)
-                guard output.json || !rows.isEmpty else { throw fail("no result code matches '\(query)'") }
+                guard output.json || !rows.isEmpty else { throw fail("no result code matches '\(query.echoed)'") }
                 try output.show(OneTapCodesReport(rows: rows))
             }
         }

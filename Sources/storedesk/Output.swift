@@ -76,6 +76,15 @@ func choicesOnOneLine(_ message: String) -> String {
     return message[..<start.lowerBound] + ". Please provide one of " + listed + "."
 }
 
+/// ArgumentParser's message with every value it quotes (`The value '…' is invalid for '--limit <n>'`,
+/// `Unknown option '…'`) cut as any echoed value is (`EchoedText`): a text between two quotes longer than
+/// a message keeps of a value loses its tail.
+func valuesEchoed(_ message: String) -> String {
+    let parts = message.split(separator: "'", omittingEmptySubsequences: false)
+    guard parts.count > 2 else { return message }
+    return parts.map { EchoedText.cut($0) }.joined(separator: "'")
+}
+
 /// A message of several lines as one: its non-blank lines joined with "; ".
 func oneLine(_ text: String) -> String {
     text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -141,7 +150,7 @@ func exitReporting(
                 }
             }
             // Usage errors: ArgumentParser's message, then the --help of the command it names.
-            let message = oneLine(choicesOnOneLine(command.message(for: error)))
+            let message = valuesEchoed(oneLine(choicesOnOneLine(command.message(for: error))))
             let full = command.fullMessage(for: error)
             let hint = full.range(of: "See '").flatMap { start in
                 full[start.upperBound...].range(of: "'").map { String(full[start.upperBound..<$0.lowerBound]) }

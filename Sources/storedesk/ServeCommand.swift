@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StoreDeskCore
 import StoreDeskNetwork
 import StoreDeskStoreAPI
 
@@ -87,7 +88,7 @@ struct ServeCommand: ParsableCommand {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port),
             colon != text.startIndex
         else {
-            throw fail("--listen '\(text)' is not HOST:PORT with a port from 0 to 65535")
+            throw fail("--listen '\(text.echoed)' is not HOST:PORT with a port from 0 to 65535")
         }
         return (String(text[..<colon]), port)
     }

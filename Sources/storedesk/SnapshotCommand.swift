@@ -90,7 +90,7 @@ struct SnapshotRequest: Equatable {
         var database: (any Store)?
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID.named(screen) else {
-                throw StoreError.invalidArgument("unknown screen '\(screen)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw StoreError.invalidArgument("unknown screen '\(screen.echoed)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             // A frame too small to hold the console is not a frame: refused in one line, exit 1.
             guard !Layout(size: size).isTooSmall else {

@@ -35,7 +35,7 @@ struct SubsCommand: ParsableCommand {
     func askedInstant() throws -> Instant? {
         try at.map { text in
             guard let instant = Instant(iso8601: text) else {
-                throw StoreError.invalidArgument("--at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got '\(text)'")
+                throw StoreError.invalidArgument("--at must be an ISO-8601 date such as 2026-11-20T08:00:00Z, got '\(text.echoed)'")
             }
             return instant
         }
@@ -46,7 +46,7 @@ struct SubsCommand: ParsableCommand {
             let asked = try askedInstant()
             let database = try store.open(.readOnly)
             if let product, try database.product(id: product) == nil {
-                throw StoreError.invalidArgument("--product '\(product)' is not in the store's catalogue")
+                throw StoreError.invalidArgument("--product '\(product.echoed)' is not in the store's catalogue")
             }
             let userId = try database.subscriber(named: user)
             guard let owner = try database.user(id: userId) else { throw StoreError.unknownUser(id: userId) }

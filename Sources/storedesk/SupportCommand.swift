@@ -97,7 +97,7 @@ struct SupportCommand: ParsableCommand {
             let canonical = try reporting { () throws -> String in
                 let member = try staff.staff.member("support token", may: .actForApple)
                 guard let canonical = AppStoreAPIError.canonicalUUID(token) else {
-                    throw StoreError.invalidArgument("the app account token must be a UUID, got '\(token)'")
+                    throw StoreError.invalidArgument("the app account token must be a UUID, got '\(token.echoed)'")
                 }
                 let database = try store.open(.readWrite)
                 try database.setAppAccountToken(
@@ -118,7 +118,7 @@ struct SupportCommand: ParsableCommand {
         func run() throws {
             let report = try reporting { () throws -> SupportOrderReport in
                 guard let id = AppleOrderId.transactionId(of: orderId.trimmingCharacters(in: .whitespaces)) else {
-                    throw StoreError.invalidArgument("'\(orderId)' is not an order id: ten letters and digits, as Apple's receipt prints it")
+                    throw StoreError.invalidArgument("'\(orderId.echoed)' is not an order id: ten letters and digits, as Apple's receipt prints it")
                 }
                 let database = try store.open(.readOnly)
                 guard let customer = try database.appStoreCustomer(transactionId: id),

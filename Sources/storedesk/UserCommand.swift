@@ -98,7 +98,7 @@ struct UserCommand: ParsableCommand {
                 throw fail("--limit must be between 1 and \(Self.maximumLimit), got \(limit)")
             }
             if let before, HistoryCursor(text: before) == nil {
-                throw fail("--before takes a cursor as the last page gave it (MILLIS:KIND:ID), got '\(before.controlsEscaped)'")
+                throw fail("--before takes a cursor as the last page gave it (MILLIS:KIND:ID), got '\(before.echoed)'")
             }
         }
 

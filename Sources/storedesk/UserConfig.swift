@@ -74,7 +74,7 @@ struct UserConfig: Equatable {
         }
         for key in table.keys.sorted() {
             guard let known = Key(rawValue: key) else {
-                return refused("unknown key '\(key)' (known: \(Key.allCases.map(\.rawValue).joined(separator: ", ")))")
+                return refused("unknown key '\(key.echoed)' (known: \(Key.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             guard let value = table[key]?.string else {
                 return refused("key '\(key)' must be a string, got \(table[key].map { "\($0.type)" } ?? "nothing")")
@@ -87,7 +87,7 @@ struct UserConfig: Equatable {
             case .role:
                 guard let role = StaffRole(rawValue: value) else {
                     return refused(
-                        "key 'role': '\(value)' is not a role (\(StaffRole.allCases.map(\.rawValue).joined(separator: ", ")))")
+                        "key 'role': '\(value.echoed)' is not a role (\(StaffRole.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 config.role = role
             }

@@ -16,6 +16,27 @@ import Testing
         return db
     }
 
+    /// The store's record of a subscription before its first notification (written by a first support
+    /// refund) reads `[store record]` in the text and `store_record` in `--json`, as the Subscriptions
+    /// timeline labels it; it said `[unverified]`.
+    @Test func theStoresRecordIsLabelledAsTheTimelineLabelsIt() throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let db = home.path("demo.sqlite")
+        try FileManager.default.copyItem(atPath: home.defaultStore, toPath: db)
+        let refund = try Binary.run(["support", "refund", "2000000100000050", "--reason", "charged twice", "--db", db] + Self.support, home: home)
+        #expect(refund.status == 0, "\(refund.stderr)")
+        let text = try Binary.run(["user", "history", "10000002", "--kind", "notification", "--db", db], home: home)
+        let lines = text.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(text.stdout)")
+        #expect(lines.last?.contains("\t[store record] SUBSCRIBED/INITIAL_BUY") == true, "\(text.stdout)")
+        #expect(lines.first?.contains("\t[unverified] REFUND") == true, "\(text.stdout)")
+        let json = try Binary.run(["user", "history", "10000002", "--kind", "notification", "--json", "--db", db], home: home)
+        let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let entries = object?["entries"] as? [[String: Any]] ?? []
+        #expect(entries.compactMap { $0["trust"] as? String } == ["unverified", "store_record"], "\(json.stdout)")
+    }
+
     @Test func textIsOneLineAnEntryNewestFirstWithIdsAndEscapedText() throws {
         let home = TemporaryHome()
         let db = try Self.declinedStore(home)

@@ -69,6 +69,21 @@ import Testing
         #expect(try store.check() == [])
     }
 
+    /// A player's history marks the store's record as the Subscriptions timeline does (issue 34): the
+    /// `STORE-RECORD-` lines a first support refund writes are `store_record`, not `unverified` (they are no
+    /// notification, so carry no signature), and the refund itself stays `unverified` (the desk's simulated one).
+    @Test(arguments: Backend.allCases) func theHistoryMarksTheStoresRecordAsTheTimelineDoes(_ backend: Backend) throws {
+        let store = try AppleSupportContractTests.store(backend)
+        _ = try store.refund("2000000100000050", reason: "charged by mistake", appIssue: false, by: Self.support, at: Self.at)
+        let lines = try (store as! any HistoryStore).history(userId: "10000002", kinds: [.notification], before: nil, limit: 50)
+        let record = lines.filter { $0.detail.contains(SubscriptionBaseline.uuidPrefix) }
+        #expect(!record.isEmpty && record.allSatisfy { $0.trust == .storeRecord }, "\(lines)")
+        #expect(record.map { $0.trust?.label } == record.map { _ in "store record" })
+        let others = lines.filter { !$0.detail.contains(SubscriptionBaseline.uuidPrefix) }
+        #expect(others.map(\.trust) == [.unverified], "\(others)")
+        #expect(others.first?.detail.hasPrefix("REFUND") == true)
+    }
+
     /// Every demo chain's record folds to what its row says (active, grace period, billing retry,
     /// expired, refunded, auto-renew off, an upgrade mid-period), and both backends write the same record.
     @Test(arguments: Backend.allCases) func everyDemoChainsRecordFoldsToItsRow(_ backend: Backend) throws {

@@ -204,6 +204,16 @@ import Testing
         #expect(footer.first?.command == .down)
         #expect(footer.last?.command == .quit)
     }
+
+    /// A screen that names no footer shows every key it has (issue 34, item 13: `h` worked on Find, and its
+    /// footer, an empty list by default, never said so).
+    @Test func aScreenWithoutAFooterListShowsEveryKeyItHas() {
+        let find = Keymap.footer(for: .find).map(\.help)
+        #expect(find.contains("history"))
+        #expect(find.firstIndex(of: "history") ?? 0 < find.firstIndex(of: "command") ?? 0)
+        let audit = Keymap.footer(for: .audit).map(\.help)
+        #expect(audit.contains("reverse"))
+    }
 }
 
 /// `--ascii` and a locale that is not UTF-8 (issue 34, item 12): no symbol reaches the terminal, only its

@@ -144,7 +144,8 @@ extension AppState {
     func renderFooter(into canvas: inout Canvas, rect: Rect) {
         let bindings = Keymap.footer(for: screen).filter { !($0.writes && session.readOnly) }
         let help = bindings.first { $0.command == .help }
-        let helpWidth = help.map { $0.keys[0].label.columns + 1 + $0.help.columns + 2 } ?? 0
+        // `? help` ends the line: it needs its own columns, not the two spaces after a hint.
+        let helpWidth = help.map { $0.keys[0].label.columns + 1 + $0.help.columns } ?? 0
         var x = rect.x + 1
         for binding in bindings where binding.command != .help {
             let disabled = binding.unavailableReason(in: self) != nil

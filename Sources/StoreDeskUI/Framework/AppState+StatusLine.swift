@@ -128,7 +128,7 @@ extension StringProtocol {
     /// line being typed shows of itself, the cursor's side kept.
     func tail(fitting width: Int) -> String {
         guard width > 0 else { return "" }
-        if columns <= width { return String(self) }
+        if fits(in: width) { return String(self) }
         var out: [Character] = []
         var used = 1
         for character in reversed() {

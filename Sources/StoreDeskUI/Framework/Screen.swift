@@ -83,7 +83,9 @@ public protocol ConsoleScreen: Sendable {
     static var shortTitle: String { get }
     /// This screen's own commands, in the order help lists them.
     static var commands: [ScreenCommand<Self>] { get }
-    /// The actions whose hints the footer shows on this screen, after the list moves.
+    /// The actions whose hints the footer shows on this screen, after the list moves. A screen that names
+    /// none shows every key of its `commands`, in their order (a key is never left out of the footer by
+    /// forgetting a list); one that names them chooses which and in what order.
     static var footer: [Action] { get }
 
     init()
@@ -140,7 +142,7 @@ public enum NoEvent: Sendable {}
 extension ConsoleScreen {
     public static var shortTitle: String { title }
     public static var commands: [ScreenCommand<Self>] { [] }
-    public static var footer: [Action] { [] }
+    public static var footer: [Action] { commands.compactMap { $0.keys.isEmpty ? nil : $0.action } }
     public var filterText: String? { nil }
     public var tickInterval: TimeInterval? { nil }
     public var completionIds: [String] { [] }

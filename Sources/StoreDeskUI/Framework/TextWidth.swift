@@ -129,10 +129,22 @@ extension StringProtocol {
     /// Width in terminal columns.
     public var columns: Int { TextWidth.columns(of: self) }
 
+    /// Whether the text takes at most `width` columns, measured only as far as `width`: a title or a
+    /// prompt holding a 4,000-character filter is cut to the pane every frame, and measuring it whole each
+    /// time made typing it cost the square of its length.
+    public func fits(in width: Int) -> Bool {
+        var used = 0
+        for character in self {
+            used += TextWidth.columns(of: character)
+            if used > width { return false }
+        }
+        return true
+    }
+
     /// Cut to at most `width` columns, ending in `…` when anything was cut.
     public func fitted(to width: Int) -> String {
         guard width > 0 else { return "" }
-        if columns <= width { return String(self) }
+        if fits(in: width) { return String(self) }
         var out = ""
         var used = 0
         for character in self {

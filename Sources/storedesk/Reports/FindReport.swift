@@ -38,7 +38,7 @@ struct FindReport: CommandReport {
         }.joined(separator: "\n")
     }
 
-    var note: String? { results.isEmpty ? "nothing matches '\(query.controlsEscaped)'" : nil }
+    var note: String? { results.isEmpty ? "nothing matches '\(query.echoed)'" : nil }
 }
 
 /// One result as JSON: what it is, where it matched, and the ids to open it by (null when it has none).

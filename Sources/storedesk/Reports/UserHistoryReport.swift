@@ -19,7 +19,7 @@ struct UserHistoryReport: CommandReport {
     }
 
     var note: String? {
-        if entries.isEmpty { return "no history for user '\(userId.controlsEscaped)'" }
+        if entries.isEmpty { return "no history for user '\(userId.echoed)'" }
         return next.map { "older lines follow: --before \($0.text.controlsEscaped)" }
     }
 
@@ -35,7 +35,7 @@ struct UserHistoryReport: CommandReport {
     /// The detail with phone numbers masked, and a notification's trust mark in front.
     static func detail(_ e: HistoryEntry) -> String {
         let text = e.maskedDetail
-        return e.trust.map { "[\($0.rawValue)] \(text)" } ?? text
+        return e.trust.map { "[\($0.label)] \(text)" } ?? text
     }
 }
 

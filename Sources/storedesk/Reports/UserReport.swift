@@ -68,7 +68,7 @@ struct UserSearchReport: CommandReport {
         }.joined(separator: "\n")
     }
 
-    var note: String? { users.isEmpty ? "no user matches '\(query.controlsEscaped)'" : nil }
+    var note: String? { users.isEmpty ? "no user matches '\(query.echoed)'" : nil }
 }
 
 /// A user as JSON: the platform's user-info field names, phone masked, plus readable names.

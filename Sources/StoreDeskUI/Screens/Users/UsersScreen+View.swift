@@ -160,7 +160,15 @@ extension UsersScreen {
             let items = [e.transactionId.map { "transaction \($0)" }, e.orderId.map { "order \($0)" }].compactMap { $0 }
             let ids = items.joined(separator: " ")
             var head = [Span(e.at.shortText(in: zone) + " ", .muted), Span(e.kind.rawValue.padded(to: 13), .detailLabel)]
-            if let trust = e.trust { head.append(Span("[\(trust.rawValue)] ", trust == .verified ? .statusSuccess : .statusWarning)) }
+            if let trust = e.trust {
+                let role: Role =
+                    switch trust {
+                    case .verified: .statusSuccess
+                    case .unverified: .statusWarning
+                    case .storeRecord: .muted
+                    }
+                head.append(Span("[\(trust.label)] ", role))
+            }
             var lines: [[Span]]
             if head.reduce(0, { $0 + $1.text.columns }) + ids.columns <= width {
                 lines = [head + [Span(ids, .detailValue)]]

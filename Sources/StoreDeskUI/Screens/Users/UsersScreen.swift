@@ -26,6 +26,9 @@ public struct UsersScreen: ConsoleScreen {
     public var history: HistoryView?
     /// How far a sliced scan for a short filter has got (0...1), nil when none is running.
     public var scanProgress: Double?
+    /// The filter whose list came back empty since the store last changed: a filter typed on from it
+    /// matches nothing either (`UserSearch.matchesNothing(whenNothingMatched:)`) and reads nothing.
+    public internal(set) var matchedNothing: UserSearch?
 
     public init() {}
 
@@ -119,7 +122,9 @@ public struct UsersScreen: ConsoleScreen {
 
     /// Fetch the visible window again from its first row, keeping the selection on the same user.
     mutating func refresh(pageSize: Int) -> [Effect] {
-        [show(list.refresh(pageSize: pageSize, source: source)), countEffect(forget: false)]
+        // The store may hold a match now: the next keystroke reads again.
+        matchedNothing = nil
+        return [show(list.refresh(pageSize: pageSize, source: source)), countEffect(forget: false)]
     }
 
     func profileEffect() -> [Effect] {
@@ -183,6 +188,8 @@ public struct UsersScreen: ConsoleScreen {
         case .page(let page):
             guard let moved = list.show(page) else { return [] }
             scanProgress = nil
+            let search = UserSearch(text: filter)
+            matchedNothing = rows.isEmpty && search.usesFullTextIndex ? search : nil
             if moved { detailScroll = 0 }
             if selectedRow == nil { profile = nil }
             return selectionEffects()
@@ -213,6 +220,8 @@ public struct UsersScreen: ConsoleScreen {
         guard text != filter else { return [] }
         filter = text
         list.select(0)
+        // Typed on past the last match: still nothing, and the empty list and its count of 0 stay as they are.
+        if let earlier = matchedNothing, UserSearch(text: text).matchesNothing(whenNothingMatched: earlier) { return [] }
         return reload(pageSize: pageSize)
     }
 
