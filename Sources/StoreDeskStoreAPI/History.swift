@@ -10,21 +10,26 @@ public enum HistoryKind: String, CaseIterable, Comparable, Hashable, Sendable {
 /// How far a subscription notification is trusted: `verified` only when Apple's signature was checked
 /// and held; the store's own record of a subscription before its first notification
 /// (`SubscriptionBaseline`: no notification at all, so never signed) is `store_record`, as the
-/// Subscriptions timeline says; anything else (decoded JSON, a signature taken unverified, StoreKit
-/// testing, simulated) is `unverified`. Other lines have no trust mark.
+/// Subscriptions timeline says; a notification support's own action wrote (a refund, its reversal, an
+/// extension: source `support`) is `support`, as the timeline marks it; anything else (decoded JSON, a
+/// signature taken unverified, StoreKit testing, simulated) is `unverified`. Other lines have no trust mark.
 public enum HistoryTrust: String, Hashable, Sendable {
     case verified, unverified
     case storeRecord = "store_record"
+    case support
 
-    /// The mark as a line shows it: `verified`, `unverified`, `store record` (`rawValue` is the `--json` value).
+    /// The mark as a line shows it: `verified`, `unverified`, `store record`, `support` (`rawValue` is the
+    /// `--json` value).
     public var label: String { self == .storeRecord ? "store record" : rawValue }
 
-    /// The SQL both backends read a notification's trust with, of `e`'s `notification_uuid` and
+    /// The SQL both backends read a notification's trust with, of `e`'s `notification_uuid`, `source` and
     /// `provenance`: the store's record by its UUID (`SubscriptionBaseline.uuidPrefix`, as
-    /// `SubscriptionEvent.isStoreRecord` tells it), then the provenance.
+    /// `SubscriptionEvent.isStoreRecord` tells it), support's actions by their source
+    /// (`SubscriptionEvent.isSupportAction`), then the provenance.
     public static let sql =
         "CASE WHEN substr(e.notification_uuid, 1, \(SubscriptionBaseline.uuidPrefix.utf8.count)) = '\(SubscriptionBaseline.uuidPrefix)' "
-        + "THEN 'store_record' WHEN e.provenance = 'verified' THEN 'verified' ELSE 'unverified' END"
+        + "THEN 'store_record' WHEN e.source = '\(SubscriptionEvent.Origin.support)' THEN 'support' "
+        + "WHEN e.provenance = 'verified' THEN 'verified' ELSE 'unverified' END"
 }
 
 /// Where a page of a history starts: the line after this one, newest first by `(at, kind, id)`.

@@ -30,11 +30,12 @@ import Testing
         let lines = text.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2, "\(text.stdout)")
         #expect(lines.last?.contains("\t[store record] SUBSCRIBED/INITIAL_BUY") == true, "\(text.stdout)")
-        #expect(lines.first?.contains("\t[unverified] REFUND") == true, "\(text.stdout)")
+        // The refund is support's own action, marked so, never `[unverified]`.
+        #expect(lines.first?.contains("\t[support] REFUND") == true, "\(text.stdout)")
         let json = try Binary.run(["user", "history", "10000002", "--kind", "notification", "--json", "--db", db], home: home)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let entries = object?["entries"] as? [[String: Any]] ?? []
-        #expect(entries.compactMap { $0["trust"] as? String } == ["unverified", "store_record"], "\(json.stdout)")
+        #expect(entries.compactMap { $0["trust"] as? String } == ["support", "store_record"], "\(json.stdout)")
     }
 
     @Test func textIsOneLineAnEntryNewestFirstWithIdsAndEscapedText() throws {
@@ -50,7 +51,7 @@ import Testing
         // line break escaped.
         #expect(columns.prefix(3).map { $0[1] } == ["state", "restore", "audit"])
         #expect(columns[0][3] == "restore_declined: li.support (support) declined the restore: refunded\\nby Apple")
-        #expect(columns[1][2].contains("tx 2000000100000093"))
+        #expect(columns[1][2].contains("transaction 2000000100000093"))
         #expect(columns[1][3] == "prompt 3 declined by li.support (support): refunded\\nby Apple")
         #expect(columns[2][3].hasPrefix("restore.decline by li.support"))
         #expect(columns.contains { $0[1] == "transaction" && $0[2].contains("app-order G20261117-0001") })

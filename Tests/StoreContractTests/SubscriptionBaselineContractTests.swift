@@ -71,7 +71,8 @@ import Testing
 
     /// A player's history marks the store's record as the Subscriptions timeline does (issue 34): the
     /// `STORE-RECORD-` lines a first support refund writes are `store_record`, not `unverified` (they are no
-    /// notification, so carry no signature), and the refund itself stays `unverified` (the desk's simulated one).
+    /// notification, so carry no signature), and the refund itself is `support` (support's own action, never
+    /// `unverified` or simulated).
     @Test(arguments: Backend.allCases) func theHistoryMarksTheStoresRecordAsTheTimelineDoes(_ backend: Backend) throws {
         let store = try AppleSupportContractTests.store(backend)
         _ = try store.refund("2000000100000050", reason: "charged by mistake", appIssue: false, by: Self.support, at: Self.at)
@@ -80,7 +81,7 @@ import Testing
         #expect(!record.isEmpty && record.allSatisfy { $0.trust == .storeRecord }, "\(lines)")
         #expect(record.map { $0.trust?.label } == record.map { _ in "store record" })
         let others = lines.filter { !$0.detail.contains(SubscriptionBaseline.uuidPrefix) }
-        #expect(others.map(\.trust) == [.unverified], "\(others)")
+        #expect(others.map(\.trust) == [.support], "\(others)")
         #expect(others.first?.detail.hasPrefix("REFUND") == true)
     }
 

@@ -23,10 +23,11 @@ struct UserHistoryReport: CommandReport {
         return next.map { "older lines follow: --before \($0.text.controlsEscaped)" }
     }
 
-    /// `tx 2000000100000093 orig 2000000100000001 order 2611120001 app-order G20261111-0004`, the ids it has.
+    /// `transaction 2000000100000093 original 2000000100000001 order 2611120001 app-order G20261111-0004`,
+    /// the ids it has, each after its name in words (as the console's history says them).
     static func ids(_ e: HistoryEntry) -> String {
         let named: [(String, String?)] = [
-            ("tx", e.transactionId), ("orig", e.originalTransactionId), ("order", e.orderId), ("app-order", e.appOrderId),
+            ("transaction", e.transactionId), ("original", e.originalTransactionId), ("order", e.orderId), ("app-order", e.appOrderId),
         ]
         let shown = named.compactMap { name, value in value.map { "\(name) \($0)" } }
         return shown.isEmpty ? "-" : shown.joined(separator: " ")

@@ -165,7 +165,7 @@ extension UsersScreen {
                     switch trust {
                     case .verified: .statusSuccess
                     case .unverified: .statusWarning
-                    case .storeRecord: .muted
+                    case .storeRecord, .support: .muted
                     }
                 head.append(Span("[\(trust.label)] ", role))
             }
