@@ -109,7 +109,7 @@ import Testing
         try tmux.literal("ticket 8812")
         try tmux.keys("Enter")
         try tmux.waitFor("13800000000")
-        let audit = try shell("sqlite3 \(home.defaultStore) \"SELECT actor || ' ' || role || ' ' || action FROM audit_log WHERE subject = '10000001' ORDER BY id DESC LIMIT 1\"").output
+        let audit = try shell("sqlite3 \(home.defaultStore) \"SELECT actor || ' ' || role || ' ' || action FROM audit_log WHERE subject = 'user 10000001' ORDER BY id DESC LIMIT 1\"").output
         #expect(audit == "e2e support reveal.phone\n")
 
         // Colours reach the terminal.

@@ -15,7 +15,8 @@ import Testing
         try tmux.literal(":find 2611120001")
         try tmux.keys("Enter")
         var screen = try tmux.waitFor("enter opens 10000001's history on")
-        #expect(screen.contains("Find · “2611120001” · 1 of 1") && screen.contains("order, its order id (exact)"), "\(screen)")
+        // The order, and the restore prompt its transaction had (confirmed): every kind the id names.
+        #expect(screen.contains("Find · “2611120001” · 1 of 2") && screen.contains("order, its order id (exact)"), "\(screen)")
         try tmux.keys("Enter")
         screen = try tmux.waitFor("History · 10000001")
         #expect(screen.contains("transaction 2000000100000088"), "\(screen)")
