@@ -105,13 +105,14 @@ import Testing
             #expect(descending.count > 3)
             #expect(Set(descending.map(\.id)) == Set(ascending.map(\.id)))
             #expect(try backward(pager, step: 2) == descending)
-            // The states keep their order; inside each the latest end comes first.
+            // The states keep their order; inside each the latest end comes first (the end the ENDS column
+            // shows: in grace period the grace period's).
             let states = descending.map { $0.cursor(at: clock).state }
             let ranks = states.map { SubscriptionSearch.order.firstIndex(of: $0) ?? -1 }
             #expect(ranks == ranks.sorted())
             for group in Set(states) {
                 let rows = descending.filter { $0.cursor(at: clock).state == group }
-                let keys = rows.map { ($0.subscription.expiresDate, $0.subscription.id) }
+                let keys = rows.map { ($0.cursor(at: clock).expires, $0.subscription.id) }
                 #expect(zip(keys, keys.dropFirst()).allSatisfy { $0 > $1 }, "\(group)")
                 #expect(rows.map(\.id) == ascending.filter { $0.cursor(at: clock).state == group }.map(\.id).reversed())
             }
