@@ -57,7 +57,7 @@ apple-venv:
 		python3 -m venv $(APPLE_VENV) && $(APPLE_VENV)/bin/pip install -q -r Tests/AppleLibrary/requirements.txt; }
 
 # The end-to-end tests on the release binary `make run` uses (its linker and metadata flags are not the
-# debug build's), then every test on the debug build.
+# debug build's), then every other test on the debug build: each test runs once.
 test: deps release
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
 	@$(MAKE) --no-print-directory apple-venv
