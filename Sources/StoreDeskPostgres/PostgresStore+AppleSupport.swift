@@ -111,7 +111,7 @@ extension PostgresStore: AppleSupportStore {
               transaction_id, product_id, provenance, payload, source, imported_at)
             VALUES (\(event.notificationUUID), \(event.transaction?.originalTransactionId ?? ""), \(event.notificationType.rawValue), NULL,
               \(event.signedDate.millis), \(event.transaction?.transactionId), \(event.transaction?.productId), 'simulated', \(payload),
-              'support', \(now.millis))
+              \(SubscriptionEvent.Origin.support), \(now.millis))
             """)
     }
 

@@ -91,11 +91,11 @@ extension AppDatabase: AppleSupportStore {
             sql: """
                 INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, subtype, signed_date,
                   transaction_id, product_id, provenance, payload, source, imported_at)
-                VALUES (?, ?, ?, NULL, ?, ?, ?, 'simulated', ?, 'support', ?)
+                VALUES (?, ?, ?, NULL, ?, ?, ?, 'simulated', ?, ?, ?)
                 """,
             arguments: [
                 event.notificationUUID, event.transaction?.originalTransactionId, event.notificationType.rawValue, event.signedDate,
-                event.transaction?.transactionId, event.transaction?.productId, try event.jsonLine(), now,
+                event.transaction?.transactionId, event.transaction?.productId, try event.jsonLine(), SubscriptionEvent.Origin.support, now,
             ])
     }
 

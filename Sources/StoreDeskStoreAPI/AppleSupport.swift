@@ -100,6 +100,58 @@ public enum AppleSupportWrites {
             detail: "refund of \(done.productId) of \(done.userId) reversed: \(reason); REFUND_REVERSED \(done.notification.notificationUUID)")
     }
 
+    /// Why a support action was done, read back from its audit line (`refundAudit`, `reversalAudit`,
+    /// `AppleAPIWrites.extensionAudit`, whose forms are here): the reason as typed for a refund or its
+    /// reversal, the days and Apple's reason code for an extension; nil for any other line.
+    public enum Why: Sendable, Hashable {
+        case typed(String)
+        case extended(days: Int, reasonCode: Int)
+    }
+
+    public static func why(_ entry: AuditEntry) -> Why? {
+        let detail = entry.detail
+        func between(_ start: String, _ end: String) -> String? {
+            guard let from = detail.range(of: start), let to = detail.range(of: end, options: .backwards), from.upperBound <= to.lowerBound
+            else { return nil }
+            return String(detail[from.upperBound..<to.lowerBound])
+        }
+        switch entry.action {
+        case "apple.refund": return between("): ", "; REFUND ").map(Why.typed)
+        case "apple.refund.reverse": return between(" reversed: ", "; REFUND_REVERSED ").map(Why.typed)
+        case "apple.renewal.extend":
+            guard let days = between("extended by ", " days (reason ").flatMap({ Int($0) }),
+                let code = between(" days (reason ", ", request ").flatMap({ Int($0) })
+            else { return nil }
+            return .extended(days: days, reasonCode: code)
+        default: return nil
+        }
+    }
+
+    /// The audit line of each support action among a subscription's notifications, by notification UUID:
+    /// who did it and why, for its pane. A refund's and its reversal's line name the notification; an
+    /// extension's is the one on the same chain stamped when the notification was signed (else the latest
+    /// before it). Reads the audit log through the seam, so both backends answer alike.
+    public static func actions(
+        for events: [SubscriptionEvent], originalTransactionId id: String, in store: any AuditStore
+    ) throws -> [String: AuditEntry] {
+        var found: [String: AuditEntry] = [:]
+        var extensions: [AuditEntry]?
+        for event in events where event.isSupportAction {
+            if event.notificationType == .renewalExtended {
+                if extensions == nil {
+                    extensions = try store.audit(AuditQuery(action: "apple.renewal.extend", text: "transaction \(id)")).first(limit: 100)
+                        .filter { $0.subject == "transaction \(id)" }
+                }
+                let lines = extensions ?? []
+                let line = lines.first { $0.at == event.signedDate } ?? lines.filter { $0.at <= event.signedDate }.max { $0.at < $1.at }
+                if let line { found[event.notificationUUID] = line }
+            } else if let line = try store.audit(AuditQuery(action: "apple.refund", text: event.notificationUUID)).first(limit: 1).first {
+                found[event.notificationUUID] = line
+            }
+        }
+        return found
+    }
+
     public static func consumptionRequestAudit(_ request: ConsumptionRequestRecord, uuid: String, by staff: StaffMember) -> AuditEntry {
         AuditEntry(
             at: request.requestedAt, actor: staff.name, role: staff.role.rawValue, action: "apple.consumption.request",

@@ -17,6 +17,13 @@ public protocol StoreFile: Sendable {
     var isReadOnly: Bool { get }
     /// The store's own "now", when it keeps one (demo and synthetic stores do): the console's clock.
     func clock() throws -> Instant?
+    /// Where the clock of the consoles open on this store stands (`SharedClock`): nil when none wrote one.
+    /// A console opening starts from it while its lease holds, so every open console shows one clock.
+    func sharedClock() throws -> SharedClock?
+    /// Writes where this console's clock stands at `wall`, and moves the store's clock up to it (as
+    /// `remember(clock:)`), so commands answer at it too; never back: a shared clock already ahead of
+    /// this one at `wall` stays.
+    func share(clock instant: Instant, wall: Instant) throws
     /// Every app, in id order.
     func apps() throws -> [App]
     /// Calls `onChange` after every commit this process makes; the token stops it when released.

@@ -45,7 +45,10 @@ struct ConsoleCommand: ParsableCommand {
             return (database, session, theme, warnings, catalog)
         }
         let wall = Instant(Date())
-        let clock = ConsoleClock(store: try reporting { try database.now(wall: wall) }, wall: wall)
+        // A console already open on the store shares its clock: this one starts there, not at the last write.
+        let clock = try reporting {
+            ConsoleClock(store: try database.now(wall: wall), shared: try? database.sharedClock(), wall: wall)
+        }
         var state = AppState(
             size: Size(width: 80, height: 24), session: session, storePath: database.path, clock: clock.now(wall: wall),
             timeZone: .local, themeName: theme.name, themeNames: catalog.names)

@@ -127,6 +127,51 @@ import Testing
         #expect(!screen.contains("Profile"), "the console's screen is still showing")
     }
 
+    /// The instant a console's header shows (`store clock 2026-11-20 08:00:07`), in UTC.
+    static func headerClock(_ screen: String) -> Date? {
+        guard let match = screen.firstMatch(of: /store clock (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)/) else { return nil }
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "UTC")
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        return format.date(from: String(match.1))
+    }
+
+    /// Issue 34 item 16: a console opened while another is open on the same store shows the other's clock,
+    /// not the last write's instant, and a command run meanwhile answers there too.
+    @Test func aSecondConsoleShowsTheFirstOnesClock() throws {
+        let home = TemporaryHome()
+        #expect(try Binary.run(["check"], home: home).status == 0)
+        let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
+        let command = "env \(env) \(Binary.path) --role support --refresh 0.3; sleep 30"
+        let first = try Tmux(width: 120, height: 40, command: command)
+        let opened = try #require(Self.headerClock(try first.waitFor("Profile")))
+        // Wait (bounded) until the first console's clock has run 7 s past where it opened.
+        var firstNow = opened
+        let deadline = Date().addingTimeInterval(15)
+        while firstNow.timeIntervalSince(opened) < 7, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.25)
+            firstNow = Self.headerClock(try first.capture()) ?? firstNow
+        }
+        #expect(firstNow.timeIntervalSince(opened) >= 7)
+        let second = try Tmux(width: 120, height: 40, command: command)
+        _ = try second.waitFor("Profile")
+        let (a, b) = (try first.capture(), try second.capture())
+        let (shownFirst, shownSecond) = (try #require(Self.headerClock(a)), try #require(Self.headerClock(b)))
+        // Each header ticks once a second on its own: one second apart at most, never the 7 s of a start at the last write.
+        #expect(abs(shownFirst.timeIntervalSince(shownSecond)) <= 1, "first:\n\(a)\nsecond:\n\(b)")
+        #expect(shownSecond.timeIntervalSince(opened) >= 6, "\(b)")
+        // A command meanwhile answers at the consoles' clock, not where the first opened.
+        let audit = try Binary.run(["restore", "decline", "2000000100000095", "--reason", "not on this Apple ID", "--role", "support", "--as", "mia"], home: home)
+        #expect(audit.status == 0, "\(audit.stderr)")
+        let entry = try Binary.run(["audit", "--limit", "1", "--json"], home: home)
+        let at = ((try JSONSerialization.jsonObject(with: Data(entry.stdout.utf8)) as? [[String: Any]])?.first?["at"] as? String) ?? ""
+        let stamped = try #require(ISO8601DateFormatter().date(from: at), "\(entry.stdout)")
+        #expect(stamped.timeIntervalSince(opened) >= 5, "\(at)")
+        try first.keys("q")
+        try second.keys("q")
+    }
+
     @Test func aDeveloperRunsThePaymentQueueLive() throws {
         let home = TemporaryHome()
         #expect(try Binary.run(["check"], home: home).status == 0)

@@ -212,4 +212,31 @@ final class ContractStores: @unchecked Sendable {
         #expect(seen, "a commit on another connection was not noticed within a second")
         #expect(try watcher.changed() == false)
     }
+
+    /// Consoles open on one store show one clock (issue 34 item 16): each writes where its clock stands,
+    /// another connection reads it back, the store's clock moves there (commands answer at it), and a
+    /// console behind the shared clock at the same wall instant never takes it back.
+    @Test(arguments: Backend.allCases) func consolesOnOneStoreShareOneClock(_ backend: Backend) throws {
+        let store = try ContractStores.get().store(backend)
+        let other = try ContractStores.another(store)
+        #expect(try store.sharedClock() == nil)
+        let wall = Instant(millis: 1_800_000_000_000)
+        let ahead = Self.demoClock.adding(.seconds(90))
+        try store.share(clock: ahead, wall: wall)
+        #expect(try other.sharedClock() == SharedClock(instant: ahead, wall: wall))
+        #expect(try other.clock() == ahead)
+        // Five seconds on, a console showing the shared instant unmoved is behind it: the shared clock stays.
+        try other.share(clock: ahead, wall: wall.adding(.seconds(5)))
+        #expect(try store.sharedClock() == SharedClock(instant: ahead, wall: wall))
+        // One ahead of it replaces it, and moves the store's clock on.
+        let later = ahead.adding(.seconds(20))
+        try other.share(clock: later, wall: wall.adding(.seconds(5)))
+        #expect(try store.sharedClock() == SharedClock(instant: later, wall: wall.adding(.seconds(5))))
+        #expect(try store.clock() == later)
+        // A console opening within the lease starts where the others stand; after it, at the store's clock.
+        let opened = SharedClock.instant(store: try store.clock()!, shared: try store.sharedClock(), wall: wall.adding(.seconds(8)))
+        #expect(opened == later.adding(.seconds(3)))
+        let lapsed = SharedClock.instant(store: try store.clock()!, shared: try store.sharedClock(), wall: wall.adding(.seconds(60)))
+        #expect(lapsed == later)
+    }
 }

@@ -152,4 +152,29 @@ import Testing
         #expect(codes().rows.isEmpty)
         #expect(console.state.status?.text == "no code matches 'nothing-like-this'")
     }
+
+    /// Issue 34 item 10: a support action's pane names who did it and why, from the audit log (not
+    /// Apple's `reason: other`): an extension's days and reason in words, a refund's and its reversal's
+    /// reason as typed.
+    @Test func supportActionsSayWhoAndWhyInThePane() throws {
+        let console = try ConsoleHarness(size: Size(width: 200, height: 60), role: .support)
+        let id = "2000000100000050", mia = StaffMember(name: "mia", role: .support)
+        let request = try RenewalExtensionRequest(extendByDays: 7, extendReasonCode: 1, requestIdentifier: "ticket-4411")
+        _ = try console.database.extendRenewalDate(originalTransactionId: id, request, by: mia, readOnly: false, at: console.state.clock)
+        _ = try console.database.refund(id, reason: "charged twice for one month", appIssue: false, by: mia, at: console.state.clock)
+        console.runtime.dispatch(.storeChanged)
+        command(console, "subscriptions")
+        command(console, "select \(id)")
+        #expect(subscriptions(console).detail?.actions.count == 2)
+        var text = console.text
+        #expect(text.contains("refunded by  mia (support): charged twice for one month"), "\(text)")
+        #expect(text.contains("mia (support): 7 days, Apple's reason 1 (customer satisfaction)"), "\(text)")
+        // Counted as support's actions, never as simulated ones.
+        #expect(text.contains("trust        2 support actions, 1 from the store's record") && !text.contains("simulated"), "\(text)")
+        _ = try console.database.reverseRefund(id, reason: "goodwill", by: mia, at: console.state.clock)
+        console.runtime.dispatch(.storeChanged)
+        text = console.text
+        #expect(!text.contains("refunded by"), "\(text)")
+        #expect(text.contains("mia (support): charged twice for one month") && text.contains("mia (support): goodwill"), "\(text)")
+    }
 }

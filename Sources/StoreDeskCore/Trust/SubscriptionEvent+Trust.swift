@@ -32,6 +32,9 @@ public struct TrustSummary: Hashable, Sendable {
     /// The store's record of the chain before its first notification (`SubscriptionBaseline`): no
     /// notification, so counted apart.
     public var storeRecords = 0
+    /// Notifications support's own actions wrote (a refund, its reversal, an extension): not Apple's,
+    /// not a simulation, so counted apart too (the audit log says who and why).
+    public var supportActions = 0
     /// The distinct signers of the verified ones, first seen first.
     public var signers: [Signer] = []
 
@@ -39,6 +42,10 @@ public struct TrustSummary: Hashable, Sendable {
         for event in events {
             if event.isStoreRecord {
                 storeRecords += 1
+                continue
+            }
+            if event.isSupportAction {
+                supportActions += 1
                 continue
             }
             counts[event.provenance, default: 0] += 1
@@ -63,7 +70,8 @@ public struct TrustSummary: Hashable, Sendable {
             if provenance == .verified { return "\(count) verified" + (allApple ? "" : " (test root)") }
             return "\(count) \(provenance.label)"
         }
-        return (kinds + (storeRecords > 0 ? ["\(storeRecords) from the store's record"] : [])).joined(separator: ", ")
+        let support = supportActions > 0 ? ["\(supportActions) support action\(supportActions == 1 ? "" : "s")"] : []
+        return (kinds + support + (storeRecords > 0 ? ["\(storeRecords) from the store's record"] : [])).joined(separator: ", ")
     }
 }
 

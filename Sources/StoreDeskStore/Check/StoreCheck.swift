@@ -219,7 +219,7 @@ public enum StoreCheck {
                   || ', which has no subscription row'
                 FROM subscription_event e
                 WHERE NOT EXISTS (SELECT 1 FROM subscription s WHERE s.original_transaction_id = e.original_transaction_id)
-                  AND NOT (e.source = 'support' AND EXISTS (SELECT 1 FROM store_transaction t JOIN product p ON p.id = t.product_id
+                  AND NOT (e.source = '\(SubscriptionEvent.Origin.support)' AND EXISTS (SELECT 1 FROM store_transaction t JOIN product p ON p.id = t.product_id
                     WHERE t.id = e.original_transaction_id AND p.type <> 'auto_renewable'))
                 """),
     ]

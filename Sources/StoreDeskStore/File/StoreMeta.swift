@@ -15,6 +15,8 @@ public enum StoreMeta {
         /// The latest instant a write stamped, in milliseconds, in a store that keeps no clock of its own:
         /// the wall clock may go back, the store's time line may not.
         case stampedThrough = "stamped_through"
+        /// Where the open consoles' clock stood at a moment of the wall clock (`SharedClock.stored`).
+        case consoleClock = "console_clock"
     }
 
     public static func set(_ key: Key, _ value: String, in db: Database) throws {
@@ -133,6 +135,20 @@ extension AppDatabase {
     public func remember(clock instant: Instant) throws {
         guard instant.isSupported else { return }
         try writeImmediate { db in try StoreMeta.advance(to: instant, in: db) }
+    }
+
+    public func sharedClock() throws -> SharedClock? {
+        try reader.read { db in try StoreMeta.get(.consoleClock, in: db).flatMap(SharedClock.init(stored:)) }
+    }
+
+    public func share(clock instant: Instant, wall: Instant) throws {
+        guard instant.isSupported, wall.isSupported else { return }
+        try writeImmediate { db in
+            let shared = try StoreMeta.get(.consoleClock, in: db).flatMap(SharedClock.init(stored:))
+            if let ahead = shared?.now(wall: wall), ahead > instant { return }
+            try StoreMeta.set(.consoleClock, SharedClock(instant: instant, wall: wall).stored, in: db)
+            try StoreMeta.advance(to: instant, in: db)
+        }
     }
 }
 

@@ -20,7 +20,7 @@ extension AppState {
             return resized
         case .tick(let now):
             clock = now
-            return withCurrent { $0.tick(&$1) }
+            return shareClock() + withCurrent { $0.tick(&$1) }
         case .storeWaiting(let waiting):
             storeWaiting = waiting
             return []
@@ -30,7 +30,10 @@ extension AppState {
             storeUnreachable = !reachable
             return []
         case .storeChanged:
-            let clock: Effect = .read { store in .storeClock(try store.clock()) }
+            // The store's clock, or the other open consoles' when it is ahead (`SharedClock`).
+            let clock: Effect = .read { store in
+                .storeClock(try store.clock().map { SharedClock.instant(store: $0, shared: try? store.sharedClock(), wall: Instant(Date())) })
+            }
             return [clock] + withCurrent { $0.refresh(&$1) }
         case .storeClock(let storeClock):
             // Another process moved the store's clock on (an import): every view follows it, never back.
@@ -62,6 +65,21 @@ extension AppState {
             let shown = show(id)
             return shown + with(id) { $0.select(id: item, &$1) }
         }
+    }
+
+    /// Every `SharedClock.interval` of real time, writes where the console's clock stands, so a console
+    /// opened on the same store starts there and commands answer there (a store keeping its own clock,
+    /// open for writing; the runtime's ticks carry the wall clock). A store too busy to take it is passed
+    /// over: the next interval writes again.
+    mutating func shareClock() -> [Effect] {
+        guard clockSource == .store, !session.readOnly, let wall else { return [] }
+        if let last = clockSharedAt, wall >= last, wall.millis - last.millis < SharedClock.interval.millis { return [] }
+        clockSharedAt = wall
+        let instant = clock
+        return [.write { store in
+            try? store.share(clock: instant, wall: wall)
+            return .storeClock(nil)
+        }]
     }
 
     mutating func handle(_ key: Key) -> [Effect] {

@@ -103,6 +103,8 @@ public struct AppState: Sendable {
     /// The wall clock at the last tick, as the runtime read it: real time, which never jumps when the
     /// console's clock catches up with a write. Nil where ticks come without it (a test's harness).
     public var wall: Instant?
+    /// The wall clock when the console last wrote where its clock stands (`shareClock`).
+    var clockSharedAt: Instant?
     public var timeZone: TimeZone
     /// What pictures are drawn with (see `TimelineBar.Glyphs.detect`).
     public var glyphs: TimelineBar.Glyphs = .unicode

@@ -9,7 +9,11 @@ import StoreDeskCore
 /// `events import`, a simulation running faster than real time), the console's clock catches up, never
 /// back. A store without one is shown at the wall clock, never before the latest stamp it holds.
 ///
-///     var clock = ConsoleClock(store: try store.now(wall: wall), wall: wall)
+/// Every console open on a store shows one clock: each writes where its clock stands every few seconds
+/// (`SharedClock`, which moves the store's clock on too, so commands answer there), and a console opening
+/// starts from it, not from the last write's instant, then catches up with the others' as they write.
+///
+///     var clock = ConsoleClock(store: try store.now(wall: wall), shared: try store.sharedClock(), wall: wall)
 ///     clock.now(wall: Instant(Date()))   // the store's clock plus the time since
 public struct ConsoleClock: Sendable, Equatable {
     /// Which clock the console shows (the header names it).
@@ -32,6 +36,16 @@ public struct ConsoleClock: Sendable, Equatable {
         source = now.source
         anchor = now.instant
         wallAnchor = wall
+    }
+
+    /// Starts where the consoles already open on the store stand (`shared`, while its lease holds), or
+    /// at the store's instant when it is later (a write since) or no console is open.
+    ///
+    ///     var clock = ConsoleClock(store: try store.now(wall: wall), shared: try store.sharedClock(), wall: wall)
+    public init(store now: StoreNow, shared: SharedClock?, wall: Instant) {
+        var now = now
+        if now.source == .store { now.instant = SharedClock.instant(store: now.instant, shared: shared, wall: wall) }
+        self.init(store: now, wall: wall)
     }
 
     /// The console's instant when the wall clock says `wall`.

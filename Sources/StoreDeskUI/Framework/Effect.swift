@@ -46,7 +46,8 @@ public enum Message: Sendable {
     /// The store changed (this process or another): visible data is fetched again.
     case storeChanged
     case appsLoaded([App])
-    /// The store's own clock, read when the store changed: the console's clock catches up with it.
+    /// The store's own clock (or the open consoles', when ahead), read when the store changed: the console's
+    /// clock catches up with it; nil: nothing to catch up with (a store without a clock, a clock shared).
     case storeClock(Instant?)
     /// An action or a result for one screen, typed by that screen (`ConsoleScreen.read`, `.prompt`).
     case screen(ScreenMessage)

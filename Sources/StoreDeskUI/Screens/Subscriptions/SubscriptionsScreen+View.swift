@@ -94,8 +94,11 @@ extension SubscriptionsScreen {
             let role: Role = group == state && label != "…" ? .tabActive : group.map { Role.of($0) } ?? .muted
             x += canvas.write(label, at: Point(x: x, y: inner.y), role: role, maxWidth: end - x) + 1
         }
-        let shown = rows.prefix(max(0, inner.height - 2)).compactMap { row in row.subscription.info(at: now).map { (row: row, info: $0) } }
-        let columns = ColumnLayout(Self.columns(zone: zone, filter: filter), width: inner.width, fitting: shown)
+        // Each visible row's standing, worked out once a frame: the columns fit them and the lines show them.
+        let shown = rows.prefix(max(0, inner.height - 2)).enumerated().compactMap { i, row in
+            row.subscription.info(at: now).map { (index: i, row: row, info: $0) }
+        }
+        let columns = ColumnLayout(Self.columns(zone: zone, filter: filter), width: inner.width, fitting: shown.map { ($0.row, $0.info) })
         canvas.writeLine(columns.header, in: inner, row: 1, role: .listHeader)
         guard !rows.isEmpty else {
             let message = filter.isEmpty ? "no subscription " + (state.map { "in \($0.name)" } ?? "in this store") : "no subscription matches “\(filter)”"
@@ -103,8 +106,7 @@ extension SubscriptionsScreen {
             return
         }
         let stateX = columns.offset(of: "STATE")
-        for (i, row) in rows.enumerated() where i + 2 < inner.height {
-            guard let info = row.subscription.info(at: now) else { continue }
+        for (i, row, info) in shown {
             let chosen = i == selected
             let lineRole: Role = chosen ? (focused ? .listSelected : .listSelectedUnfocused) : .text
             let line = columns.line((row, info))
@@ -124,6 +126,18 @@ extension SubscriptionsScreen {
             return
         }
         canvas.draw(detailLines(detail, now: now, zone: zone, width: inner.width - 2, glyphs: glyphs), in: inner, scroll: detailScroll)
+    }
+
+    /// A support action as its pane says it: `li.na (support): app crashed at launch`, or for an extension
+    /// `li.na (support): 14 days, Apple's reason 3 (service issue or outage)`.
+    static func actionText(_ entry: AuditEntry) -> String {
+        let who = "\(entry.actor) (\(entry.role))"
+        switch AppleSupportWrites.why(entry) {
+        case .typed(let reason): return who + ": " + reason
+        case .extended(let days, let code):
+            return who + ": \(days) day\(days == 1 ? "" : "s"), Apple's reason \(code) (\(extendReasonName(code)))"
+        case nil: return who
+        }
     }
 
     func detailLines(_ detail: SubscriptionDetail, now: Instant, zone: TimeZone, width: Int, glyphs: TimelineBar.Glyphs = .unicode) -> [[Span]] {
@@ -163,6 +177,11 @@ extension SubscriptionsScreen {
         if let revoked = info.revocationDate {
             let kind = info.revocation == .familySharing ? "family sharing" : "refund"
             text.field("revoked", [when(revoked), kind] + (info.revocationReason.map { ["\($0)"] } ?? []), width: width, .subscriptionRevoked)
+            // A support refund: who did it and the reason as typed (the audit log's line).
+            let refund = detail.events.last { $0.notificationType == .refund && $0.signedDate <= now }
+            if let refund, let action = detail.actions[refund.notificationUUID] {
+                text.paragraph("refunded by", Self.actionText(action), width: width, .subscriptionRevoked)
+            }
         }
         if let pending = info.pendingProductId { text.field("renews as", [pending], width: width) }
         text.field("access", info.isEntitled ? "yes" : "no", info.isEntitled ? .subscriptionActive : .subscriptionExpired)
@@ -181,6 +200,7 @@ extension SubscriptionsScreen {
         for (event, entry) in zip(signed.events, signed.entries) {
             timeline.timelineLine(event, zone: zone, dateWidth: 16)
             timeline.wrapped("", entry.summary, width: width, .muted)
+            if let action = detail.actions[event.notificationUUID] { timeline.paragraph("", Self.actionText(action), width: width, .detailValue) }
         }
         for line in timeline.lines { text.line(line) }
         return text.lines

@@ -41,6 +41,8 @@ public struct SubscriptionsScreen: Sendable {
     public struct SubscriptionDetail: Sendable, Hashable {
         public var row: SubscriptionListRow
         public var events: [SubscriptionEvent]
+        /// The audit line of each support action among `events`, by notification UUID: who and why.
+        public var actions: [String: AuditEntry] = [:]
     }
 
     public enum Event: Sendable {
@@ -91,7 +93,9 @@ public struct SubscriptionsScreen: Sendable {
         guard let id = selectedRow?.subscription.id else { return [] }
         return [
             Self.read { store in
-                Event.detail(try store.subscriptionDetail(originalTransactionId: id).map { SubscriptionDetail(row: $0.0, events: $0.1) })
+                guard let (row, events) = try store.subscriptionDetail(originalTransactionId: id) else { return Event.detail(nil) }
+                let actions = try AppleSupportWrites.actions(for: events, originalTransactionId: id, in: store)
+                return Event.detail(SubscriptionDetail(row: row, events: events, actions: actions))
             }
         ]
     }
