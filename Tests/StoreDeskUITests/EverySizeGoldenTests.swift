@@ -38,6 +38,19 @@ import Testing
         #expect(header(narrow).contains("TRANSACTION") && header(narrow).contains("USER"))
         for title in ["TRANSACTION", "USER", "STATE", "AGE", "PRODUCT", "PURCHASED"] { #expect(header(wide).contains(title), "\(header(wide))") }
         #expect(wide.text.split(separator: "\n")[6].hasPrefix("┌─ Queue ") && wide.text.split(separator: "\n")[6].split(separator: "┐")[0].count >= 99)
+        // Issue 34 item 12: at 200 columns the list takes all but the detail pane's 80, so nothing of the
+        // demo store is cut: the Queue's products and accounts, Subscriptions' names, Users' login names.
+        #expect(wide.state.layout[.list].width == 120 && wide.state.layout[.detail].width == 80)
+        #expect(wide.text.contains("dragonatlas.codex ×1") && wide.text.contains("s2/r10000021-1") && !wide.text.contains("dragonatlas.co…"))
+        wide.press(.character("5"))
+        #expect(wide.text.contains("Morning✨端木晨曦の旅团长") && !wide.text.contains("…  10000040"), "\(wide.text)")
+        wide.press(.character("1"))
+        #expect(wide.text.contains("Maximilian Alexander Richter-Wong") && wide.text.contains("星海征途第一剑客·欧阳娜娜大人"))
+        // A line with room to spare ends a space short of the border.
+        #expect(!wide.text.contains("not verified││"), "\(wide.text)")
+        // Login keeps half: its detail pane is the panel's preview.
+        wide.press(.character("7"))
+        #expect(wide.state.layout[.list].width == 100)
         // Restores keeps its transaction id at 80x24.
         narrow.press(.character("3"))
         #expect(narrow.text.split(separator: "\n")[3].contains("TRANSACTION"))

@@ -35,6 +35,23 @@ import Testing
         #expect(console.state.users.list.position.map { String(10_000_000 + $0) } == console.state.users.selectedRow?.user.id)
     }
 
+    /// A list that fit whole on a tall terminal, refreshed (the store changed), then shown shorter: the
+    /// title still says the first row is the first, not "24 of 40" (a page made up from above counted
+    /// itself from the bottom).
+    @Test func aWholeListRefreshedThenShownShorterKeepsItsPlace() throws {
+        let console = try ConsoleHarness(size: Size(width: 200, height: 60))
+        console.runtime.dispatch(.storeChanged)
+        #expect(console.state.users.list.positionText() == "1 of 40")
+        console.press(.character("4"))
+        console.runtime.dispatch(.resize(Size(width: 80, height: 24)))
+        console.press(.character("1"))
+        #expect(console.state.users.list.positionText() == "1 of 40")
+        #expect(console.text.contains("Users · 1 of 40"))
+        console.press(.character("G"))
+        console.runtime.dispatch(.storeChanged)
+        #expect(console.state.users.list.positionText() == "40 of 40")
+    }
+
     @Test func aJumpAsksTheStoreWhereTheRowStands() throws {
         let console = try ConsoleHarness(size: Size(width: 80, height: 20))
         console.show("user 10000012")

@@ -114,9 +114,12 @@ import Testing
     }
 
     @Test func theListWidensOnWideTerminals() {
+        // Half each up to 160 columns; wider, the detail pane keeps 80 (or two fifths) and the list the rest.
+        #expect(Layout(size: Size(width: 160, height: 50))[.list].width == 80)
+        #expect(Layout(size: Size(width: 300, height: 50))[.detail].width == 120)
         let layout = Layout(size: Size(width: 200, height: 50))
-        #expect(layout[.list].width == 100)
-        #expect(layout[.detail].width == 100)
+        #expect(layout[.list].width == 120)
+        #expect(layout[.detail].width == 80)
         #expect(Layout(size: Size(width: 60, height: 20))[.list].width == 30)
         #expect(layout.listRows == 50 - 4 - 3)
     }

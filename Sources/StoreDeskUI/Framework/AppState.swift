@@ -226,5 +226,6 @@ public struct AppState: Sendable {
     /// The shown screen's state.
     public var current: any ConsoleScreen { screens[screen] ?? ScreenRegistry.type(of: screen)?.init() ?? UsersScreen() }
 
-    public var layout: Layout { Layout(size: size) }
+    /// The panes for the terminal's size and the shown screen (whether its list widens on a wide terminal).
+    public var layout: Layout { Layout(size: size, widensList: ScreenRegistry.type(of: screen)?.widensList ?? true) }
 }

@@ -11,20 +11,26 @@ public struct Layout: Sendable, Equatable {
     }
 
     public static let minimum = Size(width: 60, height: 15)
+    /// From this width on the list takes more than half (the detail pane keeps `wideDetail`).
+    static let wide = 160
+    static let wideDetail = 80
 
     public let size: Size
     public let panes: [Pane: Rect]
 
-    public init(size: Size) {
+    /// `widensList`: whether the list takes more than half of a terminal `wide` or wider (false: half each).
+    public init(size: Size, widensList: Bool = true) {
         self.size = size
         guard size.width >= Layout.minimum.width, size.height >= Layout.minimum.height else {
             panes = [:]
             return
         }
         let bodyTop = 2, bodyHeight = size.height - 4
-        // The list takes half the width, at least 30 columns: a wide terminal gives its columns room
-        // (`ColumnLayout` shows more of them), a narrow one still leaves the detail pane 30.
-        let listWidth = max(30, size.width / 2)
+        // The list takes half the width, at least 30 columns, up to 160 columns: a narrow terminal still
+        // leaves the detail pane 30. Wider, the detail pane stops at 80 columns (two fifths of a wider
+        // terminal still) and the list takes the rest, so its columns widen with the terminal to their
+        // cells (`ColumnLayout`): at 200x60 no id, product or name of the demo store is cut.
+        let listWidth = widensList && size.width >= Self.wide ? size.width - max(Self.wideDetail, size.width * 2 / 5) : max(30, size.width / 2)
         panes = [
             .header: Rect(x: 0, y: 0, width: size.width, height: 1),
             .tabs: Rect(x: 0, y: 1, width: size.width, height: 1),

@@ -81,6 +81,9 @@ public protocol ConsoleScreen: Sendable {
     /// The tab's title where the tab bar has no room for every title whole (`Subs`): the title itself
     /// unless the screen gives a shorter one.
     static var shortTitle: String { get }
+    /// Whether the list pane takes more than half of a wide terminal (`Layout`), so its columns widen to
+    /// their cells; false for a screen whose detail pane is its picture (the login panel's preview).
+    static var widensList: Bool { get }
     /// This screen's own commands, in the order help lists them.
     static var commands: [ScreenCommand<Self>] { get }
     /// The actions whose hints the footer shows on this screen, after the list moves. A screen that names
@@ -141,6 +144,7 @@ public enum NoEvent: Sendable {}
 
 extension ConsoleScreen {
     public static var shortTitle: String { title }
+    public static var widensList: Bool { true }
     public static var commands: [ScreenCommand<Self>] { [] }
     public static var footer: [Action] { commands.compactMap { $0.keys.isEmpty ? nil : $0.action } }
     public var filterText: String? { nil }

@@ -121,10 +121,11 @@ public struct ColumnLayout<Row> {
                 if let content = specs[i].content { grow(i, to: content) }
             }
         }
-        // 3. What is left goes to the growing columns, shared evenly (the first ones take the odd column).
+        // 3. What is left goes to the growing columns, shared evenly (the first ones take the odd column),
+        //    but one: a line with room to spare ends a space short of the pane's border, as it starts.
         let growing = specs.indices.filter { specs[$0].grows && widths[$0] > 0 }
-        if !growing.isEmpty, used < width {
-            let left = width - used
+        if !growing.isEmpty, used + 1 < width {
+            let left = width - used - 1
             for (n, i) in growing.enumerated() { widths[i] += left / growing.count + (n < left % growing.count ? 1 : 0) }
         }
         return widths

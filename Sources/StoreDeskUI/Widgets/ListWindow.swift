@@ -190,8 +190,17 @@ public struct ListWindow<Row: Identifiable & Equatable & Sendable>: Sendable whe
             var page = try first.map { try pager.page(from: $0, limit: pageSize) } ?? pager.first(limit: pageSize)
             var offset = kept
             if page.count < pageSize, let top = page.first ?? first {
-                page = try pager.page(before: top, limit: pageSize - page.count) + page
-                offset = .fromBottom(0)
+                // Made up from above: the page reaches the end, and the top too when fewer rows came
+                // than were asked (the whole list fits).
+                let wanted = pageSize - page.count
+                let above = try pager.page(before: top, limit: wanted)
+                page = above + page
+                offset = above.count < wanted ? .fromTop(0) : .fromBottom(0)
+            } else if case .fromBottom = kept {
+                // A full page counted from the bottom (the size shrank): it still stands there only when
+                // nothing follows it; otherwise its place is where its first row stands, if the store can tell.
+                let atEnd = try page.last.map { try pager.page(after: $0, limit: 1).isEmpty } ?? true
+                offset = atEnd ? .fromBottom(0) : try page.first.flatMap { try pager.rowsBefore($0) }.map { .fromTop($0) }
             }
             return Page(rows: page, landing: landing, generation: generation, offset: offset)
         }

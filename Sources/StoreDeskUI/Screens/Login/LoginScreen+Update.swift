@@ -6,6 +6,8 @@ import StoreDeskStoreAPI
 extension LoginScreen: ConsoleScreen {
     public static let id = ScreenID("login")
     public static let title = "Login"
+    /// The preview of the login panel and the checklist are the point: the detail pane keeps half.
+    public static let widensList = false
 
     /// What this screen's keys and verbs ask for.
     public enum Action: Sendable, Equatable {

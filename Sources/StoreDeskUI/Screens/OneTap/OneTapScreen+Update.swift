@@ -6,6 +6,8 @@ import StoreDeskStoreAPI
 extension OneTapScreen: ConsoleScreen {
     public static let id = ScreenID("onetap")
     public static let title = "One-tap"
+    /// The result codes and their meanings are read beside the steps: the detail pane keeps half.
+    public static let widensList = false
     public static let shortTitle = "1-tap"
 
     /// What this screen's keys, verbs and prompts ask for: each a step of the simulator.
