@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The App Store Server API in `serve` (issue 26), beside baselines measured in the same run:
+# The App Store Server API in `serve`, beside baselines measured in the same run:
 #   - Get Transaction Info and one 20-item page of Get Transaction History, requests per second (wrk, a
 #     bearer JWT made by Apple's Python library), beside nginx serving a static file of the same size;
 #   - a player with HISTORY (default 10,000) transactions paged through in full by Apple's own client

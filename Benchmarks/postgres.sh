@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The team store's figures (issue 25), each beside a baseline measured in the same run on the same server:
+# The team store's figures, each beside a baseline measured in the same run on the same server:
 #   - seed of USERS players (default 1,000,000) beside psql's \copy of the same rows into the same schema;
 #   - the Users screen's first frame (`snapshot`, the whole process) beside psql fetching the same 40 rows;
 #   - `check` beside psql running the same statements (taken from the server's statement log);

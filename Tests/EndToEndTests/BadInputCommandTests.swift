@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 23, item 9 ("bad input, from an adversarial run"), on the real binary: each case below failed
+/// Bad input from an adversarial run, on the real binary: each case below failed
 /// before (a store changed by a command that failed, a `check` that said clean, a device replaced by
 /// `seed`, a trap or a hang, a filter that cost the square of its length, stored text that added lines).
 @Suite(.serialized) struct BadInputCommandTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Many processes writing one store at once, on the real binary (issue 13): simulations side by side,
+/// Many processes writing one store at once, on the real binary: simulations side by side,
 /// looping, killed with SIGKILL and restarted, the console's simulation in tmux beside them, restore
 /// confirms and `check` in between. Each test is bounded by wall-clock deadlines of a few seconds.
 @Suite(.serialized) struct ConcurrentWritersTests {
@@ -154,7 +154,7 @@ import Testing
         #expect(try count(db, "SELECT COUNT(*) FROM payment_order WHERE order_id GLOB '*[^0-9]*'") == 0, "order ids are numbers")
     }
 
-    /// Issue 13's first repro: a short run started beside a long one took over the long one's live
+    /// The first repro of concurrent runs: a short run started beside a long one took over the long one's live
     /// work and failed with `UNIQUE constraint failed: item_grant.order_id`. (The long one is paced, 4 s
     /// of wall clock, so the test takes as long on a debug build.)
     @Test func aRunStartedBesideALiveOneLeavesItsWorkAlone() throws {

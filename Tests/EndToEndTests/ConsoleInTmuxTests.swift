@@ -137,7 +137,7 @@ import Testing
         return format.date(from: String(match.1))
     }
 
-    /// Issue 34 item 16: a console opened while another is open on the same store shows the other's clock,
+    /// A console opened while another is open on the same store shows the other's clock,
     /// not the last write's instant, and a command run meanwhile answers there too.
     @Test func aSecondConsoleShowsTheFirstOnesClock() throws {
         let home = TemporaryHome()

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A day of support in a real terminal, as issue 23 tried it: a support person with no `--as` finds the
+/// A day of support in a real terminal, as a new support person tries it: a support person with no `--as` finds the
 /// restore prompts, confirms one, declines one after an empty Enter, quits, comes back later and declines
 /// another. The audit then reads newest first across both sessions, every line by the login name, each
 /// reason exactly as typed, and the store's time line never went back.

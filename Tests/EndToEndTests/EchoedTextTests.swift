@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A value a command repeats in its message is cut (issue 34, item 15): a 100,000-character search text
+/// A value a command repeats in its message is cut: a 100,000-character search text
 /// was echoed whole on stderr. Every message names a value it was given through `EchoedText`: its first 80
 /// characters, `…` and its length, on one line.
 @Suite(.serialized) struct EchoedTextTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Issue 13, items 2 to 8, on the real binary: every repro of the issue, each of which failed before
+/// Hardening, on the real binary: every repro of a hostile run, each of which failed before
 /// (a trap with exit 132, a hang, a store `check` then refused, an escape sequence on the terminal, a
 /// body PHP rejected, a store that could not be opened, an error of several lines).
 @Suite(.serialized) struct HardeningTests {
@@ -413,7 +413,7 @@ import Testing
         let lines = try Binary.run(["audit", "--limit", "1", "--db", store], home: home).stdout.split(separator: "\n")
         #expect(lines.count == 1 && lines.first?.hasSuffix("refund\\n2026-11-20 08:00  boss (developer)  restore.confirm  transaction 1  ok") == true, "\(lines)")
 
-        // An id holding control characters makes no player at all (issue 34, item 9): the line is refused,
+        // An id holding control characters makes no player at all: the line is refused,
         // its id shown escaped, nothing reaches the terminal raw.
         let line = try Self.notification(uuid: 7, chain: "\u{1B}[2J\u{1B}[HCLEARED") { _ in }
         try (line + "\n").write(toFile: home.path("esc.jsonl"), atomically: true, encoding: .utf8)

@@ -69,7 +69,7 @@ import Testing
 }
 
 extension ListsInTmuxTests {
-    /// `:export` in the console on a seeded store of 200,000 players (issue 24's size; `make bench` prints
+    /// `:export` in the console on a seeded store of 200,000 players (`make bench`'s size; it prints
     /// the export's peak memory): one line a player plus the header, and the command line's `user export`
     /// writes the same file.
     @Test func exportOfASeededStoreWritesEveryPlayer() throws {

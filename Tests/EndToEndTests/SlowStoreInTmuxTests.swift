@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A store slower than a frame never freezes the console (issue 25: store calls run off the render loop).
+/// A store slower than a frame never freezes the console (store calls run off the render loop).
 /// The slow store here is a real one: another process holds the SQLite file's write lock (the sqlite3 CLI
 /// in `BEGIN EXCLUSIVE`, sleeping), so the console's decline waits its turn for seconds, as a write to a
 /// PostgreSQL server far away or behind another machine's lock would.

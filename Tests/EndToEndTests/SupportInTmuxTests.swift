@@ -73,7 +73,7 @@ import Testing
             #expect(reversed.contains("RENEWAL_EXTENDED") && reversed.contains("REFUND_REVERSED"), "\(reversed)")
             // Marked as support's own actions, never "simulated" or unverified.
             #expect(reversed.contains("support REFUND_REVERSED") && !reversed.contains("simulated REFUND"), "\(reversed)")
-            // Who did each and why, from the audit log, under its line (issue 34 item 10).
+            // Who did each and why, from the audit log, under its line.
             #expect(reversed.contains("li.na (support): goodwill") && reversed.contains("li.na (support): app crashed at launch"), "\(reversed)")
             #expect(reversed.contains("li.na (support): 14 days, Apple's reason 3 (service issue or outage)"), "\(reversed)")
         }

@@ -2,7 +2,7 @@ import Foundation
 import PostgresClusterSupport
 import Testing
 
-/// Several machines on one team store (issue 25): two network namespaces joined by a veth pair, a
+/// Several machines on one team store: two network namespaces joined by a veth pair, a
 /// PostgreSQL server in one ("the database machine", reached over TCP with a SCRAM password from
 /// ~/.pgpass), and in the other ("the app machine") two `serve` processes, two consoles in tmux each running
 /// the console's own simulation, and two `simulate` processes POSTing callbacks to the two serves. One

@@ -25,7 +25,7 @@ import Testing
         #expect(some.contains { $0.kind == .transaction && $0.match == .exact })
     }
 
-    /// An exact id lists every kind of record it names (issue 34, item 13): the game's order id
+    /// An exact id lists every kind of record it names: the game's order id
     /// `G20261117-0001` names the transaction 2000000100000093 and the open restore prompt on it, the
     /// platform's order id 2611120001 its order and the confirmed prompt on 2000000100000088, and the Apple
     /// order id of 2000000100000093 the transaction and the prompt; `find` stopped at the first kind.

@@ -213,7 +213,7 @@ final class ContractStores: @unchecked Sendable {
         #expect(try watcher.changed() == false)
     }
 
-    /// Consoles open on one store show one clock (issue 34 item 16): each writes where its clock stands,
+    /// Consoles open on one store show one clock: each writes where its clock stands,
     /// another connection reads it back, the store's clock moves there (commands answer at it), and a
     /// console behind the shared clock at the same wall instant never takes it back.
     @Test(arguments: Backend.allCases) func consolesOnOneStoreShareOneClock(_ backend: Backend) throws {

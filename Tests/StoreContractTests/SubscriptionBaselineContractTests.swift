@@ -5,8 +5,8 @@ import StoreDeskStore
 import StoreDeskStoreAPI
 import Testing
 
-/// A chain the store kept without notifications keeps its past when its first one comes (issue 34,
-/// item 1): a support refund and its reversal on 10000002's quarterly subscription kept neither its
+/// A chain the store kept without notifications keeps its past when its first one comes: a
+/// support refund and its reversal on 10000002's quarterly subscription kept neither its
 /// offer nor its paid period before. On both backends, what the store knew goes into the log first
 /// (`SubscriptionBaseline`), is never sent nor in Apple's notification history, and folds to the row.
 @Suite(.serialized) struct SubscriptionBaselineContractTests {
@@ -69,7 +69,7 @@ import Testing
         #expect(try store.check() == [])
     }
 
-    /// A player's history marks the store's record as the Subscriptions timeline does (issue 34): the
+    /// A player's history marks the store's record as the Subscriptions timeline does: the
     /// `STORE-RECORD-` lines a first support refund writes are `store_record`, not `unverified` (they are no
     /// notification, so carry no signature), and the refund itself is `support` (support's own action, never
     /// `unverified` or simulated).

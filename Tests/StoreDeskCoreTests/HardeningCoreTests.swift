@@ -2,7 +2,7 @@ import Foundation
 import StoreDeskCore
 import Testing
 
-/// Stored text shown on a terminal shows its control characters escaped (issue 13, item 5).
+/// Stored text shown on a terminal shows its control characters escaped.
 @Suite struct ControlCharactersTests {
     @Test func escapeSequencesAndLineBreaksAreShownNotSent() {
         #expect(ControlCharacters.escaped("\u{1B}]0;PWNED\u{07}\u{1B}[31mRED") == "\\e]0;PWNED\\a\\e[31mRED")
@@ -29,7 +29,7 @@ import Testing
     }
 }
 
-/// Dates and spans from files, stores and command lines never trap (issue 13, item 2).
+/// Dates and spans from files, stores and command lines never trap.
 @Suite struct ClampedTimeTests {
     @Test func instantArithmeticHoldsAtTheEndsOfTime() {
         let end = Instant(millis: .max)
@@ -73,7 +73,7 @@ import Testing
     }
 }
 
-/// `events import` refuses a line whose dates would break the store's order (issue 13, item 4).
+/// `events import` refuses a line whose dates would break the store's order.
 @Suite struct NotificationDatesTests {
     static let signed = Instant(millis: 1_785_920_400_000)
     static let day: Int64 = 86_400_000

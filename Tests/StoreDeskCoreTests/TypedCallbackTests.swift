@@ -3,7 +3,7 @@ import StoreDeskCore
 import Testing
 
 /// `callback sign` signs what PHP's parse_str reads, so the game server and `callback verify` accept every
-/// body it signs (issue 13, item 6: before, 21 of 38 bodies with `.`, a space, `[]` or `[` in a key were
+/// body it signs (before, 21 of 38 bodies with `.`, a space, `[]` or `[` in a key were
 /// rejected by both).
 @Suite struct TypedCallbackTests {
     static let key = "k3y-0123456789abcdef"

@@ -4,7 +4,7 @@ import StoreDeskCore
 import Testing
 @testable import StoreDeskStore
 
-/// A store edited by hand gives errors and findings, never a trap (issue 13, items 2, 4 and 8).
+/// A store edited by hand gives errors and findings, never a trap.
 @Suite struct DamagedStoreTests {
     /// The `user` table rebuilt without its `UNIQUE` key on `id`, as a hand edit in `sqlite3` leaves it.
     static func dropUserKey(_ path: String) throws {

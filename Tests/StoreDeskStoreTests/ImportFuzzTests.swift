@@ -6,8 +6,8 @@ import Testing
 
 /// `events import` against lines a fuzzer bends: dates at the ends of time, missing, out of order,
 /// chains that collide, CRLF and blank lines, bytes that are not JSON. Whatever the lines, every one is
-/// imported, skipped or rejected with a reason, and the store stays one `check` finds clean (issue 13,
-/// item 4: before, lines with an expiry of 0 or a purchase in year 9999 went in and `check` failed).
+/// imported, skipped or rejected with a reason, and the store stays one `check` finds clean
+/// (before, lines with an expiry of 0 or a purchase in year 9999 went in and `check` failed).
 ///
 /// The seed is fixed so CI is repeatable; `STOREDESK_FUZZ_BATCHES=2000` runs many more locally.
 @Suite struct ImportFuzzTests {

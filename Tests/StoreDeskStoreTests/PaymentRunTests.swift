@@ -176,7 +176,7 @@ import Testing
         done.wait()
     }
 
-    /// What two simulations sharing a transaction left behind (issue 13): a paid purchase whose order
+    /// What two simulations sharing a transaction left behind: a paid purchase whose order
     /// says pending though its grant is in the store. A run taking it over used to call it back again,
     /// grant it again and fail on `grant_on_order`, and so did every run after it. Now it is finished
     /// and its order marked granted, once.

@@ -4,7 +4,7 @@ import StoreDeskCore
 import Testing
 @testable import StoreDeskStore
 
-/// `check` finds what the reads refuse (issue 23, item 9): a column the migrations make and a hand edit
+/// `check` finds what the reads refuse: a column the migrations make and a hand edit
 /// dropped, a table gone, an enum column holding a value its decoder does not take. And a write open
 /// refuses such a store before it writes a byte.
 @Suite struct StoreCheckDecodingTests {

@@ -35,7 +35,7 @@ import Testing
         #expect(found.contains { $0.kind == "grant_without_order" && $0.message.contains("SD-NOPE") })
     }
 
-    /// What two simulations sharing one transaction left (issue 13): an order set back to pending
+    /// What two simulations sharing one transaction left: an order set back to pending
     /// after it was granted. `check` did not see it.
     @Test func findsAnOrderPendingWhileItHoldsAGrant() throws {
         let found = try violations { db in

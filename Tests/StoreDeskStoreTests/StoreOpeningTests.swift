@@ -4,7 +4,7 @@ import StoreDeskCore
 import Testing
 @testable import StoreDeskStore
 
-/// What is at `--db` is looked at before anything could block or write (issue 13, items 3 and 7).
+/// What is at `--db` is looked at before anything could block or write.
 @Suite struct StoreOpeningTests {
     /// The files beside a store: a read must not leave any where nobody may write.
     func sidecars(_ path: String) -> [String] {

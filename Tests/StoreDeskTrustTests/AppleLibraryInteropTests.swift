@@ -113,7 +113,7 @@ import Testing
         #expect(sandboxVerdicts.map(\.ok) == [true])
     }
 
-    /// Issue 26 item 5: the demo's signed notifications (`Data/Demo/notifications.jsonl`, signed by
+    /// The demo's signed notifications (`Data/Demo/notifications.jsonl`, signed by
     /// `storedesk-demo-signer`) pass Apple's verifier with the demo's root (`Data/Demo/trust-root.pem`) as its
     /// root, strict checks on: the notification and the transaction and renewal infos inside it.
     @Test func applesVerifierTakesEverySignedNotificationOfTheDemo() throws {

@@ -106,7 +106,7 @@ import Testing
         for line in lines { #expect(line.columns <= 24) }
     }
 
-    /// A wrapped line ends in `…` only where text was cut (issue 34, item 12): a broken word's pieces fill
+    /// A wrapped line ends in `…` only where text was cut: a broken word's pieces fill
     /// their lines and go on, whole.
     @Test func onlyAWordLongerThanALineIsBrokenAndNothingOfItIsLost() {
         let text = "body {\"channel\":\"appstore\",\"ver\":\"3.2.1\"} ok"

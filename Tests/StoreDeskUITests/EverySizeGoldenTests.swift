@@ -38,7 +38,7 @@ import Testing
         #expect(header(narrow).contains("TRANSACTION") && header(narrow).contains("USER"))
         for title in ["TRANSACTION", "USER", "STATE", "AGE", "PRODUCT", "PURCHASED"] { #expect(header(wide).contains(title), "\(header(wide))") }
         #expect(wide.text.split(separator: "\n")[6].hasPrefix("┌─ Queue ") && wide.text.split(separator: "\n")[6].split(separator: "┐")[0].count >= 99)
-        // Issue 34 item 12: at 200 columns the list takes all but the detail pane's 80, so nothing of the
+        // At 200 columns the list takes all but the detail pane's 80, so nothing of the
         // demo store is cut: the Queue's products and accounts, Subscriptions' names, Users' login names.
         #expect(wide.state.layout[.list].width == 120 && wide.state.layout[.detail].width == 80)
         #expect(wide.text.contains("dragonatlas.codex ×1") && wide.text.contains("s2/r10000021-1") && !wide.text.contains("dragonatlas.co…"))

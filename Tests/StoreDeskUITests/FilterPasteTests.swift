@@ -79,7 +79,7 @@ final class WaitingInputDevice: ConsoleDevice {
         #expect(pasted.state.screenState(UsersScreen.self).rows == typed.state.screenState(UsersScreen.self).rows)
     }
 
-    /// A text typed on past the last match reads nothing more (issue 34, item 15: `bench filter --texts`
+    /// A text typed on past the last match reads nothing more (`bench filter --texts`
     /// of 1,000 characters took 4.5 s, 4,000 characters 41 s, a read of the whole text's trigrams a key):
     /// the filter is one substring, so text holding one that matched nothing matches nothing either. A
     /// text that could match again (shorter, a phone's last four, after the store changed) reads.

@@ -309,7 +309,7 @@ import Testing
     }
 }
 
-/// A confirm or a decline under way is bound to its prompt (issue 34, item 2): when another desk resolves
+/// A confirm or a decline under way is bound to its prompt: when another desk resolves
 /// that prompt meanwhile, the flow stops and says who did what; it never goes on with the next prompt.
 @Suite struct RestoreFlowBindingTests {
     let size = Size(width: 120, height: 40)

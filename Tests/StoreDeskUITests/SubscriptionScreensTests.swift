@@ -153,7 +153,7 @@ import Testing
         #expect(console.state.status?.text == "no code matches 'nothing-like-this'")
     }
 
-    /// Issue 34 item 10: a support action's pane names who did it and why, from the audit log (not
+    /// A support action's pane names who did it and why, from the audit log (not
     /// Apple's `reason: other`): an extension's days and reason in words, a refund's and its reversal's
     /// reason as typed.
     @Test func supportActionsSayWhoAndWhyInThePane() throws {

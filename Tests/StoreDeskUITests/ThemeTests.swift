@@ -208,7 +208,7 @@ import Testing
         #expect(footer.last?.command == .quit)
     }
 
-    /// A screen that names no footer shows every key it has (issue 34, item 13: `h` worked on Find, and its
+    /// A screen that names no footer shows every key it has (`h` worked on Find, and its
     /// footer, an empty list by default, never said so).
     @Test func aScreenWithoutAFooterListShowsEveryKeyItHas() {
         let find = Keymap.footer(for: .find).map(\.help)
@@ -219,7 +219,7 @@ import Testing
     }
 }
 
-/// `--ascii` and a locale that is not UTF-8 (issue 34, item 12): no symbol reaches the terminal, only its
+/// `--ascii` and a locale that is not UTF-8: no symbol reaches the terminal, only its
 /// ASCII stand-in; names in any script are left as they are.
 @Suite struct ASCIISymbolTests {
     @Test func everySymbolOfTheFrameBecomesASCIIAndNamesStay() throws {
