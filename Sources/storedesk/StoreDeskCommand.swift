@@ -29,6 +29,10 @@ struct StoreDeskCommand: ParsableCommand {
     /// unknown option.
     static func main() {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        if let problem = LockWait.read(ProcessInfo.processInfo.environment).problem {
+            warn(problem)
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         if let snapshot = SnapshotRequest(arguments: arguments) {
             do { try snapshot.run() } catch { exitReporting(error, command: SnapshotCommand.self) }
         }

@@ -107,7 +107,7 @@ import Testing
         let tmux = try Tmux(
             width: 120, height: 40,
             command: machine("env \(env) sh -c 'echo $$ > \(pid); exec \(Binary.path) --db \(db) --role developer --refresh 0.3'; ")
-                + "echo \"EXIT=$?\" > \(exit); sleep 60")
+                + "echo \"EXIT=$?\" > \(exit).part; mv \(exit).part \(exit); sleep 60")
         try tmux.waitFor("Profile", timeout: 30)
         try tmux.keys("2")
         try tmux.waitFor("no simulation in this console (r starts one)", timeout: 20)

@@ -55,7 +55,7 @@ import Testing
         #expect(try Binary.run(["check"], home: home).status == 0)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
-        let command = "env \(env) \(Binary.path) --role support --refresh 0.3; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+        let command = "env \(env) \(Binary.path) --role support --refresh 0.3; { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
         let tmux = try Tmux(width: 120, height: 40, command: command)
 
         var screen = try tmux.waitFor("Profile")
@@ -118,7 +118,6 @@ import Testing
         try tmux.keys("q")
         let deadline = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.3)
         let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
         #expect(after.hasPrefix("EXIT=0\n"), "\(after)")
         // Curses gave the terminal back: canonical mode and echo are on again.
@@ -177,7 +176,7 @@ import Testing
         #expect(try Binary.run(["check"], home: home).status == 0)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
-        let command = "env \(env) \(Binary.path) --role developer --refresh 0.3; echo \"EXIT=$?\" > \(marker); sleep 30"
+        let command = "env \(env) \(Binary.path) --role developer --refresh 0.3; echo \"EXIT=$?\" > \(marker).part; mv \(marker).part \(marker); sleep 30"
         let tmux = try Tmux(width: 120, height: 40, command: command)
         try tmux.waitFor("Profile")
         try tmux.keys("2")
@@ -207,7 +206,6 @@ import Testing
         try tmux.keys("q")
         let end = Date().addingTimeInterval(10)
         while !FileManager.default.fileExists(atPath: marker) && Date() < end { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.3)
         #expect(((try? String(contentsOfFile: marker, encoding: .utf8)) ?? "").hasPrefix("EXIT=0"))
         let check = try Binary.run(["check"], home: home)
         #expect(check.status == 0, "\(check.stdout)")
@@ -220,7 +218,7 @@ import Testing
         for (name, stop, code) in [("ctrl-c", "C-c", "0"), ("sigterm", "TERM", "143"), ("sighup", "HUP", "129")] {
             let marker = home.path("\(name).txt")
             let pidFile = home.path("\(name).pid")
-            let command = "env \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly'; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+            let command = "env \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly'; { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
             let tmux = try Tmux(width: 100, height: 30, command: command)
             let screen = try tmux.waitFor("Profile")
             #expect(screen.contains(" RO"))
@@ -232,7 +230,6 @@ import Testing
             }
             let deadline = Date().addingTimeInterval(10)
             while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-            Thread.sleep(forTimeInterval: 0.3)
             let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
             #expect(after.hasPrefix("EXIT=\(code)\n"), "\(name): \(after)")
             #expect(after.contains(" icanon ") && after.contains(" echo "), "\(name): \(after)")

@@ -25,7 +25,7 @@ import Testing
         let pidFile = home.path("console.pid"), marker = home.path("after.txt")
         // The console is the pane's process (exec), so the signal reaches it and nothing else; no core.
         let console = "echo $$ > \(pidFile); exec env \(env) \(Binary.path) --refresh 0.3"
-        let command = "ulimit -c 0; sh -c \(Self.quote(console)); echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+        let command = "ulimit -c 0; sh -c \(Self.quote(console)); { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
         let tmux = try Tmux(width: 100, height: 30, command: command)
         try tmux.waitFor("Profile")
         // While it runs, the terminal reports the mouse (SGR) and is on the console's screen.
@@ -36,7 +36,6 @@ import Testing
         #expect(kill(pid, signal.number) == 0)
         let deadline = Date().addingTimeInterval(20)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.3)
         let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
         // It died of that signal, as it would have without the handler
         #expect(after.hasPrefix("EXIT=\(128 + signal.number)\n"), "\(after)")

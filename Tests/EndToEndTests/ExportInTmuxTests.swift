@@ -23,7 +23,7 @@ import Testing
         for (round, how) in ["q", "TERM", "INT"].enumerated() {
             let pidFile = home.path("console-\(round).pid"), marker = home.path("after-\(round).txt")
             let console = "echo $$ > \(pidFile); exec env \(env) \(Binary.path) --db \(store) --refresh 0.3"
-            let command = "sh -c \(ConsoleInTmuxTests.quote(console)); echo \"EXIT=$?\" > \(marker); sleep 30"
+            let command = "sh -c \(ConsoleInTmuxTests.quote(console)); echo \"EXIT=$?\" > \(marker).part; mv \(marker).part \(marker); sleep 30"
             let tmux = try Tmux(width: 120, height: 40, command: command)
             try tmux.waitFor("Profile", timeout: 30)
             try tmux.keys(":")

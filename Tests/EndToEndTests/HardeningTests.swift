@@ -33,11 +33,11 @@ import Testing
         #expect(try shell("sqlite3 \(quote(path)) \(quote(script))").status == 0)
     }
 
-    /// What the shell in the tmux pane wrote once the console ended (`EXIT=…` and `stty -a`).
+    /// What the shell in the tmux pane wrote once the console ended (`EXIT=…` and `stty -a`, written to a
+    /// `.part` file and moved into place: whole once it is there).
     static func afterExit(_ marker: String, timeout: TimeInterval = 10) -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.1) }
-        Thread.sleep(forTimeInterval: 0.3)
         return (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
     }
 
@@ -112,7 +112,7 @@ import Testing
         try Self.dropUserKey(nokey)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
-        let command = "env \(env) \(Binary.path) --db \(nokey) --role developer; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+        let command = "env \(env) \(Binary.path) --db \(nokey) --role developer; { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
         let tmux = try Tmux(width: 120, height: 40, command: command)
         try tmux.waitFor("Profile")
         try tmux.keys("5")
@@ -141,7 +141,7 @@ import Testing
             let marker = home.path("\(signal).txt")
             let pidFile = home.path("\(signal).pid")
             // Without the runtime's backtracer (it would print a report and wait for a key first).
-            let command = "env SWIFT_BACKTRACE=enable=no \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly' 2>/dev/null; echo \"EXIT=$?\" > \(marker); stty -a >> \(marker); sleep 30"
+            let command = "env SWIFT_BACKTRACE=enable=no \(env) sh -c 'echo $$ > \(pidFile); exec \(Binary.path) --readonly' 2>/dev/null; { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
             let tmux = try Tmux(width: 100, height: 30, command: command)
             try tmux.waitFor("Profile")
             let pid = try String(contentsOfFile: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -166,7 +166,7 @@ import Testing
         // The console, in a terminal, says so and ends: before, it waited forever and `q` did nothing.
         let marker = home.path("after.txt")
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
-        let tmux = try Tmux(width: 250, height: 30, command: "env \(env) \(Binary.path) --db \(fifo); echo \"EXIT=$?\" > \(marker); sleep 30")
+        let tmux = try Tmux(width: 250, height: 30, command: "env \(env) \(Binary.path) --db \(fifo); echo \"EXIT=$?\" > \(marker).part; mv \(marker).part \(marker); sleep 30")
         let screen = try tmux.waitFor("not a store file", timeout: 20)
         #expect(screen.contains("pipe.sqlite is a fifo (named pipe)"))
         #expect(Self.afterExit(marker).hasPrefix("EXIT=1"))
@@ -596,21 +596,48 @@ import Testing
     }
 
     /// "database is locked" names the file and what to do.
+    /// A write on a store another process holds locked waits its turn up to `STOREDESK_LOCK_WAIT`, then
+    /// fails in one line naming the store, which is left as it was; a wait that is not seconds is refused
+    /// before anything is opened.
     @Test func aLockedStoreIsNamed() throws {
         let home = TemporaryHome()
         let store = try Self.demoStore(home)
         _ = try Self.sql(store, "PRAGMA journal_mode = DELETE")
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/bin/sh")
-        holder.arguments = ["-c", "(echo 'BEGIN EXCLUSIVE; UPDATE store_meta SET value = value;'; sleep 6) | sqlite3 \(Self.quote(store))"]
+        let before = try Data(contentsOf: URL(fileURLWithPath: store))
+        // sqlite3 holds an exclusive lock until the test closes its input (no fixed sleep either way).
+        let holder = Process(), input = Pipe()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["sqlite3", store]
+        holder.standardInput = input
+        holder.standardOutput = FileHandle.nullDevice
         try holder.run()
-        defer { holder.waitUntilExit() }
-        Thread.sleep(forTimeInterval: 1)
-        let result = try Binary.run(
-            ["restore", "decline", "2000000100000095", "--reason", "r", "--role", "support", "--db", store], home: home,
-            environment: ["USER": "tester"], timeout: 60)
-        if result.status != 0 {
-            Self.expectOneLineError(result, naming: store, "a write on a locked store")
+        defer {
+            try? input.fileHandleForWriting.close()
+            holder.waitUntilExit()
         }
+        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; UPDATE store_meta SET value = value;\n".utf8))
+        // The lock is held once another connection that will not wait cannot begin a write.
+        let probe = "sqlite3 \(Self.quote(store)) 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1"
+        let deadline = Date().addingTimeInterval(10)
+        var held = false
+        while !held, Date() < deadline {
+            held = try shell(probe).status != 0
+            if !held { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(held, "sqlite3 never took the lock")
+        let started = Date()
+        let refused = try Binary.run(
+            ["restore", "decline", "2000000100000095", "--reason", "r", "--role", "support", "--db", store], home: home,
+            environment: ["USER": "tester", "STOREDESK_LOCK_WAIT": "1"], timeout: 60)
+        Self.expectOneLineError(refused, naming: store, "a write on a locked store")
+        #expect(refused.stderr.contains("is locked by another process"), "\(refused.stderr)")
+        #expect(Date().timeIntervalSince(started) < 30, "the write waited far longer than STOREDESK_LOCK_WAIT")
+        let bad = try Binary.run(["check", "--db", store], home: home, environment: ["STOREDESK_LOCK_WAIT": "soon"])
+        Self.expectOneLineError(bad, naming: "STOREDESK_LOCK_WAIT", "a lock wait that is not seconds")
+        #expect(bad.status == 64)
+        // Let go: the holder's transaction rolls back, and the store is byte for byte as it was.
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == before)
     }
 }

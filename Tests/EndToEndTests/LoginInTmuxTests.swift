@@ -9,7 +9,7 @@ import Testing
         #expect(try Binary.run(["check"], home: home).status == 0)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
-        let command = "env \(env) \(Binary.path) --role developer --as zhao.dev --refresh 0.3; echo \"EXIT=$?\" > \(marker); sleep 30"
+        let command = "env \(env) \(Binary.path) --role developer --as zhao.dev --refresh 0.3; echo \"EXIT=$?\" > \(marker).part; mv \(marker).part \(marker); sleep 30"
         let tmux = try ConsoleInTmuxTests.Tmux(width: 120, height: 40, command: command)
         try tmux.waitFor("Profile")
         try tmux.keys(":")

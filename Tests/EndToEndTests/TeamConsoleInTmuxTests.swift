@@ -12,7 +12,7 @@ import Testing
         let exit = home.path(name + ".exit")
         let tmux = try ConsoleInTmuxTests.Tmux(
             width: width, height: height,
-            command: "env \(env) \(Binary.path) --db \(team.url) --role support --as \(name) --refresh 0.3; echo \"EXIT=$?\" > \(exit); sleep 60")
+            command: "env \(env) \(Binary.path) --db \(team.url) --role support --as \(name) --refresh 0.3; echo \"EXIT=$?\" > \(exit).part; mv \(exit).part \(exit); sleep 60")
         try tmux.waitFor("Profile", timeout: 30)
         return tmux
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// The StoreDesk store: one SQLite file behind GRDB, with its migrations and named writes.
 ///
@@ -87,8 +88,9 @@ public struct AppDatabase: Sendable {
         return config
     }
 
-    /// How long a connection waits for another process's lock before it gives up (`StoreError.locked`).
-    static let lockWaitMilliseconds = 60_000
+    /// How long a connection waits for another process's lock before it gives up (`StoreError.locked`):
+    /// 60 s, or `STOREDESK_LOCK_WAIT` (`LockWait`).
+    static let lockWaitMilliseconds: Int = LockWait.read(ProcessInfo.processInfo.environment).milliseconds ?? 60_000
 
     /// SQLite's busy handler: try again every millisecond for up to `lockWaitMilliseconds`. Many
     /// processes write one store (simulations, consoles, the restore desk); a writer that finds the
