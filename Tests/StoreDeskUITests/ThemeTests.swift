@@ -193,10 +193,10 @@ import Testing
 }
 
 @Suite struct KeymapDocumentationTests {
-    /// The README's key list is the keymap itself: regenerate it with `storedesk keys` when this fails.
-    @Test func theReadmeListsEveryBindingAsTheKeymapDoes() throws {
+    /// The console guide's key list is the keymap itself: regenerate it with `storedesk keys` when this fails.
+    @Test func theConsoleGuideListsEveryBindingAsTheKeymapDoes() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
+            .deletingLastPathComponent().appendingPathComponent("docs/console.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         #expect(text.contains(Keymap.markdownTable))
     }
