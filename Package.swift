@@ -60,7 +60,7 @@ let package = Package(
         // StoreDeskStoreAPI (and re-exports it). Imports verify signed notifications with StoreDeskTrust
         // against the roots the store keeps.
         .target(
-            name: "StoreDeskStore",
+            name: "StoreDeskSQLite",
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
@@ -71,8 +71,8 @@ let package = Package(
         ),
         // The one place that opens a store from `--db` and chooses its backend (`StoreOpener`), and the
         // benchmarks' SQLite baselines. Everything else holds `any Store` (StoreDeskStoreAPI).
-        .target(name: "StoreDeskStores", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres"]),
-        // PostgreSQL (the team store): the same areas as StoreDeskStore, on a server, through PostgresNIO;
+        .target(name: "StoreDeskOpener", dependencies: ["StoreDeskCore", "StoreDeskStoreAPI", "StoreDeskSQLite", "StoreDeskPostgres"]),
+        // PostgreSQL (the team store): the same areas as StoreDeskSQLite, on a server, through PostgresNIO;
         // implements StoreDeskStoreAPI. Its own schema and migrations; no GRDB.
         .target(
             name: "StoreDeskPostgres",
@@ -119,7 +119,7 @@ let package = Package(
             dependencies: [
                 "StoreDeskCore",
                 "StoreDeskStoreAPI",
-                "StoreDeskStores",
+                "StoreDeskOpener",
                 "StoreDeskUI",
                 "StoreDeskTerminal",
                 "StoreDeskTrust",
@@ -132,12 +132,12 @@ let package = Package(
         // Signs the demo's notifications with a chain made for the demo (see Data/README.md).
         .executableTarget(name: "storedesk-demo-signer", dependencies: ["StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(name: "StoreDeskCoreTests", dependencies: ["StoreDeskCore"], resources: [.copy("Vectors")]),
-        .testTarget(name: "StoreDeskStoreTests", dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust"]),
+        .testTarget(name: "StoreDeskSQLiteTests", dependencies: ["StoreDeskSQLite", "StoreDeskCore", "StoreDeskTrust"]),
         .testTarget(name: "StoreDeskTrustTests", dependencies: ["StoreDeskTrust", "StoreDeskCore"]),
         .testTarget(name: "StoreDeskTerminalTests", dependencies: ["StoreDeskTerminal", "StoreDeskUI"]),
         .testTarget(
             name: "StoreDeskUITests",
-            dependencies: ["StoreDeskUI", "StoreDeskStore", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["StoreDeskUI", "StoreDeskSQLite", "StoreDeskCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Golden")]),
         // One suite every backend passes: SQLite (a file) and PostgreSQL (a throwaway server of the suite's own).
         // A throwaway PostgreSQL cluster (Debian's initdb, 127.0.0.1, stopped when dropped) for the suites
@@ -145,14 +145,14 @@ let package = Package(
         .target(name: "PostgresClusterSupport", path: "Tests/PostgresClusterSupport"),
         .testTarget(
             name: "StoreContractTests",
-            dependencies: ["StoreDeskStoreAPI", "StoreDeskStore", "StoreDeskPostgres", "StoreDeskCore", "PostgresClusterSupport"]),
+            dependencies: ["StoreDeskStoreAPI", "StoreDeskSQLite", "StoreDeskPostgres", "StoreDeskCore", "PostgresClusterSupport"]),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["StoreDeskStore", "StoreDeskCore", "StoreDeskTrust", "StoreDeskPostgres", "PostgresClusterSupport"]),
+            dependencies: ["StoreDeskSQLite", "StoreDeskCore", "StoreDeskTrust", "StoreDeskPostgres", "PostgresClusterSupport"]),
         .testTarget(
             name: "StoreDeskNetworkTests",
             dependencies: [
-                "StoreDeskNetwork", "StoreDeskStore", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust", "StoreDeskPostgres",
+                "StoreDeskNetwork", "StoreDeskSQLite", "StoreDeskCore", "StoreDeskUI", "StoreDeskTrust", "StoreDeskPostgres",
                 "PostgresClusterSupport",
             ],
             resources: [.copy("GameServer")]),

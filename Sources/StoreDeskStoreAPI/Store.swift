@@ -3,7 +3,7 @@ import StoreDeskCore
 /// A whole store: what the console reads and writes (`ConsoleStore`) and what the commands, `serve`,
 /// `simulate`, imports and `check` need beside it, one protocol per area. Every caller outside the
 /// backends reaches a store through this protocol (or one of its parts); only the opener
-/// (`StoreDeskStores.StoreOpener`) names a backend. `AppDatabase` (SQLite through GRDB) implements it.
+/// (`StoreDeskOpener.StoreOpener`) names a backend. `AppDatabase` (SQLite through GRDB) implements it.
 public protocol Store: ConsoleStore, AppsStore, CatalogueStore, TrustRootStore, NotificationImportStore, GameServerStore,
     StoreChecking, StoreTimeLine, PlayerLookup, RestoreDeskStore, AuditLogStore, AppleAPIStore,
     AppStoreServerStore, NotificationHistoryStore, AppleSupportStore
@@ -221,9 +221,9 @@ public struct SeedSummary: Sendable, Codable {
     public init() {}
 }
 
-/// A kind of store (SQLite files today): how a location becomes an opened store, and what is done to a
+/// A kind of store (a SQLite file, a PostgreSQL database): how a location becomes an opened store, and what is done to a
 /// location rather than to an open store (a new synthetic store, whether it may be written). The opener
-/// (`StoreDeskStores.StoreOpener`) chooses one by the location; nothing else names a backend.
+/// (`StoreDeskOpener.StoreOpener`) chooses one by the location; nothing else names a backend.
 public protocol StoreBackend: Sendable {
     /// Opens the store at `location`. `verify` is what the caller needs of it before using it: a store
     /// it refuses is left as it was. Pending migrations are applied only with `migrate`.

@@ -35,13 +35,3 @@ private final class AsyncResult<T: Sendable>: @unchecked Sendable {
         return try result.get()
     }
 }
-
-/// A callback URL as the user typed it, checked before anything is opened: http or https, with a host.
-func checkedCallbackURL(_ text: String, option: String) throws -> String {
-    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-        let host = url.host, !host.isEmpty
-    else {
-        throw fail("\(option) '\(text.echoed)' is not an http:// or https:// URL with a host")
-    }
-    return text
-}

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import StoreDeskCore
 import StoreDeskStoreAPI
-import StoreDeskStores
+import StoreDeskOpener
 import StoreDeskTrust
 
 extension BenchCommand {

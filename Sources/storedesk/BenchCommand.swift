@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStoreAPI
-import StoreDeskStores
+import StoreDeskOpener
 import StoreDeskUI
 
 struct BenchCommand: ParsableCommand {

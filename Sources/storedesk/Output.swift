@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import StoreDeskCore
 import StoreDeskStoreAPI
-import StoreDeskStores
+import StoreDeskOpener
 
 /// Prints one line on stderr and leaves with a non-zero code: how every command reports bad input.
 /// The message is made one line whatever it holds (a newline or an escape sequence from a file name,

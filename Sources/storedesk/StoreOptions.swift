@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import StoreDeskStoreAPI
-import StoreDeskStores
+import StoreDeskOpener
 
 /// Which store a command works on: `--db`, else `STOREDESK_DB`, else the config file's `store`, else the
 /// embedded default store.

@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-import StoreDeskStore
+import StoreDeskSQLite
 import Testing
 
 /// A read-only command on an idle WAL store (no `-wal` or `-shm` beside it, as a console leaves it when it

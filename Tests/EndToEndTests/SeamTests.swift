@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every caller reaches the store through StoreDeskStoreAPI's protocols: only a backend sees its driver
-/// (StoreDeskStore GRDB, StoreDeskPostgres PostgresNIO), and only the opener (StoreDeskStores) names the
+/// (StoreDeskSQLite GRDB, StoreDeskPostgres PostgresNIO), and only the opener (StoreDeskOpener) names the
 /// SQLite backend. Read from the sources, so a new `import` that goes around the seam fails here, not in a
 /// review.
 @Suite struct SeamTests {
@@ -28,14 +28,14 @@ import Testing
     }
 
     @Test func onlyTheBackendSeesGRDB() throws {
-        #expect(try Self.importers(of: "GRDB").subtracting(["StoreDeskStore"]).isEmpty)
-        #expect(try Self.importers(of: "GRDBSQLite").subtracting(["StoreDeskStore"]).isEmpty)
+        #expect(try Self.importers(of: "GRDB").subtracting(["StoreDeskSQLite"]).isEmpty)
+        #expect(try Self.importers(of: "GRDBSQLite").subtracting(["StoreDeskSQLite"]).isEmpty)
         #expect(try Self.importers(of: "PostgresNIO").subtracting(["StoreDeskPostgres"]).isEmpty)
     }
 
     @Test func onlyTheOpenerNamesTheBackend() throws {
-        #expect(try Self.importers(of: "StoreDeskStore") == ["StoreDeskStores"])
-        #expect(try Self.importers(of: "StoreDeskPostgres") == ["StoreDeskStores"])
+        #expect(try Self.importers(of: "StoreDeskSQLite") == ["StoreDeskOpener"])
+        #expect(try Self.importers(of: "StoreDeskPostgres") == ["StoreDeskOpener"])
     }
 
     @Test func theNetworkAndTheConsoleSeeTheProtocolsOnly() throws {

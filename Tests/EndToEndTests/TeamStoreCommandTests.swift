@@ -1,7 +1,7 @@
 import Foundation
 import PostgresClusterSupport
 import StoreDeskPostgres
-import StoreDeskStore
+import StoreDeskSQLite
 import Testing
 
 /// The real binary with `--db postgres://…` (and STOREDESK_DB) against a throwaway cluster: the commands

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskPostgres
-import StoreDeskStore
+import StoreDeskSQLite
 import StoreDeskStoreAPI
 import Testing
 

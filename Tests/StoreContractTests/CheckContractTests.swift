@@ -2,7 +2,7 @@ import Foundation
 import PostgresClusterSupport
 import StoreDeskCore
 import StoreDeskPostgres
-import StoreDeskStore
+import StoreDeskSQLite
 import StoreDeskStoreAPI
 import Testing
 

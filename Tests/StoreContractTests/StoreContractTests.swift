@@ -2,7 +2,7 @@ import Foundation
 import PostgresClusterSupport
 import StoreDeskCore
 import StoreDeskPostgres
-import StoreDeskStore
+import StoreDeskSQLite
 import StoreDeskStoreAPI
 import Testing
 
@@ -12,7 +12,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 }
 
-/// The areas of the seam the PostgreSQL store implements so far.
+/// The areas of the seam the contract suite runs on both backends.
 typealias ContractStore = StoreFile & UserStore & AuditStore & RestoreStore & LoginEntryStore & OneTapStore & QueueStore
 
 /// Stores for the contract: the demo dataset in a SQLite file, and the same copied into a database of

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// The conformance battery against the real PHP game server, and against variants of it with one rule

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 import Testing
 

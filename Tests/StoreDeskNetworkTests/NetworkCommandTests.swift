@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// The network commands through the real binary: `simulate --callback-url`, `callback check`, `callback verify`.

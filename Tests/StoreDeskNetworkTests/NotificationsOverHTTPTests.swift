@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import StoreDeskTrust
 import Testing
 

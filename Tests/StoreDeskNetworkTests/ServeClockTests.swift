@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// `storedesk serve` stamps the callbacks it takes on the store's one time line (its clock, or its latest

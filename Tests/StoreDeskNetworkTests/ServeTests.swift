@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// `storedesk serve`, the real binary on loopback, answered by curl, by the PHP vectors and by a bounded

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import StoreDeskNetwork
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// The payment queue with its callbacks POSTed to a real PHP game server on loopback.

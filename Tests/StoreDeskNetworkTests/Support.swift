@@ -1,6 +1,6 @@
 import Foundation
 import StoreDeskCore
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 import Testing
 
 /// A folder of its own for each test, removed when the test's value goes away.

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresClusterSupport
 import StoreDeskPostgres
-import StoreDeskStore
+import StoreDeskSQLite
 import StoreDeskStoreAPI
 import Testing
 

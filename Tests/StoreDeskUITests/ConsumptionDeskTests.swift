@@ -3,7 +3,7 @@ import GRDB
 import StoreDeskCore
 import StoreDeskStoreAPI
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// The consumption-request desk (`:consumption`) and the app-account-token key on Subscriptions, driven

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// `:find` in the console over the demo store: the results list, and Enter opening each where it lives.

@@ -3,7 +3,7 @@ import GRDB
 import StoreDeskCore
 import StoreDeskStoreAPI
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// `:export csv|json PATH`: the whole list as shown (filter and order applied), through the pager a page at

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// Every list's title says where the selection is and how many rows the list holds ("12 of 40"), kept by

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// `:sort COLUMN [asc|desc]`, `o` and `O`: a list sorted by a column the store seeks on, either way,

@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// The Login and One-tap screens over a fresh demo store: editing validated as you type, saving with

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// A typed line edited as readline edits one.

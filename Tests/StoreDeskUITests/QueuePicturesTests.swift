@@ -3,7 +3,7 @@ import GRDB
 import StoreDeskCore
 import StoreDeskStoreAPI
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// Six minutes of payment activity before the demo store's clock, the same every run: purchases in a

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// Every binding in the keymap, pressed on a console over the demo store.

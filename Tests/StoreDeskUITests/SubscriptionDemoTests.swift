@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// A developer drives a subscription live on the Subscriptions screen: a month every 30 seconds, with

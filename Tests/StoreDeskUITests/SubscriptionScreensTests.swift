@@ -1,7 +1,7 @@
 import Foundation
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// The subscription panes and screens over the demo store, with the console's clock moved by ticks.

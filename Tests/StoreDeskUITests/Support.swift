@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import StoreDeskCore
 import Testing
-@testable import StoreDeskStore
+@testable import StoreDeskSQLite
 @testable import StoreDeskUI
 
 /// Golden text frames live beside the tests in `Golden/`. `STOREDESK_RECORD=1` re-records them, and a

@@ -1,3 +1,0 @@
-// What the store implements comes with it: a file that imports StoreDeskStore sees the protocols and
-// values of StoreDeskStoreAPI (UserSearch, StoreError, ListPager, ...) without a second import.
-@_exported import StoreDeskStoreAPI
