@@ -12,15 +12,15 @@ import StoreDeskStoreAPI
 /// Apps and their catalogues by id, read from the store and read again (at most once a second) when a
 /// callback names an app it does not know, so `apps add` on a running server is picked up.
 final class AppDirectory: @unchecked Sendable {
-    private let database: any AppsStore
+    private let store: any AppsStore
     private let lock = NSLock()
     private var apps: [String: (app: App, products: [Product])] = [:]
     private var loadedAt: UInt64 = 0
 
-    init(database: any AppsStore) { self.database = database }
+    init(store: any AppsStore) { self.store = store }
 
     func reload() throws {
-        let loaded = try database.appsWithProducts()
+        let loaded = try store.appsWithProducts()
         lock.lock()
         apps = Dictionary(loaded.map { ($0.app.id, $0) }) { first, _ in first }
         loadedAt = DispatchTime.now().uptimeNanoseconds
@@ -55,5 +55,5 @@ final class AppDirectory: @unchecked Sendable {
         return cached().0
     }
 
-    func healthy() throws -> Int { try database.appsWithProducts().count }
+    func healthy() throws -> Int { try store.appsWithProducts().count }
 }

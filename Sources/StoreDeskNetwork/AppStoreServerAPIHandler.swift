@@ -31,7 +31,7 @@ import StoreDeskTrust
 ///   holds, signed again by its chain, each with the attempts `serve`'s sender made to the app's notification
 ///   URL; `onlyFailures`: those sent that have not reached it).
 struct AppStoreServerAPIHandler: Sendable {
-    let database: any Store
+    let store: any Store
     let apps: AppDirectory
     let chain: SigningChain
     let tests: TestNotifications
@@ -137,14 +137,14 @@ struct AppStoreServerAPIHandler: Sendable {
         _ request: Request, _ context: ServeContext, _ work: @escaping @Sendable (Caller, Instant) throws -> Reply
     ) async -> Response {
         let authorization = request.headers[.authorization]
-        let database = self.database, apps = self.apps, limits = self.limits
+        let store = self.store, apps = self.apps, limits = self.limits
         let outcome: Result<Reply, any Error> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(
                     returning: Result {
-                        let caller = try Self.authenticate(authorization, database: database, apps: apps, wall: Instant(Date()))
+                        let caller = try Self.authenticate(authorization, store: store, apps: apps, wall: Instant(Date()))
                         guard limits.take(keyId: caller.keyId, appId: caller.app.id, at: Instant(Date())) else { throw AppStoreAPIError.rateLimitExceeded }
-                        return try work(caller, try database.now(wall: Instant(Date())).instant)
+                        return try work(caller, try store.now(wall: Instant(Date())).instant)
                     })
             }
         }
@@ -172,7 +172,7 @@ struct AppStoreServerAPIHandler: Sendable {
     }
 
     /// The app whose registered key signed the bearer token, for the app its `bid` names.
-    static func authenticate(_ authorization: String?, database: any Store, apps: AppDirectory, wall: Instant) throws -> Caller {
+    static func authenticate(_ authorization: String?, store: any Store, apps: AppDirectory, wall: Instant) throws -> Caller {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw AppStoreAPITokenRefusal.missing }
         guard let bundleId = AppStoreAPITokenVerifier.claimedBundleId(authorization: authorization) else {
             throw AppStoreAPITokenRefusal.malformed("no bid claim can be read")
@@ -180,7 +180,7 @@ struct AppStoreServerAPIHandler: Sendable {
         var owners: [String: App] = [:]
         var keys: [AppStoreAPIKey] = []
         for app in apps.apps(bundleId: bundleId) {
-            for key in try database.appAPIKeys(appId: app.id) {
+            for key in try store.appAPIKeys(appId: app.id) {
                 owners[key.keyId] = owners[key.keyId] ?? app
                 keys.append(AppStoreAPIKey(keyId: key.keyId, issuerId: key.issuerId, publicKeyDER: key.publicKeyDER))
             }
@@ -196,7 +196,7 @@ struct AppStoreServerAPIHandler: Sendable {
 
     /// The customer of a transaction of the caller's app; another app's transaction is not found.
     private func customer(_ caller: Caller, _ transactionId: String) throws -> AppStoreCustomer {
-        guard let customer = try database.appStoreCustomer(transactionId: transactionId), customer.app.id == caller.app.id else {
+        guard let customer = try store.appStoreCustomer(transactionId: transactionId), customer.app.id == caller.app.id else {
             throw AppStoreAPIError.transactionIdNotFound
         }
         return customer
@@ -204,7 +204,7 @@ struct AppStoreServerAPIHandler: Sendable {
 
     /// The rows of a transaction of the caller's app a request shows (`read`); another app's is not found.
     private func slice(_ caller: Caller, _ transactionId: String, _ read: AppStoreSliceRead) throws -> AppStoreHistorySlice {
-        guard let slice = try database.appStoreSlice(transactionId: transactionId, read, limit: AppStoreServerAPI.pageSize + 1),
+        guard let slice = try store.appStoreSlice(transactionId: transactionId, read, limit: AppStoreServerAPI.pageSize + 1),
             slice.customer.app.id == caller.app.id
         else { throw AppStoreAPIError.transactionIdNotFound }
         return slice
@@ -259,7 +259,7 @@ struct AppStoreServerAPIHandler: Sendable {
     }
 
     private func orderLookup(_ caller: Caller, _ orderId: String, _ now: Instant) throws -> Reply {
-        let customer = try AppleOrderId.transactionId(of: orderId).flatMap { try database.appStoreTransaction(transactionId: $0) }
+        let customer = try AppleOrderId.transactionId(of: orderId).flatMap { try store.appStoreTransaction(transactionId: $0) }
         guard let customer, customer.app.id == caller.app.id, let payloads = AppStoreServerAPI.order(customer, orderId: orderId, at: now) else {
             return try Self.json(OrderLookupResponse(status: 1, signedTransactions: nil), note: "order \(orderId): none")
         }
@@ -278,7 +278,7 @@ struct AppStoreServerAPIHandler: Sendable {
         let signed = try chain.signNotification(payload)
         tests.keep(token, appId: caller.app.id, signedPayload: signed)
         // Sent as Apple sends it; Get Test Notification Status shows the attempt once the POST ends.
-        if let sender, let url = try database.app(id: caller.app.id)?.notificationURL {
+        if let sender, let url = try store.app(id: caller.app.id)?.notificationURL {
             sender.sendTest(signed, uuid: uuid, to: url) { [tests] attempt in tests.record(token, attempt) }
         }
         return try Self.json(["testNotificationToken": token], note: "test notification \(token)")
@@ -300,19 +300,19 @@ struct AppStoreServerAPIHandler: Sendable {
             throw AppStoreAPIError.generalBadRequest
         }
         guard let text = object["appAccountToken"] as? String else { throw AppStoreAPIError.invalidAppAccountTokenUUID }
-        guard let customer = try database.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id else {
+        guard let customer = try store.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id else {
             throw AppStoreAPIError.originalTransactionIdNotFound
         }
         let token = try AppStoreServerAPI.checkAppAccountToken(customer, token: text)
-        try database.setAppAccountToken(token, originalTransactionId: originalId, actor: .apiKey(caller.keyId), at: now)
+        try store.setAppAccountToken(token, originalTransactionId: originalId, actor: .apiKey(caller.keyId), at: now)
         return Reply(status: .ok, json: nil, note: "app account token of \(originalId) set")
     }
 
     private func extendRenewalDate(_ caller: Caller, _ id: String, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let originalId = try AppStoreServerAPI.checkTransactionId(id, original: true)
         let request = try RenewalExtensionRequest(json: bytes)
-        guard let customer = try database.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id,
-            let done = try database.extendRenewalDate(originalTransactionId: originalId, request, actor: .apiKey(caller.keyId), at: now)
+        guard let customer = try store.appStoreTransaction(transactionId: originalId), customer.app.id == caller.app.id,
+            let done = try store.extendRenewalDate(originalTransactionId: originalId, request, actor: .apiKey(caller.keyId), at: now)
         else { throw AppStoreAPIError.originalTransactionIdNotFound }
         return try Self.json(
             ExtendRenewalDateResponse(
@@ -333,14 +333,14 @@ struct AppStoreServerAPIHandler: Sendable {
     /// request (any serve of the store answers it, after a restart too).
     private func massExtend(_ caller: Caller, _ bytes: [UInt8], _ now: Instant) throws -> Reply {
         let request = try MassRenewalExtensionRequest(json: bytes)
-        guard let product = try database.product(id: request.productId), product.appId == caller.app.id, product.type == .autoRenewable else {
+        guard let product = try store.product(id: request.productId), product.appId == caller.app.id, product.type == .autoRenewable else {
             throw AppStoreAPIError.invalidProductId
         }
-        if try database.massExtension(appId: caller.app.id, productId: product.id, requestIdentifier: request.single.requestIdentifier) == nil {
+        if try store.massExtension(appId: caller.app.id, productId: product.id, requestIdentifier: request.single.requestIdentifier) == nil {
             var succeeded = 0, failed = 0
-            for id in try database.entitledSubscriptionIds(appId: caller.app.id, productId: product.id) {
+            for id in try store.entitledSubscriptionIds(appId: caller.app.id, productId: product.id) {
                 do {
-                    if try database.extendRenewalDate(originalTransactionId: id, request.single, actor: .apiKey(caller.keyId), at: now) != nil {
+                    if try store.extendRenewalDate(originalTransactionId: id, request.single, actor: .apiKey(caller.keyId), at: now) != nil {
                         succeeded += 1
                     } else {
                         failed += 1
@@ -349,7 +349,7 @@ struct AppStoreServerAPIHandler: Sendable {
                     failed += 1
                 }
             }
-            _ = try database.keepMassExtension(
+            _ = try store.keepMassExtension(
                 MassRenewalExtensionStatus(request.single.requestIdentifier, completed: now, succeeded: succeeded, failed: failed),
                 appId: caller.app.id, productId: product.id, actor: .apiKey(caller.keyId))
         }
@@ -358,7 +358,7 @@ struct AppStoreServerAPIHandler: Sendable {
 
     private func massExtensionStatus(_ caller: Caller, _ productId: String, _ requestIdentifier: String) throws -> Reply {
         guard !requestIdentifier.isEmpty, requestIdentifier.count <= 128 else { throw AppStoreAPIError.invalidRequestIdentifier }
-        guard let status = try database.massExtension(appId: caller.app.id, productId: productId, requestIdentifier: requestIdentifier) else {
+        guard let status = try store.massExtension(appId: caller.app.id, productId: productId, requestIdentifier: requestIdentifier) else {
             throw AppStoreAPIError.statusRequestNotFound
         }
         return try Self.json(status, note: "mass extension \(requestIdentifier): \(status.succeededCount) extended, \(status.failedCount) not")
@@ -373,7 +373,7 @@ struct AppStoreServerAPIHandler: Sendable {
         }
         guard purchase.product.type == .consumable else { throw AppStoreAPIError.invalidTransactionNotConsumable }
         do {
-            _ = try database.answerConsumption(transactionId: transactionId, info, by: .apiKey(caller.keyId), at: now)
+            _ = try store.answerConsumption(transactionId: transactionId, info, by: .apiKey(caller.keyId), at: now)
         } catch StoreError.invalidArgument {
             // No consumption request to answer (or answered already): nothing is taken.
             throw AppStoreAPIError.generalBadRequest
@@ -383,9 +383,9 @@ struct AppStoreServerAPIHandler: Sendable {
 
     private func notificationHistory(_ caller: Caller, _ bytes: [UInt8], _ token: String?) throws -> Reply {
         let query = try NotificationHistoryQuery(json: bytes, paginationToken: token)
-        let rows = try database.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
+        let rows = try store.appNotifications(appId: caller.app.id, query, limit: AppStoreServerAPI.pageSize + 1)
         let page = rows.prefix(AppStoreServerAPI.pageSize)
-        let deliveries = try database.notificationDeliveries(eventIds: page.map(\.id))
+        let deliveries = try store.notificationDeliveries(eventIds: page.map(\.id))
         let items = try page.map { row in
             let line = try chain.signedNotificationLine(row.event)
             guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String], let signed = object["signedPayload"] else {

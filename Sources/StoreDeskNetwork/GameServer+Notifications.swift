@@ -17,7 +17,7 @@ import StoreDeskStoreAPI
 /// A notification is stamped (`imported_at`) on the store's time line as the ledger runs it, like the
 /// callbacks beside it; "signed in the future" is judged against the real time.
 struct NotificationHandler: Sendable {
-    let database: any NotificationImportStore
+    let store: any NotificationImportStore
     /// The store's time line as this server runs it (`CallbackLedger.now`).
     let ledger: any CallbackLedger
     let body: BodyReader
@@ -39,10 +39,10 @@ struct NotificationHandler: Sendable {
             return reply(.badRequest, "the body must be {\"signedPayload\": \"<JWS>\"}", context, "not a notification")
         }
         // Verification (ES256, the chain) and the write are blocking work: off the event loops.
-        let database = self.database, peer = context.peer
+        let store = self.store, peer = context.peer
         let line: NotificationImport.Line?
         do {
-            line = try await Self.importLine(jws, into: database, at: ledger.now, peer: peer)
+            line = try await Self.importLine(jws, into: store, at: ledger.now, peer: peer)
         } catch StoreError.dataFile(_, let message) {
             return reply(.badRequest, "not a notification: \(message)", context, "not a notification: \(message)")
         } catch {
@@ -55,13 +55,13 @@ struct NotificationHandler: Sendable {
     /// Verifies and imports one notification off the event loops (ES256 and the chain, then the write),
     /// stamped at `stamp` on the store's time line (or later, when the store's clock has passed it).
     static func importLine(
-        _ jws: String, into database: any NotificationImportStore, at stamp: Instant, peer: String
+        _ jws: String, into store: any NotificationImportStore, at stamp: Instant, peer: String
     ) async throws -> NotificationImport.Line? {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NotificationImport.Line?, any Error>) in
             DispatchQueue.global().async {
                 continuation.resume(with: Result {
                     var outcome: NotificationImport.Line?
-                    _ = try database.importNotifications(
+                    _ = try store.importNotifications(
                         from: NotificationFile(data: Data(("{\"signedPayload\":\"" + jws + "\"}\n").utf8), name: "serve POST /notifications"),
                         extraRoots: [], allowUnverified: false, source: "serve POST /notifications from \(peer)",
                         wallClock: Instant(Date()), stampAt: stamp

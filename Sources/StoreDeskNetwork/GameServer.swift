@@ -53,14 +53,14 @@ public struct GameServer: Sendable {
         }
     }
 
-    public var database: any Store
+    public var store: any Store
     public var settings: Settings
     public var log: RequestLog
     /// The notification sender's settings; nil: `serve` sends no notifications.
     public var sender: NotificationSender.Settings?
 
-    public init(database: any Store, settings: Settings, log: RequestLog, sender: NotificationSender.Settings? = .init()) {
-        self.database = database
+    public init(store: any Store, settings: Settings, log: RequestLog, sender: NotificationSender.Settings? = .init()) {
+        self.store = store
         self.settings = settings
         self.log = log
         self.sender = sender
@@ -68,23 +68,23 @@ public struct GameServer: Sendable {
 
     /// Serves until SIGTERM or SIGINT. `ready` gets the port once the server listens.
     public func run(ready: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
-        let ledger = try database.openCallbackLedger()
-        let apps = AppDirectory(database: database)
+        let ledger = try store.openCallbackLedger()
+        let apps = AppDirectory(store: store)
         try apps.reload()
         let callbacks = CallbackHandler(ledger: ledger, apps: apps, settings: settings)
         let router = Router(context: ServeContext.self)
         router.middlewares.add(RequestLogMiddleware(log: log))
         let notifications = NotificationHandler(
-            database: database, ledger: ledger, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
+            store: store, ledger: ledger, body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout))
         router.post("/notifications") { request, context in try await notifications.notification(request, context) }
         // Apple's App Store Server API, signed with the store's own chain (made now when it has none).
-        let (chain, _) = try StoreSigner.chain(of: database, now: try database.now(wall: Instant(Date())).instant)
+        let (chain, _) = try StoreSigner.chain(of: store, now: try store.now(wall: Instant(Date())).instant)
         // The notification sender: a task of this process beside the server, stopped with it.
         let sender = try self.sender.map { settings in
-            NotificationSender(database: database, chain: chain, clock: try ServeClock(database: database), settings: settings, log: self.log)
+            NotificationSender(store: store, chain: chain, clock: try ServeClock(store: store), settings: settings, log: self.log)
         }
         AppStoreServerAPIHandler(
-            database: database, apps: apps, chain: chain, tests: TestNotifications(), sender: sender,
+            store: store, apps: apps, chain: chain, tests: TestNotifications(), sender: sender,
             limits: APIRateLimits(perSecond: settings.apiRateLimit), body: BodyReader(limit: settings.bodyLimit, timeout: settings.readTimeout)
         ).register(on: router)
         router.get("/healthz") { _, context in

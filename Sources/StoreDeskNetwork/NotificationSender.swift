@@ -28,7 +28,7 @@ public final class NotificationSender: Sendable {
         }
     }
 
-    let database: any Store
+    let store: any Store
     let chain: SigningChain
     let poster: CallbackPoster
     let clock: ServeClock
@@ -37,8 +37,8 @@ public final class NotificationSender: Sendable {
     /// This process's name on its claims.
     public let claimer: String
 
-    public init(database: any Store, chain: SigningChain, clock: ServeClock, settings: Settings = Settings(), log: RequestLog? = nil) {
-        self.database = database
+    public init(store: any Store, chain: SigningChain, clock: ServeClock, settings: Settings = Settings(), log: RequestLog? = nil) {
+        self.store = store
         self.chain = chain
         self.clock = clock
         self.settings = settings
@@ -90,25 +90,25 @@ public final class NotificationSender: Sendable {
     /// The attempts due now, claimed (at most `limit`), each with its app's time rate.
     func claim(limit: Int) async throws -> [(NotificationSendClaim, TimeRate)] {
         let now = try clock.now()
-        let claims = try await blocking { [database, claimer] in
-            try database.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: limit)
+        let claims = try await blocking { [store, claimer] in
+            try store.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: limit)
         }
         var rates: [String: TimeRate] = [:]
         for appId in Set(claims.map(\.appId)) {
-            rates[appId] = (try? database.storeKitTimeRate(appId: appId))??.timeRate ?? .realTime
+            rates[appId] = (try? store.storeKitTimeRate(appId: appId))??.timeRate ?? .realTime
         }
         return claims.map { ($0, rates[$0.appId] ?? .realTime) }
     }
 
     /// Attempts that ended, recorded in one write, and logged.
     func record(_ outcomes: [NotificationSendOutcome]) async {
-        let recorded = (try? await blocking { [database, claimer] in try database.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
+        let recorded = (try? await blocking { [store, claimer] in try store.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
         for outcome in outcomes { logLine(outcome, lost: recorded < outcomes.count) }
     }
 
     /// Attempts a stop cut short, given back unspent.
     func release(_ claims: [NotificationSendClaim]) async {
-        let released = (try? await blocking { [database, claimer] in try database.releaseNotificationSends(claims, claimer: claimer) }) ?? 0
+        let released = (try? await blocking { [store, claimer] in try store.releaseNotificationSends(claims, claimer: claimer) }) ?? 0
         for claim in claims {
             log?.write(
                 "notification \(claim.event.notificationUUID) \(claim.event.appleName) → \(claim.url) attempt \(claim.attempt): "
@@ -212,18 +212,18 @@ actor SendRecords {
 /// clock), running on in real time from when the server started, as the console's clock does. A store
 /// with a clock of its own stands still between writes; the sender's retries are due on this line.
 public final class ServeClock: Sendable {
-    let database: any StoreTimeLine
+    let store: any StoreTimeLine
     let start: Instant
     let started: UInt64
 
-    public init(database: any StoreTimeLine) throws {
-        self.database = database
-        start = try database.now(wall: Instant(Date())).instant
+    public init(store: any StoreTimeLine) throws {
+        self.store = store
+        start = try store.now(wall: Instant(Date())).instant
         started = DispatchTime.now().uptimeNanoseconds
     }
 
     public func now() throws -> Instant {
         let elapsed = Int64((DispatchTime.now().uptimeNanoseconds - started) / 1_000_000)
-        return max(try database.now(wall: Instant(Date())).instant, start.adding(Instant.Duration(millis: elapsed)))
+        return max(try store.now(wall: Instant(Date())).instant, start.adding(Instant.Duration(millis: elapsed)))
     }
 }

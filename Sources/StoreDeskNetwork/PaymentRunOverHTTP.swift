@@ -14,9 +14,9 @@ import StoreDeskStoreAPI
 /// Apps without a URL keep the in-process game server and its speed: no network, no waiting.
 ///
 ///     var simulation = PaymentSimulation(configuration)   // remoteApps: the apps in `urls`
-///     try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: ["app_galaxy": url]).run(&simulation)
+///     try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: ["app_galaxy": url]).run(&simulation)
 public struct PaymentRunOverHTTP: Sendable {
-    public var database: any QueueStore
+    public var store: any QueueStore
     /// The payment run this process holds (`startRun`): every commit is made under it.
     public var run: PaymentRun
     public var poster: CallbackPoster
@@ -30,10 +30,10 @@ public struct PaymentRunOverHTTP: Sendable {
     public var batch: Int
 
     public init(
-        database: any QueueStore, run: PaymentRun, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
+        store: any QueueStore, run: PaymentRun, poster: CallbackPoster, urls: [String: String], concurrency: Int = 16, speed: Double = 0,
         batch: Int = 1024
     ) {
-        self.database = database
+        self.store = store
         self.run = run
         self.poster = poster
         self.urls = urls
@@ -50,21 +50,21 @@ public struct PaymentRunOverHTTP: Sendable {
         var pending: [PaymentChange] = []
         var queue: [OutboundCallback] = []
         queue.reserveCapacity(concurrency)
-        let database = self.database
+        let store = self.store
         let run = self.run
         let batch = self.batch
         var lastCommit = DispatchTime.now().uptimeNanoseconds
         func flush() throws {
             var index = 0
             while index < pending.count {
-                try database.apply(Array(pending[index..<min(pending.count, index + batch)]), run: run)
+                try store.apply(Array(pending[index..<min(pending.count, index + batch)]), run: run)
                 index += batch
             }
             let now = DispatchTime.now().uptimeNanoseconds
             if pending.isEmpty {
                 // A run waiting on slow game servers still says it is alive.
                 guard now - lastCommit >= UInt64(PaymentRun.heartbeatInterval.millis) * 1_000_000 else { return }
-                try database.heartbeat(run)
+                try store.heartbeat(run)
             }
             pending.removeAll(keepingCapacity: true)
             lastCommit = now

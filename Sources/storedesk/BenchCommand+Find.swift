@@ -16,7 +16,7 @@ extension BenchCommand {
             storePath: database.path, clock: clock.now(wall: wall), timeZone: .local, themeName: "dark",
             themeNames: catalog.names)
         state.clockSource = clock.source
-        let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, database: database, catalog: catalog)
+        let runtime = ConsoleRuntime(state: state, theme: .builtInDefault, store: database, catalog: catalog)
         runtime.settle()
         return runtime
     }

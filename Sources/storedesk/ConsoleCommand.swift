@@ -57,7 +57,7 @@ struct ConsoleCommand: ParsableCommand {
         if let first = warnings.first { state.status = StatusMessage(first, .warning) }
         let callbacks = ConsoleCallbacks()
         defer { callbacks.shutdown() }
-        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog, callbacks: callbacks)
+        let runtime = ConsoleRuntime(state: state, theme: theme, store: database, catalog: catalog, callbacks: callbacks)
         let terminal = CursesTerminal(noColor: console.monochrome, mouse: !noMouse)
         // A parent may have left these blocked (a test runner's thread, a supervisor): the console
         // must still hear a resize and still give the terminal back on TERM, HUP and INT.

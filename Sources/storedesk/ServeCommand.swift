@@ -55,7 +55,7 @@ struct ServeCommand: ParsableCommand {
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         let database = try reporting { try store.open(.readWriteConcurrent) }
         let server = GameServer(
-            database: database,
+            store: database,
             settings: .init(
                 host: host, port: port, bodyLimit: maxBody, readTimeout: readTimeout, idleTimeout: idleTimeout, apiRateLimit: apiRateLimit),
             log: RequestLog(handle: handle))

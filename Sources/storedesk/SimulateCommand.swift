@@ -115,7 +115,7 @@ struct SimulateCommand: ParsableCommand {
             }
             if !urls.isEmpty {
                 let overHTTP = PaymentRunOverHTTP(
-                    database: database, run: run, poster: CallbackPoster(timeout: timeout, connectionsPerHost: concurrency),
+                    store: database, run: run, poster: CallbackPoster(timeout: timeout, connectionsPerHost: concurrency),
                     urls: urls, concurrency: concurrency, speed: speed)
                 simulation = try waitFor { [simulation] in
                     var running = simulation

@@ -115,7 +115,7 @@ struct SnapshotRequest: Equatable {
             state.clockSource = clock.source
             state.glyphs = look.glyphs
             state.screen = screenID
-            let canvas = try Snapshot.render(state: state, theme: theme, database: opened, catalog: catalog, select: select, filter: filter)
+            let canvas = try Snapshot.render(state: state, theme: theme, store: opened, catalog: catalog, select: select, filter: filter)
             trace.mark("render")
             return canvas
         }

@@ -28,7 +28,7 @@ import Testing
             size: Size(width: 120, height: 40), session: Session(role: .developer, actor: "tester", readOnly: false), storePath: path,
             clock: clock, timeZone: TimeZone(identifier: "UTC") ?? .current, themeName: "dark", themeNames: ["dark"])
         let console = ConsoleRuntime(
-            state: state, theme: .builtInDefault, database: store, catalog: ThemeCatalog(environment: [:]), callbacks: Poster(poster: poster))
+            state: state, theme: .builtInDefault, store: store, catalog: ThemeCatalog(environment: [:]), callbacks: Poster(poster: poster))
         console.settle()
         func press(_ keys: Key...) { for key in keys { console.dispatch(.key(key)) } }
         func type(_ text: String) { for c in text { console.dispatch(.key(.character(c))) } }

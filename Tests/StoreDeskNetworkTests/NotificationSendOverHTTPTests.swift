@@ -213,7 +213,7 @@ import Testing
     static func sender(_ store: AppDatabase) throws -> NotificationSender {
         let (chain, _) = try StoreSigner.chain(of: store, now: try store.now(wall: Instant(Date())).instant)
         return NotificationSender(
-            database: store, chain: chain, clock: try ServeClock(database: store), settings: .init(interval: 0.02, batch: 8, timeout: 5))
+            store: store, chain: chain, clock: try ServeClock(store: store), settings: .init(interval: 0.02, batch: 8, timeout: 5))
     }
 
     /// Runs the sender until `done` holds (at most `seconds`), then stops it as SIGTERM stops serve's.

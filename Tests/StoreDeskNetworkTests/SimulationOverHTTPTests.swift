@@ -42,7 +42,7 @@ import Testing
                             .networkDrop(probability: 0.2)])
         let poster = CallbackPoster(timeout: 5, connectionsPerHost: 8)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls, concurrency: 8).run(&simulation)
+        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls, concurrency: 8).run(&simulation)
         try await poster.shutdown()
 
         let summary = simulation.summary
@@ -85,7 +85,7 @@ import Testing
         let url = "http://127.0.0.1:\(try freePort())/callback"
         let poster = CallbackPoster(timeout: 2, connectionsPerHost: 4)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, url) })
-        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls, concurrency: 4).run(&simulation)
+        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls, concurrency: 4).run(&simulation)
         try await poster.shutdown()
         #expect(simulation.summary.grants == 0)
         #expect(simulation.summary.callbacksUnanswered > 0)
@@ -107,7 +107,7 @@ import Testing
         var remote = try Self.simulation(store, run: run, seconds: 10)
         let poster = CallbackPoster()
         let urls = Dictionary(uniqueKeysWithValues: remote.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(database: store, run: run, poster: poster, urls: urls).run(&remote)
+        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls).run(&remote)
         try await poster.shutdown()
         let other = try Fixtures.demoStore(at: folder.path("in-process.sqlite"))
         var local = try Self.simulation(other, run: try Self.run(other), seconds: 10, remote: false)

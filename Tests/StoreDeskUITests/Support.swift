@@ -52,7 +52,7 @@ final class ConsoleHarness {
             themeNames: ThemeCatalog(environment: [:]).names)
         var configured = state
         configure(&configured)
-        runtime = ConsoleRuntime(state: configured, theme: .builtInDefault, database: database, catalog: ThemeCatalog(environment: [:]))
+        runtime = ConsoleRuntime(state: configured, theme: .builtInDefault, store: database, catalog: ThemeCatalog(environment: [:]))
         runtime.settle()
     }
 

@@ -29,7 +29,7 @@ public enum DeviceEvent: Sendable, Equatable {
 public final class ConsoleRuntime {
     public private(set) var state: AppState
     public private(set) var theme: Theme
-    let database: any ConsoleStore
+    let store: any ConsoleStore
     let catalog: ThemeCatalog
     /// Set once something changed on screen since the last frame.
     var dirty = true
@@ -53,11 +53,11 @@ public final class ConsoleRuntime {
     let reach = StoreReach()
 
     public init(
-        state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
+        state: AppState, theme: Theme, store: any ConsoleStore, catalog: ThemeCatalog, callbacks: (any CallbackSending)? = nil
     ) {
         self.state = state
         self.theme = theme
-        self.database = database
+        self.store = store
         self.catalog = catalog
         self.callbacks = callbacks
     }
@@ -142,7 +142,7 @@ public final class ConsoleRuntime {
                 return nil
             case .background(let body):
                 let inbox = replies
-                let store = database
+                let store = self.store
                 let work = BackgroundWork(inbox: inbox)
                 backgroundWork.removeAll { $0.isFinished }
                 backgroundWork.append(work)
@@ -169,14 +169,14 @@ public final class ConsoleRuntime {
         } catch let error as ThemeError {
             return .failed(error.description)
         } catch {
-            return .failed(Self.describe(error, store: database))
+            return .failed(Self.describe(error, store: store))
         }
     }
 
     /// A store call: on the lane in the interactive loop (nil when its message will come later), else here.
     /// Whether the store answered is noted on the way (`StoreReach`).
     private func onLane(_ body: @escaping @Sendable (any ConsoleStore) throws -> Message) throws -> Message? {
-        let store = database, reach = reach
+        let store = self.store, reach = reach
         guard let lane else { return try reach.noting(store) { try body(store) } }
         return lane.call {
             do { return try reach.noting(store) { try body(store) } } catch { return .failed(Self.describe(error, store: store)) }
@@ -219,9 +219,9 @@ public final class ConsoleRuntime {
             stopBackground()
         }
         var consoleClock = consoleClock
-        let watcher = try? database.commitWatcher()
+        let watcher = try? store.commitWatcher()
         let ownCommits = CommitFlag()
-        let observation = database.observeCommits { ownCommits.raise() }
+        let observation = store.observeCommits { ownCommits.raise() }
         defer { _ = observation }
 
         if device.size != state.size { dispatch(.resize(device.size)) }
@@ -347,7 +347,7 @@ final class ReplyInbox: @unchecked Sendable {
     }
 }
 
-/// A flag raised from the database's observation queue and lowered by the loop.
+/// A flag raised from the store's observation queue and lowered by the loop.
 final class CommitFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var raised = false

@@ -8,10 +8,10 @@ public enum Snapshot {
     }
 
     public static func render(
-        state: AppState, theme: Theme, database: any ConsoleStore, catalog: ThemeCatalog, select: String? = nil,
+        state: AppState, theme: Theme, store: any ConsoleStore, catalog: ThemeCatalog, select: String? = nil,
         filter: String? = nil
     ) throws -> Canvas {
-        let runtime = ConsoleRuntime(state: state, theme: theme, database: database, catalog: catalog)
+        let runtime = ConsoleRuntime(state: state, theme: theme, store: store, catalog: catalog)
         runtime.settle()
         if let failure = runtime.state.status, failure.kind == .error { throw Failure(description: failure.text) }
         if let filter {
