@@ -8,7 +8,7 @@ import Testing
     @Test func upgradingAV8StoreKeepsItsAppsAndTakesBothEnvironments() throws {
         // Given a v8 store with one app
         let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days)
@@ -16,7 +16,7 @@ import Testing
                 """)
         }
         // When v11 runs
-        try AppDatabase.migrator.migrate(queue)
+        try SQLiteMigrations.migrator.migrate(queue)
         // Then the app reads back whole, taking Sandbox and Production, with no Apple ID
         let app = try queue.read { try App.fetchOne($0, key: "9") }
         #expect(app?.bundleId == "com.example.g")

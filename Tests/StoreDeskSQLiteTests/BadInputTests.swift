@@ -49,10 +49,10 @@ import Testing
         try queue.write { try $0.execute(sql: "CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)") }
         try queue.close()
         let before = Fixtures.checksum(path)
-        #expect(throws: StoreError.olderSchema(path: path, missing: AppDatabase.migrator.migrations)) {
+        #expect(throws: StoreError.olderSchema(path: path, missing: SQLiteMigrations.migrator.migrations)) {
             try AppDatabase.open(path: path, access: .readWrite)
         }
-        #expect(throws: StoreError.olderSchema(path: path, missing: AppDatabase.migrator.migrations)) {
+        #expect(throws: StoreError.olderSchema(path: path, missing: SQLiteMigrations.migrator.migrations)) {
             try AppDatabase.open(path: path, access: .readOnly)
         }
         #expect(Fixtures.checksum(path) == before)

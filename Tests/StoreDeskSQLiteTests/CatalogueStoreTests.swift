@@ -207,7 +207,7 @@ enum StoreKitFileBuilder {
         let folder = TemporaryFolder()
         let path = folder.path("v12.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v12-app-callback-url")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v12-app-callback-url")
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days)

@@ -133,7 +133,7 @@ import Testing
     @Test func upgradingAV4StoreKeepsItsLoginEntries() throws {
         // Given a v4 store with one configured app
         let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue, upTo: "v4-subscriptions")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v4-subscriptions")
         try queue.write { db in
             try db.execute(sql: "INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days) VALUES ('9', 'g', 'b', 'k', 1, 'keep', 0)")
             try db.execute(sql: """
@@ -142,7 +142,7 @@ import Testing
                 """)
         }
         // When v5 runs
-        try AppDatabase.migrator.migrate(queue)
+        try SQLiteMigrations.migrator.migrate(queue)
         // Then the list reads back, with no third-party AppIDs and no history yet
         let configuration = try queue.read { try LoginEntryConfiguration.fetchOne($0, key: "9") }
         #expect(configuration?.entries == [.apple, .guest])

@@ -14,7 +14,7 @@ import Testing
             #expect(tables.contains(table), "missing table \(table)")
         }
         let applied = try store.reader.read { try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(applied == AppDatabase.migrator.migrations)
+        #expect(applied == SQLiteMigrations.migrator.migrations)
         #expect(try store.check().isEmpty)
     }
 
@@ -23,7 +23,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v12b-catalogue")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v12b-catalogue")
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -32,7 +32,7 @@ import Testing
                     """)
         }
         try queue.close()
-        let missing = Array(AppDatabase.migrator.migrations.drop { $0 != "v13-callbacks-over-http" })
+        let missing = Array(SQLiteMigrations.migrator.migrations.drop { $0 != "v13-callbacks-over-http" })
         #expect(throws: StoreError.olderSchema(path: path, missing: missing)) {
             try AppDatabase.open(path: path, access: .readWrite)
         }
@@ -48,7 +48,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v11a-trust-roots-and-provenance")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v11a-trust-roots-and-provenance")
         try queue.write { db in
             try db.execute(
                 sql: """
@@ -58,7 +58,7 @@ import Testing
                     """)
         }
         try queue.close()
-        let missing = Array(AppDatabase.migrator.migrations.drop { $0 != "v11b-notification-source-line" })
+        let missing = Array(SQLiteMigrations.migrator.migrations.drop { $0 != "v11b-notification-source-line" })
         #expect(missing.first == "v11b-notification-source-line")
         #expect(throws: StoreError.olderSchema(path: path, missing: missing)) {
             try AppDatabase.open(path: path, access: .readWrite)
@@ -150,7 +150,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.path("v11.sqlite")
         let queue = try DatabaseQueue(path: path)
-        try AppDatabase.migrator.migrate(queue, upTo: "v11-app-apple-identity")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v11-app-apple-identity")
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO app (id, name, bundle_id, app_key, currency_per_yuan, restore_ownership, grace_period_days,

@@ -224,7 +224,7 @@ import Testing
         let folder = TemporaryFolder()
         let path = folder.path("old.sqlite")
         let queue = try DatabaseQueue(path: path, configuration: AppDatabase.configuration(readOnly: false))
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
         let demo = try Fixtures.demo()
         try queue.write { db in
             for app in demo.apps {

@@ -37,7 +37,7 @@ import Testing
         #expect(!tables.keys.contains { $0.hasPrefix("user_search") })
         // A fresh store is clean by these rules too.
         let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue)
+        try SQLiteMigrations.migrator.migrate(queue)
         #expect(try queue.read { try StoreCheck.decodingViolations($0) } == [])
     }
 

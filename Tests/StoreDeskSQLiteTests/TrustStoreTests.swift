@@ -131,7 +131,7 @@ import Testing
     /// verified), and it trusts no root until one is added.
     @Test func upgradingAV8StoreKeepsItsNotificationsAndTrustsNoRoot() throws {
         let queue = try DatabaseQueue()
-        try AppDatabase.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
+        try SQLiteMigrations.migrator.migrate(queue, upTo: "v8-subscription-apple-revocation-reason")
         try queue.write { db in
             try db.execute(sql: """
                 INSERT INTO subscription_event (notification_uuid, original_transaction_id, notification_type, signed_date,
@@ -140,7 +140,7 @@ import Testing
                        ('n-2', '1', 'DID_RENEW', 3, 'decoded_json', '{"notificationType":"DID_RENEW"}', 'old.jsonl', 4)
                 """)
         }
-        try AppDatabase.migrator.migrate(queue)
+        try SQLiteMigrations.migrator.migrate(queue)
         let rows = try queue.read {
             try Row.fetchAll($0, sql: "SELECT notification_uuid, provenance, root_sha256, source FROM subscription_event ORDER BY 1")
         }

@@ -6,7 +6,7 @@ import StoreDeskStoreAPI
 /// the tables and columns the migrations make (a column dropped by hand fails every read of its table),
 /// and each column the records decode into a Core enum holding one of that enum's values (a `site` of
 /// 'x' makes `user show` say the store is damaged). Both lists come from where the reads come from:
-/// the schema from `AppDatabase.migrator`, the columns from the records' `CodingKeys` and the values
+/// the schema from `SQLiteMigrations.migrator`, the columns from the records' `CodingKeys` and the values
 /// from the enums' `allCases`, so a new column or case is checked without a change here.
 extension StoreCheck {
     /// One column decoded into a Core enum: the values its decoder takes.
@@ -74,7 +74,7 @@ extension StoreCheck {
     static let expectedSchema: [SchemaTable] = {
         do {
             let queue = try DatabaseQueue()
-            try AppDatabase.migrator.migrate(queue)
+            try SQLiteMigrations.migrator.migrate(queue)
             return try queue.read { try schema($0) }
         } catch {
             return []

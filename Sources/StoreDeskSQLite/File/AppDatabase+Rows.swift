@@ -66,7 +66,7 @@ extension AppDatabase {
         var report = StoreCopyReport(tables: [])
         try FileReplacement.write(to: path, replacing: replacing) { temporary in
             let queue = try DatabaseQueue(path: temporary, configuration: AppDatabase.configuration(readOnly: false))
-            try AppDatabase.migrator.migrate(queue)
+            try SQLiteMigrations.migrator.migrate(queue)
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 try db.inTransaction {

@@ -54,7 +54,7 @@ public struct AppDatabase: Sendable {
     /// A fresh, migrated, empty in-memory store for tests.
     public static func inMemory() throws -> AppDatabase {
         let queue = try DatabaseQueue(configuration: configuration(readOnly: false))
-        try migrator.migrate(queue)
+        try SQLiteMigrations.migrator.migrate(queue)
         return AppDatabase(writer: queue, path: ":memory:", isReadOnly: false)
     }
 
@@ -166,7 +166,7 @@ public struct AppDatabase: Sendable {
             case .readWriteConcurrent:
                 writer = try DatabasePool(path: file.sqlitePath, configuration: configuration(readOnly: false))
             }
-            if !pending.isEmpty { try migrator.migrate(writer) }
+            if !pending.isEmpty { try SQLiteMigrations.migrator.migrate(writer) }
             return AppDatabase(writer: writer, path: path, isReadOnly: false)
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
@@ -207,7 +207,7 @@ public struct AppDatabase: Sendable {
         guard !FileManager.default.fileExists(atPath: path) else { throw StoreError.exists(path: path) }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration(readOnly: false))
-            try migrator.migrate(pool)
+            try SQLiteMigrations.migrator.migrate(pool)
             return AppDatabase(writer: pool, path: path, isReadOnly: false)
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
@@ -253,7 +253,7 @@ public struct AppDatabase: Sendable {
             db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? false
         guard hasMigrations else { throw StoreError.notAStore(path: path) }
         let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
-        let known = migrator.migrations
+        let known = SQLiteMigrations.migrator.migrations
         let unknown = applied.filter { !known.contains($0) }
         if !unknown.isEmpty { throw StoreError.newerSchema(path: path, unknown: unknown) }
         return known.filter { !applied.contains($0) }

@@ -28,7 +28,7 @@ public enum SyntheticSeeder {
                 try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144; PRAGMA temp_store = MEMORY; PRAGMA locking_mode = EXCLUSIVE; PRAGMA threads = 4")
             }
             let queue = try DatabaseQueue(path: temporary, configuration: config)
-            try AppDatabase.migrator.migrate(queue)
+            try SQLiteMigrations.migrator.migrate(queue)
             try queue.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA foreign_keys = OFF")
                 // Indexes and the search index's triggers are rebuilt in one pass after the rows are in.

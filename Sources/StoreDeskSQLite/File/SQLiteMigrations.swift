@@ -1,6 +1,9 @@
 import GRDB
 
-extension AppDatabase {
+/// The SQLite store's schema and its history, a type of its own: `migrator` registers every migration
+/// in order (append-only), and each migration's SQL is a constant beside it. `AppDatabase` opens and
+/// checks a store against `migrator`; nothing else here knows about a connection.
+public enum SQLiteMigrations {
     /// The schema's history. Append-only: a shipped migration is never edited, a change is a new one.
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
@@ -65,7 +68,7 @@ extension AppDatabase {
         }
         // One search for every id (`storedesk find`): the columns it seeks on that had no index.
         migrator.registerMigration("v15-find-indexes") { db in
-            try db.execute(sql: findIndexes)
+            try db.execute(sql: AppDatabase.findIndexes)
         }
         // A player's history (`user history`): the audit lines about a player or one of their transactions
         // (`subject` is the user id, or `transaction ID`), newest first by sequence.
@@ -76,7 +79,7 @@ extension AppDatabase {
         // minutes are a seek however long the store's history. Partial, so the queue's other events (most
         // of the eight rows a purchase writes) pay nothing for it.
         migrator.registerMigration("v17-event-activity") { db in
-            try db.execute(sql: "CREATE INDEX transaction_event_activity ON transaction_event(at, kind) WHERE \(activityKinds)")
+            try db.execute(sql: "CREATE INDEX transaction_event_activity ON transaction_event(at, kind) WHERE \(AppDatabase.activityKinds)")
         }
         // The Restores list sorted by player or by transaction (`:sort player|transaction`) while it shows one
         // status: a seek on (status, key, id) either way, as `restore_on_status` gives the prompted order.
