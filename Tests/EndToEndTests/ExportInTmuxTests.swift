@@ -41,7 +41,6 @@ import Testing
             }
             let deadline = Date().addingTimeInterval(20)
             while !FileManager.default.fileExists(atPath: marker) && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
-            Thread.sleep(forTimeInterval: 0.2)
             let after = (try? String(contentsOfFile: marker, encoding: .utf8)) ?? ""
             let status = how == "q" ? 0 : how == "TERM" ? 128 + SIGTERM : 128 + SIGINT
             #expect(after.hasPrefix("EXIT=\(status)\n"), "\(how): \(after)")

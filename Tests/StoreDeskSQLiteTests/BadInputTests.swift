@@ -88,8 +88,11 @@ import Testing
         let before = Fixtures.checksum(path)
         try holder.inTransaction(.exclusive) { db in
             try db.execute(sql: "UPDATE store_meta SET value = value WHERE key = 'clock'")
-            #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readOnly) }
-            #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readWrite) }
+            // Each open waits its turn (here 0.2 s, not the minute a command waits) before it says so.
+            AppDatabase.$lockWait.withValue(200) {
+                #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readOnly) }
+                #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readWrite) }
+            }
             return .rollback
         }
         #expect(Fixtures.checksum(path) == before)
@@ -104,7 +107,9 @@ import Testing
         config.prepareDatabase { try $0.execute(sql: "PRAGMA locking_mode = EXCLUSIVE") }
         let holder = try DatabaseQueue(path: path, configuration: config)
         try holder.write { try $0.execute(sql: "UPDATE store_meta SET value = value WHERE key = 'clock'") }
-        #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readOnly) }
+        AppDatabase.$lockWait.withValue(200) {
+            #expect(throws: StoreError.locked(path: path)) { try AppDatabase.open(path: path, access: .readOnly) }
+        }
         try holder.close()
         #expect(try AppDatabase.open(path: path, access: .readOnly).user(id: "10000001") != nil)
     }

@@ -63,7 +63,8 @@ public struct AppDatabase: Sendable {
         config.readonly = readOnly
         // A connection that cannot write has no use for foreign keys (one statement less at every open).
         config.foreignKeysEnabled = !readOnly
-        config.busyMode = .callback(waitForLock)
+        let limit = lockWait ?? lockWaitMilliseconds
+        config.busyMode = .callback { tries in waitForLock(tries, limit: limit) }
         config.label = "storedesk"
         if !readOnly {
             // In WAL mode NORMAL is the documented setting: a commit survives a crash of the process
@@ -92,13 +93,18 @@ public struct AppDatabase: Sendable {
     /// 60 s, or `STOREDESK_LOCK_WAIT` (`LockWait`).
     static let lockWaitMilliseconds: Int = LockWait.read(ProcessInfo.processInfo.environment).milliseconds ?? 60_000
 
+    /// The lock wait, in milliseconds, of the connections opened within `AppDatabase.$lockWait.withValue(…)`
+    /// (read when each connection is configured): the tests of a locked store, which would otherwise wait
+    /// out the minute for each refusal they check. Nil: `lockWaitMilliseconds`.
+    @TaskLocal public static var lockWait: Int?
+
     /// SQLite's busy handler: try again every millisecond for up to `lockWaitMilliseconds`. Many
     /// processes write one store (simulations, consoles, the restore desk); a writer that finds the
     /// lock taken waits its turn instead of failing. SQLite's own timeout sleeps up to 100 ms between
     /// tries, and a payment pipeline that commits back to back leaves the lock free for microseconds
     /// at a time, so a waiter that looks rarely can starve; one that looks every millisecond gets in.
-    @Sendable static func waitForLock(_ tries: Int) -> Bool {
-        guard tries < lockWaitMilliseconds else { return false }
+    @Sendable static func waitForLock(_ tries: Int, limit: Int) -> Bool {
+        guard tries < limit else { return false }
         usleep(1000)
         return true
     }
