@@ -20,8 +20,7 @@ final class TemporaryFolder: @unchecked Sendable {
 enum Fixtures {
     /// A demo store built at `path`, opened as `serve` and `simulate` open it.
     static func demoStore(at path: String) throws -> AppDatabase {
-        let contents = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory(environment: [:]))
-        try DemoDatasetLoader.build(contents, at: path)
+        try DemoDatasetLoader.copyOfEmbeddedDemo(at: path)
         return try AppDatabase.open(path: path, access: .readWriteConcurrent)
     }
 

@@ -18,12 +18,12 @@ final class TemporaryFolder {
 
 enum Fixtures {
     static func demo() throws -> DemoDatasetLoader.Contents {
-        try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory(environment: [:]))
+        try DemoDatasetLoader.embeddedDemo()
     }
 
-    /// A demo store built at `path`.
+    /// A demo store at `path` (a copy of the one built once per process).
     static func demoStore(at path: String) throws -> AppDatabase {
-        try DemoDatasetLoader.build(demo(), at: path)
+        try DemoDatasetLoader.copyOfEmbeddedDemo(at: path)
         return try AppDatabase.open(path: path, access: .readWrite)
     }
 

@@ -43,8 +43,8 @@ final class ConsoleHarness {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-ui-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let path = folder.appendingPathComponent("demo.sqlite").path
-        let demo = try DemoDatasetLoader.load(from: DemoDatasetLoader.embeddedDirectory(environment: [:]))
-        try DemoDatasetLoader.build(demo, at: path)
+        let demo = try DemoDatasetLoader.embeddedDemo()
+        try DemoDatasetLoader.copyOfEmbeddedDemo(at: path)
         database = try AppDatabase.open(path: path, access: readOnly ? .readOnly : .readWriteConcurrent)
         let state = AppState(
             size: size, session: Session(role: role, actor: "tester", readOnly: readOnly), storePath: path,
