@@ -23,13 +23,11 @@ extension PostgresStore: StoreTimeLine {
 
     /// As the SQLite store's: under the clock rows' lock, so two consoles' writes land in order.
     public func share(clock instant: Instant, wall: Instant) throws {
-        guard instant.isSupported, wall.isSupported else { return }
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         try write { db in
             _ = try clockRows(db, locking: true)
             let stored = try db.rows("SELECT value FROM store_meta WHERE key = 'console_clock' FOR UPDATE").first?.decode(String.self)
-            if let ahead = stored.flatMap(SharedClock.init(stored:))?.now(wall: wall), ahead > instant { return }
-            let value = SharedClock(instant: instant, wall: wall).stored
+            guard let value = SharedClock.replacing(stored, instant: instant, wall: wall)?.stored else { return }
             try db.run(
                 "INSERT INTO store_meta (key, value) VALUES ('console_clock', \(value)) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
             try advance(to: instant, db)

@@ -38,6 +38,15 @@ public struct SharedClock: Sendable, Equatable {
         return running
     }
 
+    /// What a console at `instant` when the wall clock says `wall` writes over the `stored` value: itself,
+    /// unless the stored one is ahead of it at `wall` (another console's, never taken back), or either
+    /// instant is not one a store keeps (nil: write nothing). Every backend's `share(clock:wall:)` asks this.
+    public static func replacing(_ stored: String?, instant: Instant, wall: Instant) -> SharedClock? {
+        guard instant.isSupported, wall.isSupported else { return nil }
+        if let ahead = stored.flatMap(SharedClock.init(stored:))?.now(wall: wall), ahead > instant { return nil }
+        return SharedClock(instant: instant, wall: wall)
+    }
+
     /// How the store keeps it: `INSTANT WALL` in milliseconds.
     public var stored: String { "\(instant.millis) \(wall.millis)" }
 

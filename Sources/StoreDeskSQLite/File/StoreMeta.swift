@@ -142,11 +142,9 @@ extension AppDatabase {
     }
 
     public func share(clock instant: Instant, wall: Instant) throws {
-        guard instant.isSupported, wall.isSupported else { return }
         try writeImmediate { db in
-            let shared = try StoreMeta.get(.consoleClock, in: db).flatMap(SharedClock.init(stored:))
-            if let ahead = shared?.now(wall: wall), ahead > instant { return }
-            try StoreMeta.set(.consoleClock, SharedClock(instant: instant, wall: wall).stored, in: db)
+            guard let shared = SharedClock.replacing(try StoreMeta.get(.consoleClock, in: db), instant: instant, wall: wall) else { return }
+            try StoreMeta.set(.consoleClock, shared.stored, in: db)
             try StoreMeta.advance(to: instant, in: db)
         }
     }
