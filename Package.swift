@@ -142,7 +142,7 @@ let package = Package(
         // One suite every backend passes: SQLite (a file) and PostgreSQL (a throwaway server of the suite's own).
         // A throwaway PostgreSQL cluster (Debian's initdb, 127.0.0.1, stopped when dropped) for the suites
         // that need a real server.
-        .target(name: "PostgresClusterSupport", path: "Tests/PostgresClusterSupport"),
+        .target(name: "PostgresClusterSupport", dependencies: ["StoreDeskPostgres", "StoreDeskSQLite"], path: "Tests/PostgresClusterSupport"),
         .testTarget(
             name: "StoreContractTests",
             dependencies: ["StoreDeskStoreAPI", "StoreDeskSQLite", "StoreDeskPostgres", "StoreDeskCore", "PostgresClusterSupport"]),

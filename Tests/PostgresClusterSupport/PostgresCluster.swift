@@ -7,13 +7,15 @@ import Foundation
 ///
 /// PostgreSQL refuses to run as root, and CI runs as root: then the cluster belongs to the `postgres`
 /// user the Debian package made, and its commands run through `runuser`.
-public final class PostgresCluster {
+public final class PostgresCluster: @unchecked Sendable {
     public let folder: URL
     public let port: Int
     /// The superuser: the user the server runs as.
     public let user: String
     private let bin: URL
     private var stopped = false
+    /// The template databases built on this cluster (`template(_:build:)`).
+    let templates = Templates()
 
     /// The newest server version installed under /usr/lib/postgresql, or nil when none is.
     public static var binaries: URL? {

@@ -16,7 +16,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 typealias ContractStore = StoreFile & UserStore & AuditStore & RestoreStore & LoginEntryStore & OneTapStore & QueueStore
 
 /// Stores for the contract: the demo dataset in a SQLite file, and the same copied into a database of
-/// its own on one throwaway PostgreSQL server the suite shares (stopped when the process ends).
+/// its own on the throwaway PostgreSQL server the test process shares (stopped when the process ends).
 final class ContractStores: @unchecked Sendable {
     static let shared = Result { try ContractStores() }
 
@@ -24,7 +24,7 @@ final class ContractStores: @unchecked Sendable {
     let folder: URL
 
     private init() throws {
-        cluster = try PostgresCluster()
+        cluster = try PostgresCluster.shared()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-contract-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
@@ -36,22 +36,18 @@ final class ContractStores: @unchecked Sendable {
     /// A demo store of its own in a SQLite file.
     func sqlite() throws -> AppDatabase {
         let path = folder.appendingPathComponent(UUID().uuidString + ".sqlite").path
-        _ = try DefaultStore.ensure(at: path)
+        try DemoDatasetLoader.copyOfEmbeddedDemo(at: path)
         return try AppDatabase.open(path: path, access: .readWrite)
     }
 
     /// A new empty database on the cluster, and its address.
     func database() throws -> PostgresAddress {
-        let name = "contract_" + UUID().uuidString.prefix(8).lowercased()
-        try cluster.psql("CREATE DATABASE \(name)")
-        return try PostgresAddress(cluster.url(database: name))
+        try PostgresAddress(cluster.url(database: try cluster.newDatabase("contract")))
     }
 
-    /// The demo store copied into a new database.
+    /// The demo store in a new database (a copy of the cluster's demo template).
     func postgres() throws -> PostgresStore {
-        let store = try PostgresStore.open(try database(), access: .create)
-        _ = try store.load(from: try sqlite())
-        return store
+        try PostgresStore.open(try PostgresAddress(cluster.url(database: try cluster.newDemoDatabase("contract"))), access: .readWrite)
     }
 
     func store(_ backend: Backend) throws -> any ContractStore {

@@ -11,9 +11,8 @@ import Testing
 @Suite(.serialized) struct TeamServeTests {
     @Test func theSameCallbackAtTwoServeProcessesIsGrantedOnce() throws {
         let folder = TemporaryFolder()
-        let cluster = try PostgresCluster()
-        try cluster.psql("CREATE DATABASE team")
-        let url = cluster.url(database: "team")
+        let cluster = try PostgresCluster.shared()
+        let url = cluster.url(database: try cluster.newDatabase("team"))
         let store = try PostgresStore.open(try PostgresAddress(url), access: .create)
         defer { store.close() }
         _ = try store.load(from: try AppDatabase.open(path: try galaxyStore(folder), access: .readOnly))
