@@ -96,52 +96,29 @@ struct SimulateCommand: ParsableCommand {
                     apps: catalogue.apps, products: catalogue.products, run: run.id, idPrefix: "sim",
                     storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(urls.keys), environment: environment.environment))
             simulation.resume(began.inFlight)
-            var pending: [PaymentChange] = []
-            var lastCommit = Date()
-            let flush = {
-                if pending.isEmpty {
-                    // An idle run still says it is alive, for processes that cannot see its lock.
-                    guard Date().timeIntervalSince(lastCommit) >= Double(PaymentRun.heartbeatInterval.millis) / 1000 else { return }
-                    try database.heartbeat(run)
-                } else {
-                    try database.apply(pending, run: run)
-                    pending.removeAll(keepingCapacity: true)
-                }
-                lastCommit = Date()
-            }
-            let collect: (PaymentChange) throws -> Void = { change in
-                pending.append(change)
-                if pending.count >= 64 { try flush() }
-            }
-            if !urls.isEmpty {
-                let overHTTP = PaymentRunOverHTTP(
-                    store: database, run: run, poster: CallbackPoster(timeout: timeout, connectionsPerHost: concurrency),
-                    urls: urls, concurrency: concurrency, speed: speed)
-                simulation = try waitFor { [simulation] in
-                    var running = simulation
+            // One driver says what to commit, post, heartbeat and wait for; how it is done depends on the run.
+            var driver = PaymentRunDriver(simulation, speed: speed, concurrency: concurrency, batch: 1024, heartbeatInterval: PaymentRun.heartbeatInterval)
+            if urls.isEmpty && speed == 0 {
+                // As fast as possible, every callback answered in process: the engine here, the writer on the
+                // other core.
+                try PaymentPipeline.run(into: database, run: run, batch: 64) { emit in try driver.runInProcess(emit) }
+            } else {
+                // Paced by the wall clock, or waiting on real game servers' replies.
+                let poster = urls.isEmpty ? nil : CallbackPoster(timeout: timeout, connectionsPerHost: concurrency)
+                let loop = PaymentRunLoop(store: database, run: run, poster: poster, urls: urls)
+                driver = try waitFor { [driver] in
+                    var running = driver
                     do {
-                        try await overHTTP.run(&running)
+                        try await loop.run(&running)
                     } catch {
-                        try? await overHTTP.poster.shutdown()
+                        try? await poster?.shutdown()
                         throw error
                     }
-                    try await overHTTP.poster.shutdown()
+                    try await poster?.shutdown()
                     return running
                 }
-            } else if speed == 0 {
-                // As fast as possible: the engine here, the SQLite writer on the other core.
-                try PaymentPipeline.run(into: database, run: run, batch: 64) { emit in try simulation.run(emit) }
-            } else {
-                let wallStart = Date()
-                while simulation.now < simulation.end {
-                    let elapsed = Date().timeIntervalSince(wallStart) * speed * 1000
-                    let target = min(simulation.end, start.adding(Instant.Duration(millis: Int64(clamping: elapsed))))
-                    try simulation.run(until: target, collect)
-                    try flush()
-                    Thread.sleep(forTimeInterval: 0.02)
-                }
             }
-            try flush()
+            simulation = driver.simulation
             // What is still due after the window stays in flight, free for the next run at once.
             var stop = audit
             stop.at = try database.commandNow().instant

@@ -19,6 +19,16 @@ import Testing
 
     static func run(_ store: AppDatabase) throws -> PaymentRun { try store.startRun(.simulate, takingOver: true).run }
 
+    /// Runs `simulation` as `storedesk simulate --callback-url` does: its driver, carried out by the loop.
+    static func overHTTP(
+        _ simulation: inout PaymentSimulation, store: AppDatabase, run: PaymentRun, poster: CallbackPoster, urls: [String: String],
+        concurrency: Int = 16
+    ) async throws {
+        var driver = PaymentRunDriver(simulation, speed: 0, concurrency: concurrency)
+        try await PaymentRunLoop(store: store, run: run, poster: poster, urls: urls).run(&driver)
+        simulation = driver.simulation
+    }
+
     static let grantsSQL = """
         SELECT g.* FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id
         WHERE o.transaction_id LIKE 'http%' ORDER BY g.order_id
@@ -42,7 +52,7 @@ import Testing
                             .networkDrop(probability: 0.2)])
         let poster = CallbackPoster(timeout: 5, connectionsPerHost: 8)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls, concurrency: 8).run(&simulation)
+        try await Self.overHTTP(&simulation, store: store, run: run, poster: poster, urls: urls, concurrency: 8)
         try await poster.shutdown()
 
         let summary = simulation.summary
@@ -85,7 +95,7 @@ import Testing
         let url = "http://127.0.0.1:\(try freePort())/callback"
         let poster = CallbackPoster(timeout: 2, connectionsPerHost: 4)
         let urls = Dictionary(uniqueKeysWithValues: simulation.configuration.apps.map { ($0.id, url) })
-        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls, concurrency: 4).run(&simulation)
+        try await Self.overHTTP(&simulation, store: store, run: run, poster: poster, urls: urls, concurrency: 4)
         try await poster.shutdown()
         #expect(simulation.summary.grants == 0)
         #expect(simulation.summary.callbacksUnanswered > 0)
@@ -107,7 +117,7 @@ import Testing
         var remote = try Self.simulation(store, run: run, seconds: 10)
         let poster = CallbackPoster()
         let urls = Dictionary(uniqueKeysWithValues: remote.configuration.apps.map { ($0.id, php.url) })
-        try await PaymentRunOverHTTP(store: store, run: run, poster: poster, urls: urls).run(&remote)
+        try await Self.overHTTP(&remote, store: store, run: run, poster: poster, urls: urls)
         try await poster.shutdown()
         let other = try Fixtures.demoStore(at: folder.path("in-process.sqlite"))
         var local = try Self.simulation(other, run: try Self.run(other), seconds: 10, remote: false)

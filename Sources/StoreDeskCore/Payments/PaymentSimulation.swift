@@ -284,9 +284,15 @@ public struct PaymentSimulation: Sendable {
     ///
     /// While callbacks to real game servers wait for their replies, the clock stops at `holdUntil`
     /// (checked at every step, so a callback sent by this very call holds it too).
-    public mutating func advance(until limit: Instant, _ emit: (PaymentChange) throws -> Void) rethrows {
+    ///
+    /// `steps` bounds how many steps this call runs (a driver that commits in batches); stopped by it, the
+    /// clock stays at the last step run, and the next call goes on from there.
+    public mutating func advance(until limit: Instant, steps: Int = .max, _ emit: (PaymentChange) throws -> Void) rethrows {
+        var run = 0
         while let next = agenda.first, next.at <= limit.millis {
             if !awaitingReply.isEmpty, let hold = holdUntil, next.at > hold.millis { break }
+            guard run < steps else { return }
+            run += 1
             _ = agenda.removeFirst()
             now = Instant(millis: next.at)
             for change in perform(next.step) {

@@ -151,7 +151,7 @@ extension QueueScreen: ConsoleScreen {
     }
 
     public mutating func tick(_ context: inout ScreenContext) -> [Effect] {
-        let advanced = advance(to: context.clock, realWall: context.wall, pageSize: listRows(context))
+        let advanced = drive(context)
         // Without a write, the counters and throughput still follow other processes.
         let tally = advanced.isEmpty ? [Self.read { [lastEventId, clock = context.clock] store in Event.tally(try store.eventTally(after: lastEventId), at: clock) }] : advanced
         return tally + activityEffect(now: context.clock)
@@ -188,13 +188,19 @@ extension QueueScreen: ConsoleScreen {
         }
         let change: RunAudit.FaultChange
         if text.trimmingCharacters(in: .whitespaces) == "clear" {
-            simulation?.clearFaults()
+            driver?.change { simulation in
+                simulation.clearFaults()
+                return []
+            }
             context.status = StatusMessage("faults cleared: purchases go through cleanly", .success)
             change = .clear
         } else {
             do throws(PaymentFault.ParseError) {
                 let fault = try PaymentFault.parse(text.trimmingCharacters(in: .whitespaces))
-                simulation?.inject(fault)
+                driver?.change { simulation in
+                    simulation.inject(fault)
+                    return []
+                }
                 context.status = StatusMessage("fault \(fault) injected from now on", .success)
                 change = .inject(fault)
             } catch {
@@ -240,9 +246,9 @@ extension QueueScreen: ConsoleScreen {
         case .export(let request):
             return request.effects(source, noun: "transactions")
         case .runOrStop:
-            if simulation != nil {
-                simulation = nil
+            if driver != nil {
                 stopDelivering()
+                driver = nil
                 context.status = StatusMessage("simulation stopped; what was in flight stays in the queue for the next run", .info)
                 guard let run else { return [] }
                 self.run = nil
@@ -270,15 +276,15 @@ extension QueueScreen: ConsoleScreen {
             return action.map { perform($0, &context) } ?? []
         case .pause:
             paused.toggle()
-            lastAdvance = context.clock
-            lastWall = context.wall
+            // No tick comes while paused: the time it stood still is not the run's.
+            if (context.wall != nil) == pacedByWall { driver?.holdPace(until: Self.wall(context)) }
             context.status = StatusMessage(paused ? "paused: . steps, space resumes" : "resumed at \(Self.speedText(speed))", .info)
             return []
         case .step:
             paused = true
-            let effects = step()
+            let (due, effects) = step(context)
             context.status = StatusMessage(
-                effects.isEmpty ? "nothing is due" : "stepped to " + (simulation?.now.secondsText(in: context.timeZone) ?? ""), .info)
+                due ? "stepped to " + (simulation?.now.secondsText(in: context.timeZone) ?? "") : "nothing is due", .info)
             return effects
         case .faster, .slower:
             let index = Self.speeds.lastIndex { $0 <= speed } ?? 0
@@ -292,7 +298,10 @@ extension QueueScreen: ConsoleScreen {
             return []
         case .rate(let value):
             rate = value
-            simulation?.setRate(value)
+            driver?.change { simulation in
+                simulation.setRate(value)
+                return []
+            }
             context.status = StatusMessage("\(Self.rateText(value)) purchases per simulated second", .info)
             return []
         case .fault:
@@ -304,13 +313,16 @@ extension QueueScreen: ConsoleScreen {
             callbackURL = url
             let where_ = url.map { "callbacks are POSTed to \($0) for every app" }
                 ?? "callback URL cleared: each app's own URL, else StoreDesk's in-process game server"
-            guard var simulation else {
+            guard let apps = simulation?.configuration.apps else {
                 context.status = StatusMessage(where_ + " once a simulation starts (r)", .success)
                 return []
             }
-            routes = Self.routes(apps: simulation.configuration.apps, override: url)
-            simulation.route(remoteApps: Set(routes.keys))
-            self.simulation = simulation
+            let routes = Self.routes(apps: apps, override: url)
+            self.routes = routes
+            driver?.change { simulation in
+                simulation.route(remoteApps: Set(routes.keys))
+                return []
+            }
             context.status = StatusMessage(where_ + " from now on", .success)
             return []
         case .nextState:
@@ -327,12 +339,16 @@ extension QueueScreen: ConsoleScreen {
             return setFilter(Self.filter(filter, hidingSandbox: hiding), &context)
         case .finish:
             guard let transaction = selectedRow else { return [] }
-            if var simulation, let run, simulation.transactionsById[transaction.id] != nil {
-                let result = simulation.finishNow(transaction.id)
-                self.simulation = simulation
+            if driver != nil, run != nil, simulation?.transactionsById[transaction.id] != nil {
+                // Finished by the run itself: committed with its steps, in their order.
+                var result: Result<PaymentChange, TransactionRefusal> = .failure(.notInQueue(transactionId: transaction.id))
+                driver?.change { simulation in
+                    result = simulation.finishNow(transaction.id)
+                    return (try? result.get()).map { [$0] } ?? []
+                }
                 switch result {
                 case .success(let change):
-                    return [Self.commit([change], run: run) { .finished(.success(change.transaction ?? transaction)) }]
+                    return apply(.finished(.success(change.transaction ?? transaction)), &context) + drive(context)
                 case .failure(let refusal):
                     return apply(.finished(.failure(refusal)), &context)
                 }

@@ -28,21 +28,19 @@ public struct QueueScreen: Sendable {
     /// The console's instant the activity was last asked for.
     var activityAskedAt: Instant?
 
+    /// The payment run this console drives, if any: its simulation and what to commit, post and heartbeat
+    /// next (`PaymentRunDriver`, the same `storedesk simulate` follows; this screen only carries it out).
+    var driver: PaymentRunDriver?
     /// The simulation this console runs, if any.
-    public var simulation: PaymentSimulation?
+    public var simulation: PaymentSimulation? { driver?.simulation }
     /// Its payment run in the store: the work it has in flight is this console's while the run lives.
     var run: PaymentRun?
-    /// When the run last wrote (or said it is alive).
-    var lastCommit: Instant?
     public var paused = false
     /// Simulated seconds per wall-clock second.
     public var speed: Double = 1
-    /// The console's instant the simulation was last advanced to.
-    var lastAdvance: Instant?
-    /// The real wall clock when it was (`ScreenContext.wall`): a run's speed is simulated seconds per
-    /// second of this, so the console's clock catching up with the run's own commits neither slows it
-    /// (10× moved the clock 52 s in 10 s when that wait was counted out) nor feeds it.
-    var lastWall: Instant?
+    /// Whether the run's pace is measured on the real wall clock (`ScreenContext.wall`), or (a harness's
+    /// ticks without one) on the console's clock.
+    var pacedByWall = false
     /// The latest instant this console's simulation stamped a row at: where its commits moved the store's
     /// clock, and so the console's.
     var lastStamped: Instant?
@@ -54,10 +52,8 @@ public struct QueueScreen: Sendable {
     public var callbackURL: String?
     /// Where the running simulation POSTs each app's callbacks (apps absent are answered in process).
     public var routes: [String: String] = [:]
-    /// Callbacks committed with their orders and waiting for a free connection, oldest first.
-    var outbound: [OutboundCallback] = []
     /// Callbacks POSTed and not answered yet.
-    public var inFlight = 0
+    public var inFlight: Int { driver?.inFlight ?? 0 }
     /// Which simulation a reply belongs to: a reply to a stopped simulation's callback is dropped.
     var generation = 0
     /// How the latest callback attempts fared at real game servers (from the store: other processes' too).
@@ -106,8 +102,9 @@ public struct QueueScreen: Sendable {
         case finished(Result<StoreTransaction, TransactionRefusal>)
         /// How the latest callback attempts fared at real game servers.
         case deliveries(CallbackDeliveries)
-        /// Steps were committed; these callbacks (of orders now in the store) may be POSTed.
-        case committed(changes: Int, outbound: [OutboundCallback])
+        /// The steps simulation `generation` handed out last were committed: the callbacks of their orders
+        /// may be POSTed.
+        case committed(generation: Int)
         /// A game server's reply to a callback of simulation `generation`.
         case replied(OutboundCallback, url: String, CallbackReply, generation: Int)
     }
@@ -282,12 +279,13 @@ public struct QueueScreen: Sendable {
                     accounts: catalogue.accounts, apps: catalogue.apps, products: catalogue.products, run: began.run.id,
                     idPrefix: "live", storeKitTesting: catalogue.storeKitTesting, remoteApps: Set(routes.keys)))
             simulation.resume(began.inFlight)
-            self.simulation = simulation
+            var driver = PaymentRunDriver(
+                simulation, speed: speed, concurrency: Self.concurrency, batch: Self.batch, heartbeatInterval: PaymentRun.heartbeatInterval)
+            driver.resetPace(to: Self.wall(context))
+            pacedByWall = context.wall != nil
+            self.driver = driver
             run = began.run
             paused = false
-            lastAdvance = context.clock
-            lastWall = context.wall
-            lastCommit = context.clock
             let resumed = began.inFlight.isEmpty ? "" : "; took over \(began.inFlight.count) left in flight"
             let http = routes.isEmpty ? "" : "; callbacks POSTed to " + Self.routesText(routes, apps: catalogue.apps.count)
             context.status = StatusMessage(
@@ -296,7 +294,7 @@ public struct QueueScreen: Sendable {
             return []
         case .simulationFailed(let message):
             // The refused write left nothing behind; the next run takes over what this one had in flight.
-            simulation = nil
+            driver = nil
             run = nil
             stopDelivering()
             context.status = StatusMessage("simulation stopped: \(message)", .error)
@@ -306,17 +304,14 @@ public struct QueueScreen: Sendable {
         case .deliveries(let deliveries):
             self.deliveries = deliveries
             return []
-        case .committed(_, let callbacks):
-            outbound += callbacks
-            return refresh(pageSize: listRows(context), now: context.clock) + sendWaiting()
+        case .committed(let generation):
+            guard generation == self.generation else { return [] }
+            driver?.committed()
+            return refresh(pageSize: listRows(context), now: context.clock) + drive(context)
         case .replied(let callback, let url, let reply, let generation):
-            guard generation == self.generation, var simulation, let run else { return [] }
-            inFlight -= 1
-            let changes = simulation.answer(callback, with: reply, url: url)
-            self.simulation = simulation
-            guard !changes.isEmpty else { return sendWaiting() }
-            let count = changes.count
-            return [Self.commit(changes, run: run) { .committed(changes: count, outbound: []) }] + sendWaiting()
+            guard generation == self.generation, driver != nil else { return [] }
+            driver?.replied(callback, with: reply, url: url)
+            return drive(context)
         case .finished(.success(let transaction)):
             context.status = StatusMessage("\(transaction.id) finished: removed from the queue (\(transaction.state.rawValue))", .success)
             return refresh(pageSize: listRows(context), now: context.clock)
@@ -340,93 +335,71 @@ public struct QueueScreen: Sendable {
             settings: RunAudit.settings(environment: Self.environment, seconds: nil, rate: rate, seed: seed ?? simulation?.configuration.seed ?? 0))
     }
 
-    /// Advances the simulation by the wall-clock time since the last advance times the speed, and
-    /// writes what happened (each step with its events) in one SQLite transaction.
-    mutating func advance(to wall: Instant, realWall: Instant? = nil, pageSize: Int) -> [Effect] {
-        guard var simulation else { return [] }
-        // With the real wall clock, a run's time is the time that passed on it: the console's clock jumping
-        // to this run's stamps is not time passing. Without one (a harness's ticks), the console's clock:
-        // each commit moves the store's clock to the instants it stamps and the console's clock catches up
-        // with it, so the time up to where the simulation already ran is not time to run again (a fast run
-        // would feed on its own steps).
-        let last = realWall == nil ? lastAdvance : lastWall
-        defer {
-            lastWall = realWall
-            lastAdvance = realWall == nil ? max(wall, lastAdvance ?? wall, lastStamped ?? wall) : max(wall, lastAdvance ?? wall)
+    /// Steps a commit of this console's run holds at most.
+    static let batch = 4096
+
+    /// The wall clock a run's speed is measured on: real time (`ScreenContext.wall`), so the console's
+    /// clock catching up with the run's own commits neither slows it (10× moved the clock 52 s in 10 s when
+    /// that wait was counted out) nor feeds it; without one (a harness's ticks), the console's clock.
+    static func wall(_ context: ScreenContext) -> Instant { context.wall ?? context.clock }
+
+    /// Carries out what the run's driver says now: the simulation's steps since the last call committed (in
+    /// one transaction), the callbacks of committed orders POSTed, the heartbeat of an idle run.
+    mutating func drive(_ context: ScreenContext) -> [Effect] {
+        guard var driver, let run else { return [] }
+        driver.speed = speed
+        driver.paused = paused
+        if (context.wall != nil) != pacedByWall {
+            // The real clock showed up (or went): the pace counts on it from here.
+            pacedByWall = context.wall != nil
+            driver.resetPace(to: Self.wall(context))
         }
-        let now = realWall ?? wall
-        guard !paused, let last, now > last else { return heartbeat(at: wall) }
-        let elapsed = now.millis - last.millis
-        let simulated = Double(elapsed) * speed
-        let effects = run(&simulation, until: simulation.now.adding(Instant.Duration(millis: Int64(simulated))))
-        guard !effects.isEmpty else { return heartbeat(at: wall) }
-        lastCommit = wall
+        let (actions, _) = driver.next(wall: Self.wall(context))
+        var effects: [Effect] = []
+        let generation = self.generation
+        for action in actions {
+            switch action {
+            case .commit(let changes):
+                if let latest = changes.compactMap(\.latestStamp).max() { lastStamped = max(lastStamped ?? latest, latest) }
+                effects.append(Self.commit(changes, run: run) { .committed(generation: generation) })
+            case .post(let callback):
+                guard let url = routes[callback.appId] else {
+                    // Its route was cleared before it left: a failed delivery, which the queue's backoff retries
+                    // by the route of the moment.
+                    let reply = CallbackReply.failed(.other("no callback URL for app \(callback.appId) any more"), latencyMicros: 0)
+                    effects.append(Self.read { _ in .replied(callback, url: "", reply, generation: generation) })
+                    continue
+                }
+                effects.append(Self.post(callback.body, to: url) { .replied(callback, url: url, $0, generation: generation) })
+            case .heartbeat:
+                effects.append(Self.write { store in
+                    do {
+                        try store.heartbeat(run)
+                        return .runRecorded
+                    } catch {
+                        return .simulationFailed(Self.describe(error))
+                    }
+                })
+            }
+        }
+        // A harness's clock jumps to the run's own stamps as they are committed: that is not time passing.
+        if context.wall == nil, let lastStamped { driver.holdPace(until: lastStamped) }
+        self.driver = driver
         return effects
     }
 
-    /// A paused or quiet simulation still says its run is alive, every `PaymentRun.heartbeatInterval`.
-    private mutating func heartbeat(at wall: Instant) -> [Effect] {
-        guard let run, let last = lastCommit, wall.duration(since: last) >= PaymentRun.heartbeatInterval else { return [] }
-        lastCommit = wall
-        return [Self.write { store in
-            do {
-                try store.heartbeat(run)
-                return .runRecorded
-            } catch {
-                return .simulationFailed(Self.describe(error))
-            }
-        }]
-    }
-
-    /// Runs to the next due step only (the clock is paused).
-    mutating func step() -> [Effect] {
-        guard var simulation, let due = simulation.nextDue else { return [] }
-        return run(&simulation, until: due)
-    }
-
-    private mutating func run(_ simulation: inout PaymentSimulation, until limit: Instant) -> [Effect] {
-        var changes: [PaymentChange] = []
-        simulation.run(until: limit) { changes.append($0) }
-        if let latest = changes.compactMap(\.latestStamp).max() { lastStamped = max(lastStamped ?? latest, latest) }
-        // Callbacks for real game servers leave only once their orders are committed: with this write,
-        // or (nothing to write) with an earlier one, already performed.
-        let callbacks = simulation.takeOutbox()
-        self.simulation = simulation
-        guard let run else { return [] }
-        guard !changes.isEmpty else {
-            outbound += callbacks
-            return sendWaiting()
-        }
-        let count = changes.count
-        return [Self.commit(changes, run: run) { .committed(changes: count, outbound: callbacks) }]
+    /// Runs to the next due step only (the clock is paused); false when nothing is due.
+    mutating func step(_ context: ScreenContext) -> (due: Bool, effects: [Effect]) {
+        guard driver?.step() == true else { return (false, []) }
+        return (true, drive(context))
     }
 
     /// Forgets the callbacks of a simulation that stopped: replies still on their way are dropped, and
     /// their orders stay pending for the next run to deliver.
     mutating func stopDelivering() {
         generation += 1
-        outbound.removeAll()
-        inFlight = 0
+        driver?.forgetCallbacks()
         routes = [:]
-    }
-
-    /// POSTs waiting callbacks while fewer than `concurrency` are in flight.
-    mutating func sendWaiting() -> [Effect] {
-        var effects: [Effect] = []
-        let generation = self.generation
-        while inFlight < Self.concurrency, !outbound.isEmpty {
-            let callback = outbound.removeFirst()
-            inFlight += 1
-            guard let url = routes[callback.appId] else {
-                // Its route was cleared before it left: a failed delivery, which the queue's backoff retries
-                // by the route of the moment.
-                let reply = CallbackReply.failed(.other("no callback URL for app \(callback.appId) any more"), latencyMicros: 0)
-                effects.append(Self.read { _ in .replied(callback, url: "", reply, generation: generation) })
-                continue
-            }
-            effects.append(Self.post(callback.body, to: url) { .replied(callback, url: url, $0, generation: generation) })
-        }
-        return effects
     }
 
     /// `http://127.0.0.1:8080/callback (every app)`, or `3 apps' own URLs`.
