@@ -52,7 +52,7 @@ import Testing
     @Test func driveTheConsoleLikeAPerson() throws {
         let home = TemporaryHome()
         // Build the default store first so the console starts on it.
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
         let command = "env \(env) \(Binary.path) --role support --refresh 0.3; { echo \"EXIT=$?\"; stty -a; } > \(marker).part; mv \(marker).part \(marker); sleep 30"
@@ -140,7 +140,7 @@ import Testing
     /// not the last write's instant, and a command run meanwhile answers there too.
     @Test func aSecondConsoleShowsTheFirstOnesClock() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let command = "env \(env) \(Binary.path) --role support --refresh 0.3; sleep 30"
         let first = try Tmux(width: 120, height: 40, command: command)
@@ -173,7 +173,7 @@ import Testing
 
     @Test func aDeveloperRunsThePaymentQueueLive() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let marker = home.path("after.txt")
         let command = "env \(env) \(Binary.path) --role developer --refresh 0.3; echo \"EXIT=$?\" > \(marker).part; mv \(marker).part \(marker); sleep 30"
@@ -213,7 +213,7 @@ import Testing
 
     @Test func ctrlCAndSigtermRestoreTheTerminalToo() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
         for (name, stop, code) in [("ctrl-c", "C-c", "0"), ("sigterm", "TERM", "143"), ("sighup", "HUP", "129")] {
             let marker = home.path("\(name).txt")

@@ -47,7 +47,7 @@ import Testing
     @Test(arguments: [(60, 20), (80, 24), (120, 40), (200, 60)])
     func everyScreenMatchesItsSnapshot(width: Int, height: Int) throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let store = home.defaultStore
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let command = "env \(env) \(Binary.path) --db \(store) --role support --as e2e; sleep 30"
@@ -82,7 +82,7 @@ import Testing
     @Test(arguments: [(80, 24), (200, 60)])
     func helpOverEveryScreen(width: Int, height: Int) throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let store = home.defaultStore
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let tmux = try Tmux(width: width, height: height, command: "env \(env) \(Binary.path) --db \(store) --role support --as e2e; sleep 30")

@@ -7,7 +7,7 @@ import Testing
     /// A home whose default store is the demo (made by a first `check`).
     static func demoHome() throws -> TemporaryHome {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         return home
     }
 

@@ -13,7 +13,7 @@ import Testing
     static func demoStore(_ home: TemporaryHome, _ name: String = "demo.sqlite") throws -> String {
         let path = home.path(name)
         if !FileManager.default.fileExists(atPath: home.defaultStore) {
-            #expect(try Binary.run(["check"], home: home).status == 0)
+            try home.withDemoStore()
         }
         try FileManager.default.copyItem(atPath: home.defaultStore, toPath: path)
         return path
@@ -135,7 +135,7 @@ import Testing
     /// terminal back before the process ends.
     @Test func aFaultInTheConsoleGivesTheTerminalBack() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8"
         for signal in ["ILL", "SEGV"] {
             let marker = home.path("\(signal).txt")

@@ -33,7 +33,7 @@ import Testing
 
     @Test func readCommandsKeepTheREADMEShapes() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let db = home.path("demo.sqlite")
         try FileManager.default.copyItem(atPath: home.defaultStore, toPath: db)
 
@@ -115,7 +115,7 @@ import Testing
 
     @Test func writeCommandsKeepTheREADMEShapes() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let db = home.path("demo.sqlite")
         try FileManager.default.copyItem(atPath: home.defaultStore, toPath: db)
 

@@ -9,7 +9,7 @@ import Testing
 
     /// The demo store with every notification of app 1001 sent once to a refused port (pending, SOCKET_ISSUE).
     static func storeWithFailedSends(_ home: TemporaryHome) throws -> String {
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let store = home.defaultStore
         let set = try Binary.run(["apps", "set", "1001", "--notification-url", "http://127.0.0.1:9/apple", "--role", "developer", "--db", store], home: home)
         try #require(set.status == 0, "\(set.stderr)")

@@ -54,7 +54,7 @@ extension ConsoleInTmuxTests.Tmux {
 
     /// The same at `width`x`height`.
     static func console(home: TemporaryHome, width: Int, height: Int, arguments: [String]) throws -> ConsoleInTmuxTests.Tmux {
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data XDG_CONFIG_HOME=\(home.url.path)/config TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let command = "env \(env) \(Binary.path) \(arguments.joined(separator: " ")) --refresh 0.3; echo \"EXIT=$?\" > \(home.path("after.txt")).part; mv \(home.path("after.txt")).part \(home.path("after.txt")); sleep 30"
         let tmux = try ConsoleInTmuxTests.Tmux(width: width, height: height, command: command)

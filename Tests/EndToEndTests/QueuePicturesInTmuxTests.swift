@@ -11,7 +11,7 @@ import Testing
     /// The header's lines (below the tab bar) once the simulation has written for a few seconds.
     func runningQueue(width: Int, height: Int, ascii: Bool = false) throws -> String {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let command = "env \(env) \(Binary.path) --role developer --refresh 0.3\(ascii ? " --ascii" : ""); sleep 30"
         let tmux = try Tmux(width: width, height: height, command: command)

@@ -6,7 +6,7 @@ import Testing
 @Suite struct SandboxRestoresInTmuxTests {
     @Test func supportHidesASimulationsSandboxPromptsAndTheTitleCountsThem() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let simulated = try RestoreCommandTests.run(
             ["simulate", "--seconds", "20", "--rate", "2", "--seed", "3", "--fault", "clientCrash:1", "--as", "wang.dev"], home: home)
         #expect(simulated.status == 0, "\(simulated.stderr)")

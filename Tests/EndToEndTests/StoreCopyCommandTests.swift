@@ -8,11 +8,11 @@ import Testing
 /// its destination as it was (no file, a database without a table).
 @Suite(.serialized) struct StoreCopyCommandTests {
     @Test func aStoreGoesToPostgreSQLAndBackAndEverySideAgrees() throws {
-        let cluster = try PostgresCluster()
+        let cluster = try PostgresCluster.shared()
         let home = TemporaryHome()
-        try cluster.psql("CREATE DATABASE team")
-        #expect(try Binary.run(["check"], home: home).status == 0)
-        let file = home.defaultStore, url = cluster.url(database: "team"), back = home.path("back.sqlite")
+        try home.withDemoStore()
+        // A short name: the console's header shows it, and the frames compared below must lay out alike.
+        let file = home.defaultStore, url = cluster.url(database: try cluster.newDatabase(named: "team")), back = home.path("back.sqlite")
 
         let there = try Binary.run(["store", "copy", "--from", file, "--to", url, "--json"], home: home)
         #expect(there.status == 0, "\(there.stderr)")
@@ -56,19 +56,18 @@ import Testing
     }
 
     @Test func aCopyThatCannotBeMadeLeavesItsDestinationAsItWas() throws {
-        let cluster = try PostgresCluster()
+        let cluster = try PostgresCluster.shared()
         let home = TemporaryHome()
-        try cluster.psql("CREATE DATABASE holding")
-        try cluster.psql("CREATE DATABASE empty")
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        let holding = try cluster.newDatabase("holding"), emptyDatabase = try cluster.newDatabase("empty")
+        try home.withDemoStore()
         let file = home.defaultStore
-        let full = cluster.url(database: "holding"), empty = cluster.url(database: "empty")
+        let full = cluster.url(database: holding), empty = cluster.url(database: emptyDatabase)
         #expect(try Binary.run(["store", "copy", "--from", file, "--to", full], home: home).status == 0)
 
         // Into a database that holds a store: refused before anything is written.
         let twice = try Binary.run(["store", "copy", "--from", file, "--to", full], home: home)
         #expect(twice.status == 1 && twice.stderr.contains("already holds a store") && twice.stderr.split(separator: "\n").count == 1, "\(twice.stderr)")
-        #expect(try cluster.psql("SELECT count(*) FROM \"user\"", database: "holding").trimmingCharacters(in: .whitespacesAndNewlines) == "40")
+        #expect(try cluster.psql("SELECT count(*) FROM \"user\"", database: holding).trimmingCharacters(in: .whitespacesAndNewlines) == "40")
         // Onto an existing file without --force, or onto the source itself.
         let existing = try Binary.run(["store", "copy", "--from", full, "--to", file], home: home)
         #expect(existing.status == 1 && existing.stderr.contains("already exists"), "\(existing.stderr)")
@@ -83,7 +82,7 @@ import Testing
             "/usr/bin/sqlite3", [damaged, "PRAGMA ignore_check_constraints = ON; UPDATE user SET site = 5 WHERE id = (SELECT max(id) FROM user)"])
         let refused = try Binary.run(["store", "copy", "--from", damaged, "--to", empty], home: home)
         #expect(refused.status == 1 && refused.stderr.split(separator: "\n").count == 1 && !refused.stderr.contains("INSERT"), "\(refused.stderr)")
-        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: "empty").trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        #expect(try cluster.psql("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: emptyDatabase).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         // A source nobody answers for: one line naming it, and no file is made.
         let back = home.path("never.sqlite")
         let bad = try Binary.run(["store", "copy", "--from", "postgres://nobody@127.0.0.1:1/none", "--to", back], home: home)

@@ -1,4 +1,5 @@
 import Foundation
+import StoreDeskSQLite
 import Testing
 
 /// Runs the real `storedesk` binary that `make test` built.
@@ -78,6 +79,18 @@ final class TemporaryHome {
     deinit { try? FileManager.default.removeItem(at: url) }
     func path(_ name: String) -> String { url.appendingPathComponent(name).path }
     var defaultStore: String { url.appendingPathComponent("data/storedesk/storedesk.sqlite").path }
+
+    /// The demo store at the default store's place, as the first command run in an empty home builds it:
+    /// a copy of the one this test process built (`CLITests` runs that first build through the binary).
+    /// A home that has its store already keeps it.
+    @discardableResult
+    func withDemoStore() throws -> TemporaryHome {
+        let store = URL(fileURLWithPath: defaultStore)
+        guard !FileManager.default.fileExists(atPath: store.path) else { return self }
+        try FileManager.default.createDirectory(at: store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try DemoDatasetLoader.copyOfEmbeddedDemo(at: store.path)
+        return self
+    }
 }
 
 /// Runs a shell command and returns its output, through `posix_spawn` and `waitpid` and a file

@@ -85,7 +85,7 @@ import Testing
         #expect(entries.allSatisfy { $0["actor"] as? String == "li.na" && $0["role"] as? String == "support" })
         let subs = try Binary.run(["subs", Self.subscription], home: home)
         #expect(subs.stdout.contains("unlocked          yes"), "\(subs.stdout)")
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
     }
 
     @Test func anOperatorIsToldWhyNot() throws {

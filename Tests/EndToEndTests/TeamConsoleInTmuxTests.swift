@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func aConfirmInOneConsoleShowsInTheOtherAndAServerGoneIsReconnecting() throws {
-        let team = try TeamStoreCommandTests.TeamStore()
+        let team = try TeamStoreCommandTests.TeamStore(ownCluster: true)
         let port = try #require(URLComponents(string: team.url)?.port)
         let label = "team@127.0.0.1:\(port)"
         let first = try Self.console(team, as: "li.support", width: 120, height: 40)
@@ -72,7 +72,7 @@ import Testing
         }
 
         let audit = try team.cluster.psql(
-            "SELECT actor || ' ' || role FROM audit_log WHERE action = 'restore.confirm' ORDER BY id DESC LIMIT 1", database: "team")
+            "SELECT actor || ' ' || role FROM audit_log WHERE action = 'restore.confirm' ORDER BY id DESC LIMIT 1", database: team.database)
         #expect(audit.trimmingCharacters(in: .whitespacesAndNewlines) == "li.support support")
         #expect(try Binary.run(["check", "--db", team.url], home: team.home).status == 0)
         for (tmux, name) in [(first, "li.support"), (second, "wang.support")] {

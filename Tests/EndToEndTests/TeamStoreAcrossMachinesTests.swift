@@ -111,7 +111,7 @@ import Testing
         let url = cluster.url(database: "team", user: "team")
 
         // The demo store, copied onto the database machine from the app machine.
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let copy = try Self.run(["store", "copy", "--from", home.defaultStore, "--to", url], home: home, on: machines)
         #expect(copy.status == 0, "\(copy.output)")
 

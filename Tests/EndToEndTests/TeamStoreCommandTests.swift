@@ -8,23 +8,25 @@ import Testing
 /// answer as they do on the same store in a SQLite file, and an address that is wrong, a port nobody
 /// listens on, or a wrong password is one line naming the store, never a password.
 @Suite(.serialized) struct TeamStoreCommandTests {
-    /// A cluster holding the demo store (copied from a SQLite file beside it), its URL and that file.
+    /// A database holding the demo store, its URL, and the same store in a SQLite file beside it.
     final class TeamStore {
         let cluster: PostgresCluster
         let home = TemporaryHome()
+        /// The database's name on the cluster.
+        let database: String
         let url: String
         let sqlite: String
 
-        init() throws {
-            cluster = try PostgresCluster()
-            try cluster.psql("CREATE DATABASE team")
-            url = cluster.url(database: "team")
-            #expect(try Binary.run(["check"], home: home).status == 0)
+        /// - Parameter ownCluster: on a cluster of its own (a test that restarts the server), not the one
+        ///   the test process shares.
+        init(ownCluster: Bool = false) throws {
+            cluster = ownCluster ? try PostgresCluster() : try PostgresCluster.shared()
+            // A cluster of its own is the test's alone: its database has the plain name the console's header shows.
+            database = try cluster.newDemoDatabase("team", named: ownCluster ? "team" : nil)
+            url = cluster.url(database: database)
+            try home.withDemoStore()
             sqlite = home.path("demo.sqlite")
             try FileManager.default.copyItem(atPath: home.defaultStore, toPath: sqlite)
-            let store = try PostgresStore.open(try PostgresAddress(url), access: .create)
-            defer { store.close() }
-            _ = try store.load(from: try AppDatabase.open(path: sqlite, access: .readOnly))
         }
 
         /// The output with each store's name in it said the same way.
@@ -105,8 +107,8 @@ import Testing
 
     @Test func seedWritesTheSameStoreOnPostgreSQLAndRefusesToOverwrite() throws {
         let team = try TeamStore()
-        try team.cluster.psql("CREATE DATABASE seeded")
-        let url = team.cluster.url(database: "seeded")
+        let seeded = try team.cluster.newDatabase("seeded")
+        let url = team.cluster.url(database: seeded)
         let file = team.home.path("seeded.sqlite")
         let onServer = try Binary.run(["seed", "--users", "120", "--seed", "9", "--db", url], home: team.home)
         #expect(onServer.status == 0, "\(onServer.stderr)")
@@ -124,6 +126,6 @@ import Testing
             HardeningTests.expectOneLineError(again, "seed over a store")
             #expect(again.stderr.contains(url), "\(again.stderr)")
         }
-        #expect(try team.cluster.psql(#"SELECT count(*) FROM "user""#, database: "seeded").contains("120"))
+        #expect(try team.cluster.psql(#"SELECT count(*) FROM "user""#, database: seeded).contains("120"))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
     /// A copy of the demo store where support declined 10000024's restore prompt (an audit line with it).
     static func declinedStore(_ home: TemporaryHome) throws -> String {
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let db = home.path("demo.sqlite")
         try FileManager.default.copyItem(atPath: home.defaultStore, toPath: db)
         let declined = try Binary.run(
@@ -21,7 +21,7 @@ import Testing
     /// timeline labels it; it said `[unverified]`.
     @Test func theStoresRecordIsLabelledAsTheTimelineLabelsIt() throws {
         let home = TemporaryHome()
-        #expect(try Binary.run(["check"], home: home).status == 0)
+        try home.withDemoStore()
         let db = home.path("demo.sqlite")
         try FileManager.default.copyItem(atPath: home.defaultStore, toPath: db)
         let refund = try Binary.run(["support", "refund", "2000000100000050", "--reason", "charged twice", "--db", db] + Self.support, home: home)
