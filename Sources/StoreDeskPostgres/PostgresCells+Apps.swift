@@ -6,13 +6,6 @@ import StoreDeskStoreAPI
 
 /// The rows of apps' catalogues and the trusted roots, decoded as the SQLite store decodes them.
 extension PostgresCells {
-    func optionalFlag(_ column: String) throws -> Bool? { try optionalInt(column).map { $0 != 0 } }
-
-    /// A text column holding JSON (NULL, or a value that does not decode, reads as nil).
-    func json<T: Decodable>(_ column: String, as type: T.Type) throws -> T? {
-        try optionalText(column).flatMap { try? JSONDecoder().decode(type, from: Data($0.utf8)) }
-    }
-
     func trustedRoot() throws -> TrustedRoot {
         let der = try value("der", as: ByteBuffer.self)
         return TrustedRoot(

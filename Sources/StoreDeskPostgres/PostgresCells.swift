@@ -3,9 +3,10 @@ import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-/// One row's columns by name, each read as the type its record wants; a value that does not convert (a
+/// One PostgreSQL row's columns by name (`StoreColumns`: the records are decoded in StoreDeskStoreAPI, the
+/// same as the SQLite store's), each read as the type its record wants; a value that does not convert (a
 /// hand edit) is one line naming its column, never the row.
-struct PostgresCells {
+struct PostgresCells: StoreColumns {
     let row: PostgresRandomAccessRow
     let store: String
 
@@ -21,184 +22,10 @@ struct PostgresCells {
         do {
             return try row[column].decode(T.self)
         } catch {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
+            throw unreadable(column)
         }
     }
 
-    func text(_ column: String) throws -> String { try value(column) }
     func optionalText(_ column: String) throws -> String? { try value(column, as: String?.self) }
-    func int(_ column: String) throws -> Int64 { try value(column) }
     func optionalInt(_ column: String) throws -> Int64? { try value(column, as: Int64?.self) }
-    func flag(_ column: String) throws -> Bool { try int(column) != 0 }
-    func instant(_ column: String) throws -> Instant { Instant(millis: try int(column)) }
-    func optionalInstant(_ column: String) throws -> Instant? { try optionalInt(column).map(Instant.init(millis:)) }
-
-    /// A text column holding one of an enumeration's raw values.
-    func choice<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T where T.RawValue == String {
-        guard let value = T(rawValue: try text(column)) else {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
-        }
-        return value
-    }
-
-    func optionalChoice<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T? where T.RawValue == String {
-        guard let text = try optionalText(column) else { return nil }
-        guard let value = T(rawValue: text) else {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
-        }
-        return value
-    }
-
-    func number<T: RawRepresentable>(_ column: String, as type: T.Type = T.self) throws -> T where T.RawValue == Int {
-        guard let value = T(rawValue: Int(try int(column))) else {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk does not know")
-        }
-        return value
-    }
-}
-
-/// The records the store's reads return, decoded from their rows (column names as in the SQLite store).
-extension PostgresCells {
-    func user() throws -> User {
-        User(
-            id: try text("id"), name: try text("name"), friendlyName: try text("friendly_name"), idCard: try text("id_card"),
-            phone: try text("phone"), site: try number("site"), adultType: try number("adult_type"), fcm: try flag("fcm"),
-            authorizState: Int(try int("authoriz_state")), safety: Int(try int("safety")), clientId: try text("client_id"),
-            createdAt: try instant("created_at"))
-    }
-
-    func app() throws -> App {
-        App(
-            id: try text("id"), name: try text("name"), bundleId: try text("bundle_id"), appKey: try text("app_key"),
-            currencyPerYuan: Int(try int("currency_per_yuan")), restoreOwnership: try choice("restore_ownership"),
-            gracePeriodDays: Int(try int("grace_period_days")), appleAppId: try optionalInt("apple_app_id"),
-            environments: try choice("environment"), callbackURL: try optionalText("callback_url"),
-            notificationURL: try optionalText("notification_url"))
-    }
-
-    func gameAccount() throws -> GameAccount {
-        GameAccount(
-            id: try int("id"), appleId: try text("apple_id"), userId: try text("user_id"), appId: try text("app_id"),
-            sid: try text("sid"), roleId: try text("role_id"), roleName: try text("role_name"),
-            appAccountToken: try text("app_account_token"))
-    }
-
-    func transaction() throws -> StoreTransaction {
-        StoreTransaction(
-            id: try text("id"), originalTransactionId: try text("original_transaction_id"), userId: try text("user_id"),
-            appId: try text("app_id"), productId: try text("product_id"), quantity: Int(try int("quantity")),
-            state: try choice("state"), failureReason: try optionalChoice("failure_reason"),
-            environment: try choice("environment"), sid: try text("sid"), roleId: try text("role_id"),
-            appOrderId: try text("app_order_id"), ext: try text("ext"), purchaseDate: try instant("purchase_date"),
-            expiresDate: try optionalInstant("expires_date"), revocationDate: try optionalInstant("revocation_date"),
-            revocationReason: try optionalText("revocation_reason"), finished: try flag("finished"))
-    }
-
-    func subscription() throws -> Subscription {
-        Subscription(
-            id: try text("original_transaction_id"), userId: try text("user_id"), appId: try text("app_id"),
-            productId: try text("product_id"), groupId: try text("group_id"), state: try choice("state"),
-            autoRenew: try flag("auto_renew"), originalPurchaseDate: try instant("original_purchase_date"),
-            purchaseDate: try instant("purchase_date"), expiresDate: try instant("expires_date"),
-            gracePeriodExpiresDate: try optionalInstant("grace_period_expires_date"),
-            revocationDate: try optionalInstant("revocation_date"), revocationReason: try optionalText("revocation_reason"),
-            expirationIntent: try optionalText("expiration_intent"), offerType: try optionalText("offer_type"),
-            offerId: try optionalText("offer_id"), timeRate: TimeRate(realMillisPerMonth: try optionalInt("time_rate_month_ms")),
-            appleRevocationReason: try optionalInt("apple_revocation_reason").map(Int.init))
-    }
-
-    func restoreRequest() throws -> RestoreRequest {
-        RestoreRequest(
-            id: try int("id"), transactionId: try text("transaction_id"), userId: try text("user_id"),
-            productId: try text("product_id"), quantity: Int(try int("quantity")), status: try choice("status"),
-            createdAt: try instant("created_at"), resolvedAt: try optionalInstant("resolved_at"),
-            resolvedBy: try optionalText("resolved_by"), resolvedRole: try optionalText("resolved_role"),
-            targetUserId: try optionalText("target_user_id"), targetSid: try optionalText("target_sid"),
-            targetRoleId: try optionalText("target_role_id"), reason: try optionalText("reason"))
-    }
-
-    func product() throws -> Product {
-        Product(
-            id: try text("id"), appId: try text("app_id"), name: try text("name"), type: try choice("type"),
-            priceCents: Int(try int("price_cents")), currency: try text("currency"),
-            subscriptionGroup: try optionalText("subscription_group"), period: try optionalChoice("period"),
-            grantsCurrency: Int(try int("grants_currency")))
-    }
-
-    func paymentOrder() throws -> PaymentOrder {
-        PaymentOrder(
-            id: try text("order_id"), transactionId: try text("transaction_id"), appId: try text("app_id"),
-            userId: try text("user_id"), productId: try text("product_id"), payment: try text("payment"),
-            subPayment: try text("sub_payment"), amountCents: Int(try int("amount_cents")), sid: try text("sid"),
-            roleId: try text("role_id"), appOrderId: try text("app_order_id"), ext: try text("ext"),
-            createdAt: try instant("created_at"), status: try choice("status"))
-    }
-
-    func callbackAttempt() throws -> CallbackAttempt {
-        CallbackAttempt(
-            orderId: try text("order_id"), attempt: Int(try int("attempt")), body: try text("body"),
-            signExpected: try text("sign_expected"), signReceived: try text("sign_received"), verdict: try text("verdict"),
-            reason: try text("reason"), reply: try text("reply"), receivedAt: try instant("received_at"),
-            url: try optionalText("url"), httpStatus: try optionalInt("http_status").map(Int.init),
-            latencyMicros: try optionalInt("latency_us").map(Int.init))
-    }
-
-    func grant() throws -> Grant {
-        Grant(
-            id: try int("id"), orderId: try text("order_id"), userId: try text("user_id"), sid: try text("sid"),
-            roleId: try text("role_id"), productId: try text("product_id"), quantity: Int(try int("quantity")),
-            kind: try choice("kind"), currencyAmount: Int(try int("currency_amount")), source: try choice("source"),
-            grantedAt: try instant("granted_at"))
-    }
-
-    /// A JSON array of login entries (NULL: never configured).
-    func entries(_ column: String) throws -> [LoginEntry]? {
-        guard let text = try optionalText(column) else { return nil }
-        do {
-            return try JSONDecoder().decode([LoginEntry].self, from: Data(text.utf8))
-        } catch {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
-        }
-    }
-
-    func loginEntryConfiguration() throws -> LoginEntryConfiguration {
-        LoginEntryConfiguration(
-            appId: try text("app_id"), entries: try entries("entries"), updatedAt: try instant("updated_at"),
-            updatedBy: try text("updated_by"), weChatAppId: try optionalText("wechat_app_id"), qqAppId: try optionalText("qq_app_id"),
-            tapTapClientId: try optionalText("taptap_client_id"), universalLinkDomain: try optionalText("universal_link_domain"))
-    }
-
-    func loginEntryHistory() throws -> LoginEntryHistory {
-        LoginEntryHistory(
-            id: try int("id"), appId: try text("app_id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
-            surface: try text("surface"), oldEntries: try entries("old_entries"), newEntries: try entries("new_entries"))
-    }
-
-    func paymentEvent() throws -> PaymentEvent {
-        PaymentEvent(at: try instant("at"), transactionId: try text("transaction_id"), kind: try choice("kind"), detail: try text("detail"))
-    }
-
-    func auditEntry() throws -> AuditEntry {
-        AuditEntry(
-            id: try int("id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
-            action: try text("action"), subject: try text("subject"), detail: try text("detail"))
-    }
-
-    func subscriptionEvent() throws -> SubscriptionEvent {
-        let provenance = try text("provenance")
-        var event: SubscriptionEvent
-        do {
-            event = try SubscriptionEvent.decode(jsonLine: try text("payload"))
-        } catch {
-            throw StoreError.damaged(path: store, detail: "a stored notification cannot be read back")
-        }
-        event.provenance = SubscriptionEvent.Provenance(rawValue: provenance) ?? .unverifiedJWS
-        event.origin = SubscriptionEvent.Origin(source: try optionalText("source"))
-        if event.provenance == .verified, let root = try optionalText("root_sha256") {
-            event.signer = Signer(
-                rootSHA256: root, rootSubject: try optionalText("root_subject") ?? "",
-                leafSubject: try optionalText("signer_subject") ?? "", leafSerial: try optionalText("signer_serial") ?? "")
-        }
-        return event
-    }
 }

@@ -3,7 +3,8 @@ import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-/// The restore desk on PostgreSQL. Core's `RestoreRules` decide; this persists. A confirm or decline first
+/// The restore desk on PostgreSQL. Core's `RestoreRules` decide; the reads and writes they take are written
+/// once for both backends (`RestoreDeskProcedures`, over `PostgresTransaction`). A confirm or decline first
 /// locks the prompt's row (`FOR UPDATE`), so of two consoles on two machines confirming one prompt the
 /// second waits, then reads it confirmed and is refused; `restore_once`, `order_on_transaction` and
 /// `grant_on_order` make a second delivery impossible even so.
@@ -35,7 +36,8 @@ extension PostgresStore: RestoreStore {
 
     public func restorePrompt(transactionId: String) throws -> RestorePrompt? {
         try session.transaction(readOnly: true) { db in
-            try request(db, transactionId).map { try prompt(db, $0) }
+            let procedures = procedures(db)
+            return try RestoreDeskProcedures.request(procedures, transactionId).map { try RestoreDeskProcedures.prompt(procedures, $0) }
         }
     }
 
@@ -45,25 +47,7 @@ extension PostgresStore: RestoreStore {
     {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         return try write { db in
-            guard let request = try request(db, transactionId, locking: true) else { throw RestoreRefusal.unknownTransaction(transactionId) }
-            let now = try stamp(now, in: db)
-            let prompt = try prompt(db, request)
-            var numbers = try restoreDeskNumbers(db, needing: 1, now: now)
-            guard let orderId = numbers.next() else {
-                throw StoreError.database(path: name, message: "the restore desk's block of order numbers is used up")
-            }
-            let result = RestoreRules.confirm(
-                prompt, onto: target, by: staff, products: try products(db, appId: prompt.app.id), orderId: orderId, at: now)
-            switch result {
-            case .success(let decision):
-                try commit(decision, db)
-                try db.run("UPDATE payment_run SET orders_issued = \(numbers.issued) WHERE id = \(numbers.run)")
-                return try self.prompt(db, decision.request)
-            case .failure(.notOnAppleID(let account, _, _)) where try db.rows(#"SELECT 1 FROM "user" WHERE id = \#(account)"#).isEmpty:
-                throw RestoreRefusal.unknownAccount(account)
-            case .failure(let refusal):
-                throw refusal
-            }
+            try RestoreDeskProcedures.confirm(procedures(db), transactionId: transactionId, onto: target, by: staff, at: now)
         }
     }
 
@@ -71,121 +55,16 @@ extension PostgresStore: RestoreStore {
     public func declineRestore(transactionId: String, reason: String, by staff: StaffMember, at now: Instant) throws -> RestorePrompt {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         return try write { db in
-            guard let request = try request(db, transactionId, locking: true) else { throw RestoreRefusal.unknownTransaction(transactionId) }
-            let now = try stamp(now, in: db)
-            switch RestoreRules.decline(try prompt(db, request), reason: reason, by: staff, at: now) {
-            case .success(let decision):
-                try commit(decision, db)
-                return try prompt(db, decision.request)
-            case .failure(let refusal):
-                throw refusal
-            }
+            try RestoreDeskProcedures.decline(procedures(db), transactionId: transactionId, reason: reason, by: staff, at: now)
         }
     }
 
     public func recordLogin(userId: String, at now: Instant) throws -> RestoreLogin {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
-        return try write { db in
-            guard try !db.rows(#"SELECT 1 FROM "user" WHERE id = \#(userId)"#).isEmpty else { throw StoreError.unknownUser(id: userId) }
-            let login = PlayerLogin(userId: userId, at: try stamp(now, in: db))
-            let (appleIds, players, opened) = try openPrompts(db, login)
-            let open = try db.rows(
-                "SELECT * FROM restore_request WHERE status = 'open' AND user_id = ANY(\(players)) ORDER BY created_at, id"
-            ).map { try cells($0).restoreRequest() }
-            return RestoreLogin(userId: userId, appleIds: appleIds, prompts: try open.map { try prompt(db, $0) }, opened: opened)
-        }
+        return try write { db in try RestoreDeskProcedures.recordLogin(procedures(db), userId: userId, at: now) }
     }
 
     // MARK: The desk's SQL
-
-    func request(_ db: PostgresSession.Transaction, _ transactionId: String, locking: Bool = false) throws -> RestoreRequest? {
-        let lock = locking ? " FOR UPDATE" : ""
-        return try db.rows("SELECT * FROM restore_request WHERE transaction_id = \(transactionId)\(unescaped: lock)").first
-            .map { try cells($0).restoreRequest() }
-    }
-
-    func products(_ db: PostgresSession.Transaction, appId: String) throws -> [Product] {
-        try db.rows("SELECT * FROM product WHERE app_id = \(appId) ORDER BY id").map { try cells($0).product() }
-    }
-
-    /// Opens a prompt, with its event, for each dropped order of the players on the Apple IDs the player
-    /// plays from that has none yet (as the SQLite store's `RestoreDesk.openPrompts`).
-    func openPrompts(_ db: PostgresSession.Transaction, _ login: PlayerLogin) throws -> (appleIds: [String], players: [String], opened: Set<Int64>) {
-        let appleIds = try db.rows("SELECT DISTINCT apple_id FROM game_account WHERE user_id = \(login.userId) ORDER BY apple_id")
-            .map { try $0.decode(String.self) }
-        let others = try db.rows("SELECT DISTINCT user_id FROM game_account WHERE apple_id = ANY(\(appleIds)) ORDER BY user_id")
-            .map { try $0.decode(String.self) }
-        let players = Set(others).union([login.userId]).sorted()
-        var opened: Set<Int64> = []
-        for player in players {
-            let rows = try db.rows(
-                """
-                SELECT t.*,
-                  EXISTS (SELECT 1 FROM payment_order o WHERE o.transaction_id = t.id) AS sd_has_order,
-                  EXISTS (SELECT 1 FROM restore_request r WHERE r.transaction_id = t.id) AS sd_has_prompt
-                FROM store_transaction t
-                WHERE t.user_id = \(player) AND t.state = 'purchased' AND t.finished = 0
-                  AND (NOT EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id)
-                       OR EXISTS (SELECT 1 FROM transaction_event e WHERE e.transaction_id = t.id AND e.kind = 'client_crashed'))
-                ORDER BY t.purchase_date, t.id
-                """)
-            for row in rows {
-                let cells = cells(row)
-                guard !(try cells.value("sd_has_prompt", as: Bool.self)) else { continue }
-                let transaction = try cells.transaction()
-                guard RestoreRules.comesBack(transaction, hasOrder: try cells.value("sd_has_order", as: Bool.self)) else { continue }
-                let (request, event) = RestoreRules.prompt(for: transaction, loggedIn: login.userId, at: login.at)
-                // ON CONFLICT: a prompt another machine opened for the same transaction meanwhile stays the one.
-                let inserted = try db.rows(
-                    """
-                    INSERT INTO restore_request (transaction_id, user_id, product_id, quantity, status, created_at)
-                    VALUES (\(request.transactionId), \(request.userId), \(request.productId), \(Int64(request.quantity)),
-                      \(request.status.rawValue), \(request.createdAt.millis))
-                    ON CONFLICT (transaction_id) DO NOTHING RETURNING id
-                    """)
-                guard let id = try inserted.first?.decode(Int64.self) else { continue }
-                opened.insert(id)
-                try insert(event, db)
-            }
-        }
-        return (appleIds, players, opened)
-    }
-
-    /// A prompt with its transaction, product, app, candidate accounts and (once confirmed) delivery.
-    func prompt(_ db: PostgresSession.Transaction, _ request: RestoreRequest) throws -> RestorePrompt {
-        guard let transactionRow = try db.rows("SELECT * FROM store_transaction WHERE id = \(request.transactionId)").first else {
-            throw StoreError.invalidArgument(
-                "restore prompt \(request.id ?? 0) names transaction \(request.transactionId), which is missing or incomplete")
-        }
-        let transaction = try cells(transactionRow).transaction()
-        guard let productRow = try db.rows("SELECT * FROM product WHERE id = \(transaction.productId)").first,
-            let appRow = try db.rows("SELECT * FROM app WHERE id = \(transaction.appId)").first
-        else {
-            throw StoreError.invalidArgument(
-                "restore prompt \(request.id ?? 0) names transaction \(request.transactionId), which is missing or incomplete")
-        }
-        var accounts = try db.rows("SELECT * FROM game_account WHERE user_id = \(transaction.userId) ORDER BY id").map { try cells($0).gameAccount() }
-        let appleIds = Set(accounts.map(\.appleId)).sorted()
-        accounts += try db.rows(
-            """
-            SELECT * FROM game_account WHERE apple_id = ANY(\(appleIds)) AND app_id = \(transaction.appId)
-              AND user_id != \(transaction.userId) ORDER BY apple_id, id
-            """
-        ).map { try cells($0).gameAccount() }
-        var delivery: RestoreDelivery?
-        if let orderRow = try db.rows("SELECT * FROM payment_order WHERE transaction_id = \(transaction.id)").first {
-            let order = try cells(orderRow).paymentOrder()
-            delivery = RestoreDelivery(
-                order: order,
-                callback: try db.rows(
-                    "SELECT * FROM server_callback WHERE verdict = 'accepted' AND order_id = \(order.id) ORDER BY id LIMIT 1"
-                ).first.map { try cells($0).callbackAttempt() },
-                grant: try db.rows("SELECT * FROM item_grant WHERE order_id = \(order.id)").first.map { try cells($0).grant() })
-        }
-        return RestorePrompt(
-            request: request, transaction: transaction, product: try cells(productRow).product(), app: try cells(appRow).app(),
-            accounts: accounts, delivery: delivery)
-    }
 
     /// The restore desk's order numbers, with room for `count` more: its newest block, or a new one.
     func restoreDeskNumbers(_ db: PostgresSession.Transaction, needing count: Int, now: Instant) throws -> OrderNumbers {
@@ -206,25 +85,6 @@ extension PostgresStore: RestoreStore {
             throw StoreError.database(path: name, message: "every payment run number has been used")
         }
         return numbers
-    }
-
-    /// Writes a decision: its rows and events, the prompt as it became, and the audit line.
-    func commit(_ decision: RestoreDecision, _ db: PostgresSession.Transaction) throws {
-        try write(decision.change, db)
-        let r = decision.request
-        try db.run(
-            """
-            UPDATE restore_request SET status = \(r.status.rawValue), resolved_at = \(r.resolvedAt?.millis),
-              resolved_by = \(r.resolvedBy), resolved_role = \(r.resolvedRole), target_user_id = \(r.targetUserId),
-              target_sid = \(r.targetSid), target_role_id = \(r.targetRoleId), reason = \(r.reason)
-            WHERE id = \(r.id ?? -1)
-            """)
-        let a = decision.audit
-        try db.run(
-            """
-            INSERT INTO audit_log (at, actor, role, action, subject, detail)
-            VALUES (\(a.at.millis), \(a.actor), \(a.role), \(a.action), \(a.subject), \(a.detail))
-            """)
     }
 
     /// The rows of one payment step: a transaction or order updated in place when it exists, else
@@ -292,7 +152,7 @@ extension PostgresStore: RestoreStore {
             }, into: "item_grant",
             columns: ["order_id", "user_id", "sid", "role_id", "product_id", "quantity", "kind", "currency_amount", "source", "granted_at"], db)
         try insert(changes.flatMap(\.events), db)
-        for login in changes.compactMap(\.login) { _ = try openPrompts(db, login) }
+        for login in changes.compactMap(\.login) { _ = try RestoreDeskProcedures.openPrompts(procedures(db), login) }
     }
 
     func insert(_ event: PaymentEvent, _ db: PostgresSession.Transaction) throws { try insert([event], db) }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StoreDeskStoreAPI
 import StoreDeskCore
 
 extension AppDatabase {
@@ -115,7 +116,7 @@ struct PaymentRowWriter {
                 row.text(e.transactionId); row.int(e.at.millis); row.text(e.kind.rawValue); row.text(e.detail)
             }
         }
-        if let login = change.login { _ = try RestoreDesk.openPrompts(db, login) }
+        if let login = change.login { _ = try RestoreDeskProcedures.openPrompts(SQLiteTransaction(db: db, store: db.description), login) }
     }
 }
 

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import StoreDeskCore
+import StoreDeskStoreAPI
+
+/// The SQLite store's side of the procedures written once for both backends (`StoreSQLTransaction`):
+/// statements run on GRDB's cached statements inside the caller's transaction, and the writes the SQLite
+/// store does its own way (`PaymentRowWriter`, `StoreMeta`'s time line, `PaymentRuns`' blocks).
+struct SQLiteTransaction: StoreSQLTransaction {
+    let db: Database
+    let store: String
+
+    var dialect: StoreSQL.Dialect { .sqlite }
+
+    func rows(_ sql: StoreSQL) throws -> [any StoreColumns] {
+        let (text, values) = sql.rendered(.sqlite)
+        let statement = try db.cachedStatement(sql: text)
+        return try Row.fetchAll(statement, arguments: Self.arguments(values)).map { SQLiteColumns(row: $0, store: store) }
+    }
+
+    func execute(_ sql: StoreSQL) throws {
+        let (text, values) = sql.rendered(.sqlite)
+        try db.cachedStatement(sql: text).execute(arguments: Self.arguments(values))
+    }
+
+    static func arguments(_ values: [StoreValue]) -> StatementArguments {
+        StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
+            switch value {
+            case .null: nil
+            case .integer(let int): int
+            case .real(let real): real
+            case .text(let text): text
+            case .blob(let bytes): Data(bytes)
+            }
+        })
+    }
+
+    func stamp(_ now: Instant) throws -> Instant { try StoreMeta.stamp(now, in: db) }
+    func write(_ change: PaymentChange) throws { try PaymentRowWriter(db).write(change) }
+    func insert(_ event: PaymentEvent) throws { try event.insert(db) }
+
+    func insert(_ entry: AuditEntry) throws {
+        var entry = entry
+        try entry.insert(db)
+    }
+
+    func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers {
+        try PaymentRuns.restoreDesk(db, needing: count, now: now, path: store)
+    }
+
+    func save(_ numbers: OrderNumbers) throws { try PaymentRuns.save(numbers, db) }
+
+    /// Nothing to take: the write holds the whole file (`BEGIN IMMEDIATE`).
+    func serialize(_ key: SerialKey) throws {}
+}
+
+/// One SQLite row's columns by name, read as `StoreColumns` reads them.
+struct SQLiteColumns: StoreColumns {
+    let row: Row
+    let store: String
+
+    func value(_ column: String) throws -> DatabaseValue {
+        guard row.hasColumn(column) else { throw StoreError.damaged(path: store, detail: "it has no column \(column)") }
+        return row[column]
+    }
+
+    func optionalText(_ column: String) throws -> String? {
+        let value = try value(column)
+        if value.isNull { return nil }
+        guard let text = String.fromDatabaseValue(value) else { throw unreadable(column) }
+        return text
+    }
+
+    func optionalInt(_ column: String) throws -> Int64? {
+        let value = try value(column)
+        if value.isNull { return nil }
+        guard let int = Int64.fromDatabaseValue(value) else { throw unreadable(column) }
+        return int
+    }
+}

@@ -1,0 +1,50 @@
+import StoreDeskCore
+
+/// The little a write or read written once for both backends needs of the store's transaction: statements
+/// (`StoreSQL`, rendered in the backend's dialect) and the few writes each backend does its own way (the
+/// payment rows' writer, the time line's stamp, the restore desk's block of order numbers). Each backend
+/// gives one over its own transaction (GRDB's `Database`, a PostgreSQL session's); the procedures that
+/// take it (`RestoreDeskProcedures`, …) hold the rules' order of reads and writes, once.
+public protocol StoreSQLTransaction {
+    var dialect: StoreSQL.Dialect { get }
+    /// The store's name, for errors.
+    var store: String { get }
+    /// The rows a statement returns (a `SELECT`, or a write with `RETURNING`).
+    func rows(_ sql: StoreSQL) throws -> [any StoreColumns]
+    /// Runs a statement that returns no rows.
+    func execute(_ sql: StoreSQL) throws
+
+    /// The instant a write asked for at `now` is stamped at: never before the store's clock or its latest
+    /// stamp (the time line runs forward), and the time line reaches it.
+    func stamp(_ now: Instant) throws -> Instant
+    /// A payment step's rows and events (the transaction, order, callback, grant and events it carries).
+    func write(_ change: PaymentChange) throws
+    func insert(_ event: PaymentEvent) throws
+    func insert(_ entry: AuditEntry) throws
+
+    /// The restore desk's order numbers, with room for `count` more: its newest block, or a new one.
+    func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers
+    /// Keeps how many of the block's numbers are issued.
+    func save(_ numbers: OrderNumbers) throws
+    /// Makes the writes that name the same key wait for one another until their transactions end, across
+    /// processes and machines (PostgreSQL's transaction-level advisory lock; SQLite's `BEGIN IMMEDIATE`
+    /// already runs one write at a time).
+    func serialize(_ key: SerialKey) throws
+}
+
+/// What writes that must not run side by side have in common.
+public enum SerialKey: Sendable, Hashable {
+    /// Restore Purchases for one Apple ID: the second reads what the first wrote.
+    case restorePurchases(appleId: String)
+}
+
+extension StoreSQLTransaction {
+    /// The first row a statement returns, if any.
+    public func row(_ sql: StoreSQL) throws -> (any StoreColumns)? { try rows(sql).first }
+
+    /// Whether a statement returns a row.
+    public func exists(_ sql: StoreSQL) throws -> Bool { try !rows(sql).isEmpty }
+
+    /// The first column of each row, as text.
+    public func texts(_ sql: StoreSQL, column: String) throws -> [String] { try rows(sql).map { try $0.text(column) } }
+}
