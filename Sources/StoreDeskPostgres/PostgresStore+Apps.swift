@@ -43,7 +43,7 @@ extension PostgresStore: AppsStore {
                 let existing = try db.rows("SELECT * FROM app WHERE id = \(app.id)").first.map { try cells($0).app() } ?? app
                 throw AppWrites.alreadyExists(app, existing: existing)
             }
-            if app.notificationURL != nil { try startSends(db, appId: app.id) }
+            if app.notificationURL != nil { try NotificationSendProcedures.start(procedures(db), appId: app.id) }
             try insert(AppWrites.added(app, by: staff, at: try stamp(now, in: db)), db)
         }
     }
@@ -66,8 +66,8 @@ extension PostgresStore: AppsStore {
                   notification_url = \(new.notificationURL)
                 WHERE id = \(id)
                 """)
-            if old.notificationURL == nil, new.notificationURL != nil { try startSends(db, appId: id) }
-            if old.notificationURL != nil, new.notificationURL == nil { try stopSends(db, appId: id, at: now) }
+            if old.notificationURL == nil, new.notificationURL != nil { try NotificationSendProcedures.start(procedures(db), appId: id) }
+            if old.notificationURL != nil, new.notificationURL == nil { try NotificationSendProcedures.stop(procedures(db), appId: id, at: now) }
             var line = change.audit
             line.at = try stamp(now, in: db)
             try insert(line, db)

@@ -20,7 +20,8 @@ struct PostgresTransaction: StoreSQLTransaction {
     }
 
     func rows(_ sql: StoreSQL) throws -> [any StoreColumns] { try db.rows(query(sql)).map { owner.cells($0) } }
-    func execute(_ sql: StoreSQL) throws { _ = try db.run(query(sql)) }
+    @discardableResult
+    func execute(_ sql: StoreSQL) throws -> Int { try db.run(query(sql)) }
 
     func stamp(_ now: Instant) throws -> Instant { try owner.stamp(now, in: db) }
     func write(_ change: PaymentChange) throws { try owner.write(change, db) }
@@ -38,6 +39,16 @@ struct PostgresTransaction: StoreSQLTransaction {
     func serialize(_ key: SerialKey) throws {
         switch key {
         case .restorePurchases(let appleId): try db.run("SELECT pg_advisory_xact_lock(74152028, hashtext(\(appleId)))")
+        case .eventLog: try owner.holdEventLog(db)
+        }
+    }
+
+    func tryHoldAlone(_ key: SerialKey) throws -> Bool {
+        switch key {
+        case .restorePurchases(let appleId):
+            try db.rows("SELECT pg_try_advisory_xact_lock(74152028, hashtext(\(appleId)))").first?.decode(Bool.self) == true
+        case .eventLog:
+            try db.rows("SELECT pg_try_advisory_xact_lock(\(PostgresStore.eventLogLock))").first?.decode(Bool.self) == true
         }
     }
 }

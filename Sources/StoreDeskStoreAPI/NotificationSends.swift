@@ -114,20 +114,6 @@ public enum NotificationSends {
     /// is taken in steps.
     public static let enqueueBatch = 10_000
 
-    /// An app's notification URL cleared (`apps set APP --notification-url ""`): its deliveries no live claim
-    /// holds stop. One never tried is removed (the notification shows as not sent: it never was); one tried
-    /// before is failed (its attempts stand, and no retry will come). A delivery a serve is sending right now
-    /// is left to that serve, whose record fails it (`state(after:urlKept:)`). The statements take the app's
-    /// id and the instant (store time, as the claims' leases) as parameters 1 and 2, written by `parameter`
-    /// (`?1` for SQLite, `$1` for PostgreSQL).
-    public static func stopSQL(parameter: (Int) -> String) -> [String] {
-        let stoppable = "app_id = \(parameter(1)) AND state = 'pending' AND (claimed_until IS NULL OR claimed_until <= \(parameter(2)))"
-        return [
-            "DELETE FROM notification_delivery WHERE \(stoppable) AND attempts = 0",
-            "UPDATE notification_delivery SET state = 'failed', next_attempt_at = NULL, claimed_by = NULL, claimed_until = NULL WHERE \(stoppable)",
-        ]
-    }
-
     /// What a delivery becomes after an attempt: the schedule's state, unless the app's URL was cleared
     /// while the attempt was out, when a retry would wait for ever: failed.
     public static func state(after scheduled: NotificationSendState, urlKept: Bool) -> NotificationSendState {

@@ -30,7 +30,7 @@ extension AppDatabase {
         try writeImmediate { db in
             if let existing = try App.fetchOne(db, matching: "id", app.id) { throw AppWrites.alreadyExists(app, existing: existing) }
             try app.insert(db)
-            if app.notificationURL != nil { try Self.startSends(db, appId: app.id) }
+            if app.notificationURL != nil { try NotificationSendProcedures.start(procedures(db), appId: app.id) }
             var audit = AppWrites.added(app, by: staff, at: try StoreMeta.stamp(now, in: db))
             try audit.insert(db)
         }
@@ -51,8 +51,8 @@ extension AppDatabase {
             guard let change = AppWrites.change(old, settings, by: staff, at: try StoreMeta.stampInstant(now, in: db)) else { return nil }
             let new = change.new
             try new.update(db)
-            if old.notificationURL == nil, new.notificationURL != nil { try Self.startSends(db, appId: new.id) }
-            if old.notificationURL != nil, new.notificationURL == nil { try Self.stopSends(db, appId: new.id, at: now) }
+            if old.notificationURL == nil, new.notificationURL != nil { try NotificationSendProcedures.start(procedures(db), appId: new.id) }
+            if old.notificationURL != nil, new.notificationURL == nil { try NotificationSendProcedures.stop(procedures(db), appId: new.id, at: now) }
             var line = change.audit
             line.at = try StoreMeta.stamp(now, in: db)
             try line.insert(db)

@@ -18,9 +18,11 @@ struct SQLiteTransaction: StoreSQLTransaction {
         return try Row.fetchAll(statement, arguments: Self.arguments(values)).map { SQLiteColumns(row: $0, store: store) }
     }
 
-    func execute(_ sql: StoreSQL) throws {
+    @discardableResult
+    func execute(_ sql: StoreSQL) throws -> Int {
         let (text, values) = sql.rendered(.sqlite)
         try db.cachedStatement(sql: text).execute(arguments: Self.arguments(values))
+        return db.changesCount
     }
 
     static func arguments(_ values: [StoreValue]) -> StatementArguments {
@@ -52,6 +54,7 @@ struct SQLiteTransaction: StoreSQLTransaction {
 
     /// Nothing to take: the write holds the whole file (`BEGIN IMMEDIATE`).
     func serialize(_ key: SerialKey) throws {}
+    func tryHoldAlone(_ key: SerialKey) throws -> Bool { true }
 }
 
 /// One SQLite row's columns by name, read as `StoreColumns` reads them.

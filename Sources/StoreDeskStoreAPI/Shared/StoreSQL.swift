@@ -40,6 +40,7 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         }
         /// `(v1, v2, …)`, for `IN`; an empty list is `(NULL)`, which nothing is in.
         public mutating func appendInterpolation(list values: [String]) { pieces.append(.list(values.map { .text($0) })) }
+        public mutating func appendInterpolation(list values: [Int64]) { pieces.append(.list(values.map { .integer($0) })) }
         /// SQL written into the statement as it is (a fragment of the caller's own, never a value).
         public mutating func appendInterpolation(sql fragment: String) { pieces.append(.sql(fragment)) }
         /// A fragment only one dialect has (nil: none).
@@ -82,10 +83,15 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         case sqlite, postgres
 
         /// The words only one dialect has, spelled in each.
-        public enum Fragment: Sendable {
+        public enum Fragment: Sendable, Hashable {
             /// After a `SELECT`: lock the rows read until the transaction ends (PostgreSQL's `FOR UPDATE`).
             /// SQLite needs none: its writes run `BEGIN IMMEDIATE`, the whole file locked for the writer.
             case lockingRows
+            /// After a `SELECT` with a join: lock the rows of one table of it (`FOR UPDATE OF alias`).
+            case lockingRowsOf(String)
+            /// The same, passing over rows another transaction holds (`FOR UPDATE OF alias SKIP LOCKED`): each
+            /// of several claimers takes rows no other one took.
+            case claimingRowsOf(String)
             /// After a text column in `ORDER BY`: order by the bytes, as SQLite does, whatever collation the
             /// PostgreSQL database was made with (`COLLATE "C"`).
             case byteOrder
@@ -94,6 +100,8 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         func spelling(_ fragment: Fragment) -> String {
             switch (fragment, self) {
             case (.lockingRows, .postgres): " FOR UPDATE"
+            case (.lockingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias)"
+            case (.claimingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias) SKIP LOCKED"
             case (.byteOrder, .postgres): #" COLLATE "C""#
             case (_, .sqlite): ""
             }

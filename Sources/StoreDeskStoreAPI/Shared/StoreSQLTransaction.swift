@@ -11,8 +11,9 @@ public protocol StoreSQLTransaction {
     var store: String { get }
     /// The rows a statement returns (a `SELECT`, or a write with `RETURNING`).
     func rows(_ sql: StoreSQL) throws -> [any StoreColumns]
-    /// Runs a statement that returns no rows.
-    func execute(_ sql: StoreSQL) throws
+    /// Runs a statement that returns no rows; how many rows it changed.
+    @discardableResult
+    func execute(_ sql: StoreSQL) throws -> Int
 
     /// The instant a write asked for at `now` is stamped at: never before the store's clock or its latest
     /// stamp (the time line runs forward), and the time line reaches it.
@@ -30,12 +31,18 @@ public protocol StoreSQLTransaction {
     /// processes and machines (PostgreSQL's transaction-level advisory lock; SQLite's `BEGIN IMMEDIATE`
     /// already runs one write at a time).
     func serialize(_ key: SerialKey) throws
+    /// Takes a lock that the key's other holders hold shared, alone, if no one holds it now; false (and
+    /// nothing taken) when someone does. SQLite's writer is alone already: always true.
+    func tryHoldAlone(_ key: SerialKey) throws -> Bool
 }
 
 /// What writes that must not run side by side have in common.
 public enum SerialKey: Sendable, Hashable {
     /// Restore Purchases for one Apple ID: the second reads what the first wrote.
     case restorePurchases(appleId: String)
+    /// The notification log: every writer holds it shared from before it takes an id, so its holder alone
+    /// knows every id up to the log's end is final.
+    case eventLog
 }
 
 extension StoreSQLTransaction {
