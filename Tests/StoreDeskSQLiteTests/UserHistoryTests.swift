@@ -144,10 +144,10 @@ import Testing
         let folder = TemporaryFolder()
         let store = try Self.confirmed(folder)
         let cursor = HistoryCursor(at: Self.now, kind: .restore, id: "x")
-        for read in AppDatabase.historyReads {
-            let (sql, arguments) = AppDatabase.historyPage(read, userId: "10000006", before: cursor, limit: 10)
+        for read in HistoryProcedures.pages(userId: "10000006", before: cursor, limit: 10, dialect: .sqlite) {
+            let (sql, values) = read.sql.rendered(.sqlite)
             let plan = try store.reader.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: SQLiteTransaction.arguments(values)).map { $0["detail"] as String }
             }
             #expect(!plan.contains { $0.hasPrefix("SCAN") }, "\(read.kind): \(plan)")
             let first = try #require(plan.first { $0.hasPrefix("SEARCH") }, "\(read.kind): \(plan)")

@@ -43,6 +43,8 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(list values: [Int64]) { pieces.append(.list(values.map { .integer($0) })) }
         /// SQL written into the statement as it is (a fragment of the caller's own, never a value).
         public mutating func appendInterpolation(sql fragment: String) { pieces.append(.sql(fragment)) }
+        /// Another statement's SQL and values, spliced in where it stands.
+        public mutating func appendInterpolation(_ statement: StoreSQL) { pieces += statement.pieces }
         /// A fragment only one dialect has (nil: none).
         public mutating func appendInterpolation(_ fragment: Dialect.Fragment?) { if let fragment { pieces.append(.fragment(fragment)) } }
     }
