@@ -231,47 +231,8 @@ extension PostgresStore {
     ) throws -> RenewalExtension? {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
         return try write { db in
-            // The subscription's row locked: of two machines extending it at once, the second sees the first's.
-            guard let subscription = try db.rows(
-                "SELECT * FROM subscription WHERE original_transaction_id = \(originalTransactionId) FOR UPDATE"
-            ).first.map({ try cells($0).subscription() })
-            else { return nil }
-            let earlier = try db.rows(
-                "SELECT * FROM apple_renewal_extension WHERE original_transaction_id = \(originalTransactionId) ORDER BY id"
-            ).map { try cells($0).renewalExtension() }
-            let now = try stamp(now, in: db)
-            let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
-            guard !repeated else { return done }
-            // What the store knew before the extension moves the row: the chain's past, if it has no notification yet.
-            try recordBaseline(db, chain: originalTransactionId, at: now)
-            try db.run(
-                "UPDATE subscription SET expires_date = \(done.effectiveDate.millis) WHERE original_transaction_id = \(originalTransactionId)")
-            try db.run(
-                """
-                UPDATE store_transaction SET expires_date = \(done.effectiveDate.millis) WHERE id = (SELECT id FROM store_transaction
-                  WHERE original_transaction_id = \(originalTransactionId) ORDER BY purchase_date DESC, id DESC LIMIT 1)
-                """)
-            try db.run(
-                """
-                INSERT INTO apple_renewal_extension (original_transaction_id, request_identifier, extend_by_days, extend_reason_code,
-                  extended_at, previous_expires_date, effective_date, extended_by)
-                VALUES (\(originalTransactionId), \(done.requestIdentifier), \(done.extendByDays), \(done.extendReasonCode),
-                  \(done.extendedAt.millis), \(done.previousExpiresDate.millis), \(done.effectiveDate.millis), \(actor.name))
-                """)
-            try writeRenewalExtended(db, subscription, done)
-            try insert(AppleAPIWrites.extensionAudit(done, actor: actor), db)
-            return done
+            try AppleSupportProcedures.extendRenewalDate(procedures(db), originalTransactionId: originalTransactionId, request, actor: actor, at: now)
         }
-    }
-}
-
-extension PostgresCells {
-    func renewalExtension() throws -> RenewalExtension {
-        RenewalExtension(
-            originalTransactionId: try text("original_transaction_id"), requestIdentifier: try text("request_identifier"),
-            extendByDays: Int(try int("extend_by_days")), extendReasonCode: Int(try int("extend_reason_code")),
-            extendedAt: try instant("extended_at"), previousExpiresDate: try instant("previous_expires_date"),
-            effectiveDate: try instant("effective_date"))
     }
 }
 

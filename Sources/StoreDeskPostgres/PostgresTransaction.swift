@@ -28,6 +28,12 @@ struct PostgresTransaction: StoreSQLTransaction {
     func insert(_ event: PaymentEvent) throws { try owner.insert(event, db) }
     func insert(_ entry: AuditEntry) throws { try owner.insert(entry, db) }
 
+    func importNotifications(_ lines: SubscriptionEventLines, source: String, at now: Instant) throws -> NotificationImport.Report {
+        try PostgresNotificationImporter(store: owner, db: db, source: source, wallClock: now, stampAt: now).run(lines)
+    }
+
+    func recordBaseline(chain: String, at now: Instant) throws { try owner.recordBaseline(db, chain: chain, at: now) }
+
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers {
         try owner.restoreDeskNumbers(db, needing: count, now: now)
     }

@@ -208,74 +208,13 @@ extension MassRenewalExtensionStatus {
     }
 }
 
-extension RenewalExtension {
-    init(row: Row) throws {
-        self.init(
-            originalTransactionId: try row.decode(forColumn: "original_transaction_id"),
-            requestIdentifier: try row.decode(forColumn: "request_identifier"), extendByDays: try row.decode(forColumn: "extend_by_days"),
-            extendReasonCode: try row.decode(forColumn: "extend_reason_code"), extendedAt: try row.decode(forColumn: "extended_at"),
-            previousExpiresDate: try row.decode(forColumn: "previous_expires_date"), effectiveDate: try row.decode(forColumn: "effective_date"))
-    }
-}
-
 extension AppDatabase {
     public func extendRenewalDate(
         originalTransactionId: String, _ request: RenewalExtensionRequest, actor: AuditActor, at now: Instant
     ) throws -> RenewalExtension? {
         try writeImmediate { db in
-            guard let subscription = try Subscription.fetchOne(
-                db, sql: "SELECT * FROM subscription WHERE original_transaction_id = ?", arguments: [originalTransactionId])
-            else { return nil }
-            let earlier = try Row.fetchAll(
-                db, sql: "SELECT * FROM apple_renewal_extension WHERE original_transaction_id = ? ORDER BY id", arguments: [originalTransactionId]
-            ).map(RenewalExtension.init(row:))
-            let now = try StoreMeta.stamp(now, in: db)
-            let (done, repeated) = try RenewalExtension.decide(subscription, request, earlier: earlier, at: now)
-            guard !repeated else { return done }
-            // What the store knew before the extension moves the row: the chain's past, if it has no notification yet.
-            try SubscriptionBaselineRows.record(db, chain: originalTransactionId, at: now)
-            try db.execute(
-                sql: "UPDATE subscription SET expires_date = ? WHERE original_transaction_id = ?", arguments: [done.effectiveDate, originalTransactionId])
-            try db.execute(
-                sql: """
-                    UPDATE store_transaction SET expires_date = ? WHERE id = (SELECT id FROM store_transaction
-                      WHERE original_transaction_id = ? ORDER BY purchase_date DESC, id DESC LIMIT 1)
-                    """, arguments: [done.effectiveDate, originalTransactionId])
-            try db.execute(
-                sql: """
-                    INSERT INTO apple_renewal_extension (original_transaction_id, request_identifier, extend_by_days, extend_reason_code,
-                      extended_at, previous_expires_date, effective_date, extended_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    originalTransactionId, done.requestIdentifier, done.extendByDays, done.extendReasonCode, done.extendedAt,
-                    done.previousExpiresDate, done.effectiveDate, actor.name,
-                ])
-            try Self.writeRenewalExtended(db, subscription, done)
-            var audit = AppleAPIWrites.extensionAudit(done, actor: actor)
-            try audit.insert(db)
-            return done
+            try AppleSupportProcedures.extendRenewalDate(procedures(db), originalTransactionId: originalTransactionId, request, actor: actor, at: now)
         }
-    }
-}
-
-extension AppDatabase {
-    /// The RENEWAL_EXTENDED notification Apple sends for an extension, taken in by the engine (the
-    /// subscription's row folds to the new expiry from its notifications, as later imports fold it).
-    static func writeRenewalExtended(_ db: Database, _ subscription: Subscription, _ done: RenewalExtension) throws {
-        guard let product = try Product.fetchOne(db, sql: "SELECT * FROM product WHERE id = ?", arguments: [subscription.productId]),
-            let app = try App.fetchOne(db, sql: "SELECT * FROM app WHERE id = ?", arguments: [subscription.appId])
-        else { return }
-        let stored = try StoreTransaction.fetchOne(
-            db, sql: "SELECT * FROM store_transaction WHERE original_transaction_id = ? ORDER BY purchase_date DESC, id DESC LIMIT 1",
-            arguments: [subscription.id])
-        var before = subscription
-        before.expiresDate = done.previousExpiresDate
-        let events = try SubscriptionEventRow.events(db, originalTransactionIds: [subscription.id])
-        let latest = AppleSupport.latest(events: events, subscription: before, transaction: stored, product: product, app: app)
-        let signed = AppleSupport.signingInstant(done.extendedAt, after: events)
-        let event = AppleSupport.renewalExtended(
-            latest: latest.transaction, renewal: latest.renewal, done, app: app, uuid: AppleSupport.newUUID(), at: signed)
-        try importSupportNotification(db, event, at: signed)
     }
 }
 

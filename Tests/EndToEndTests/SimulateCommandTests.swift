@@ -81,18 +81,23 @@ import Testing
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 2.5)
+        let count = { (sql: String) throws -> Int in
+            Int(try shell("sqlite3 \(path) \"\(sql)\"").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        // Killed mid-run, once it has written enough to lose (at most 30 s).
+        let grantsSQL = "SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'"
+        let deadline = Date().addingTimeInterval(30)
+        while try Date() < deadline && process.isRunning && (count("SELECT COUNT(*) FROM transaction_event") <= 100 || count(grantsSQL) <= 10) {
+            Thread.sleep(forTimeInterval: 0.1)
+        }
         #expect(process.isRunning, "the run must still be going when it is killed")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         #expect(process.terminationReason == .uncaughtSignal)
         #expect(process.terminationStatus == SIGKILL)
 
-        let count = { (sql: String) throws -> Int in
-            Int(try shell("sqlite3 \(path) \"\(sql)\"").output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
-        }
         #expect(try count("SELECT COUNT(*) FROM transaction_event") > 100)
-        #expect(try count("SELECT COUNT(*) FROM item_grant g JOIN payment_order o ON o.order_id = g.order_id WHERE o.transaction_id LIKE 'sim%'") > 10)
+        #expect(try count(grantsSQL) > 10)
         // No paid order lost: every paid simulated transaction is granted, or still open in the queue.
         let lost = """
             SELECT COUNT(*) FROM store_transaction t WHERE t.id LIKE 'sim%' AND t.state = 'purchased' AND t.finished = 1

@@ -46,6 +46,12 @@ struct SQLiteTransaction: StoreSQLTransaction {
         try entry.insert(db)
     }
 
+    func importNotifications(_ lines: SubscriptionEventLines, source: String, at now: Instant) throws -> NotificationImport.Report {
+        try NotificationImporter(db: db, source: source, wallClock: now, stampAt: now).run(lines)
+    }
+
+    func recordBaseline(chain: String, at now: Instant) throws { try SubscriptionBaselineRows.record(db, chain: chain, at: now) }
+
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers {
         try PaymentRuns.restoreDesk(db, needing: count, now: now, path: store)
     }

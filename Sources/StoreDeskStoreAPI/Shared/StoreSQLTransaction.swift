@@ -22,6 +22,12 @@ public protocol StoreSQLTransaction {
     func write(_ change: PaymentChange) throws
     func insert(_ event: PaymentEvent) throws
     func insert(_ entry: AuditEntry) throws
+    /// Notifications taken in as an import takes them, by the backend's importer (owners found, the rows
+    /// folded again), stamped at `now`, each line's fate in the report.
+    func importNotifications(_ lines: SubscriptionEventLines, source: String, at now: Instant) throws -> NotificationImport.Report
+    /// Keeps what the store knew of a chain without notifications before a write moves its row (its past,
+    /// as baseline rows), once.
+    func recordBaseline(chain: String, at now: Instant) throws
 
     /// The restore desk's order numbers, with room for `count` more: its newest block, or a new one.
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers
