@@ -5,7 +5,7 @@ import StoreDeskStoreAPI
 
 extension PostgresStore: PlayerLookup {
     public func user(id: String) throws -> User? {
-        try session.rows(#"SELECT * FROM "user" WHERE id = \#(id)"#).first.map { try cells($0).user() }
+        try session.transaction(readOnly: true) { db in try PlayerProcedures.user(procedures(db), id: id) }
     }
 
     public func searchUsers(_ text: String, limit: Int) throws -> [User] {

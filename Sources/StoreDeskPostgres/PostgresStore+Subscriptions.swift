@@ -151,28 +151,10 @@ extension PostgresStore: NotificationImportStore {
     }
 
     public func subscriptionRecords(userId: String) throws -> SubscriptionRecords {
-        try session.transaction(readOnly: true) { db in
-            guard !(try db.rows(#"SELECT 1 FROM "user" WHERE id = \#(userId)"#).isEmpty) else { throw StoreError.unknownUser(id: userId) }
-            let rows = try db.rows(
-                #"SELECT * FROM subscription WHERE user_id = \#(userId) ORDER BY expires_date DESC, original_transaction_id COLLATE "C""#
-            ).map { try cells($0).subscription() }
-            let ordered = try db.rows(
-                """
-                SELECT * FROM subscription_event WHERE original_transaction_id IN
-                  (SELECT original_transaction_id FROM subscription WHERE user_id = \(userId)) ORDER BY id
-                """
-            ).map { try cells($0).subscriptionEvent() }
-            return SubscriptionRecords(rows: rows, events: ordered)
-        }
+        try session.transaction(readOnly: true) { db in try PlayerProcedures.subscriptionRecords(procedures(db), userId: userId) }
     }
 
     public func subscriber(named text: String) throws -> String {
-        try session.transaction(readOnly: true) { db in
-            if !(try db.rows(#"SELECT 1 FROM "user" WHERE id = \#(text)"#).isEmpty) { return text }
-            if let owner = try db.rows("SELECT user_id FROM subscription WHERE original_transaction_id = \(text)").first?.decode(String.self) {
-                return owner
-            }
-            throw StoreError.invalidArgument("no user or original transaction id '\(text)'")
-        }
+        try session.transaction(readOnly: true) { db in try PlayerProcedures.subscriber(procedures(db), named: text) }
     }
 }

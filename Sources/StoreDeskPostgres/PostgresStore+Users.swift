@@ -96,31 +96,7 @@ extension PostgresStore: UserStore {
     }
 
     public func profile(userId: String, recent: Int) throws -> UserProfile {
-        try session.transaction(readOnly: true) { db in
-            guard let row = try db.rows(#"SELECT * FROM "user" WHERE id = \#(userId)"#).first else {
-                throw StoreError.unknownUser(id: userId)
-            }
-            let user = try cells(row).user()
-            let accounts = try db.rows("SELECT * FROM game_account WHERE user_id = \(userId) ORDER BY app_id, sid, role_id")
-                .map { try cells($0).gameAccount() }
-            let subscriptions = try db.rows("SELECT * FROM subscription WHERE user_id = \(userId) ORDER BY expires_date DESC")
-                .map { try cells($0).subscription() }
-            let events = try db.rows(
-                """
-                SELECT * FROM subscription_event WHERE original_transaction_id IN
-                  (SELECT original_transaction_id FROM subscription WHERE user_id = \(userId)) ORDER BY id
-                """
-            ).map { try cells($0).subscriptionEvent() }
-            let transactions = try db.rows(
-                "SELECT * FROM store_transaction WHERE user_id = \(userId) ORDER BY purchase_date DESC LIMIT \(Int64(max(0, recent)))"
-            ).map { try cells($0).transaction() }
-            let count = try db.rows("SELECT count(*) FROM store_transaction WHERE user_id = \(userId)").first?.decode(Int64.self) ?? 0
-            let open = try db.rows("SELECT count(*) FROM restore_request WHERE user_id = \(userId) AND status = 'open'").first?
-                .decode(Int64.self) ?? 0
-            return UserProfile(
-                user: user, gameAccounts: accounts, subscriptions: subscriptions, subscriptionEvents: events,
-                recentTransactions: transactions, transactionCount: Int(count), openRestoreRequests: Int(open))
-        }
+        try session.transaction(readOnly: true) { db in try PlayerProcedures.profile(procedures(db), userId: userId, recent: recent) }
     }
 
     public func recordPhoneReveal(userId: String, by staff: StaffMember, at now: Instant, surface: String, reason: String) throws {

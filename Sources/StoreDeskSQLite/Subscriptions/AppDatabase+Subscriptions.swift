@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 import StoreDeskTrust
 
 extension AppDatabase {
@@ -66,31 +67,13 @@ extension AppDatabase {
 
     /// A player's subscription rows and their notifications.
     public func subscriptionRecords(userId: String) throws -> SubscriptionRecords {
-        try reader.read { db in
-            guard try User.exists(db, matching: "id", userId) else { throw StoreError.unknownUser(id: userId) }
-            return try Self.subscriptionRecords(db, userId: userId)
-        }
-    }
-
-    static func subscriptionRecords(_ db: Database, userId: String) throws -> SubscriptionRecords {
-        SubscriptionRecords(
-            rows: try Subscription.fetchAll(
-                db, sql: "SELECT * FROM subscription WHERE user_id = ? ORDER BY expires_date DESC", arguments: [userId]),
-            events: try SubscriptionEventRow.events(db, userId: userId))
+        try reader.read { db in try PlayerProcedures.subscriptionRecords(procedures(db), userId: userId) }
     }
 
     /// The player a `storedesk subs` argument names: a user id, or the original transaction id of a
     /// subscription (its owner).
     public func subscriber(named text: String) throws -> String {
-        try reader.read { db in
-            if try User.exists(db, matching: "id", text) { return text }
-            if let owner = try String.fetchOne(
-                db, sql: "SELECT user_id FROM subscription WHERE original_transaction_id = ?", arguments: [text])
-            {
-                return owner
-            }
-            throw StoreError.invalidArgument("no user or original transaction id '\(text)'")
-        }
+        try reader.read { db in try PlayerProcedures.subscriber(procedures(db), named: text) }
     }
 
     public func product(id: String) throws -> Product? {

@@ -690,18 +690,6 @@ enum SubscriptionEventRow {
         try Row.fetchAll(statement, arguments: [chain]).map(decode(row:))
     }
 
-    /// A player's notifications: those of every chain the player owns.
-    static func events(_ db: Database, userId: String) throws -> [SubscriptionEvent] {
-        let rows = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT \(columns) FROM subscription_event WHERE original_transaction_id IN
-                  (SELECT original_transaction_id FROM subscription WHERE user_id = ?) ORDER BY id
-                """,
-            arguments: [userId])
-        return try rows.map(decode(row:))
-    }
-
     static func decode(row: Row) throws -> SubscriptionEvent {
         // `column` throws where `row["…"]` traps: a store edited by hand can hold a number or a blob here.
         let provenance: String = try row.column("provenance")

@@ -1,31 +1,15 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension AppDatabase {
     public func user(id: String) throws -> User? {
-        try reader.read { try User.fetchOne($0, matching: "id", id) }
+        try reader.read { db in try PlayerProcedures.user(procedures(db), id: id) }
     }
 
     public func profile(userId: String, recent: Int = 10) throws -> UserProfile {
-        try reader.read { db in
-            guard let user = try User.fetchOne(db, sql: "SELECT * FROM user WHERE id = ?", arguments: [userId]) else { throw StoreError.unknownUser(id: userId) }
-            let subscriptions = try Self.subscriptionRecords(db, userId: userId)
-            return UserProfile(
-                user: user,
-                gameAccounts: try GameAccount.fetchAll(
-                    db, sql: "SELECT * FROM game_account WHERE user_id = ? ORDER BY app_id, sid, role_id", arguments: [userId]),
-                subscriptions: subscriptions.rows,
-                subscriptionEvents: subscriptions.events,
-                recentTransactions: try StoreTransaction.fetchAll(
-                    db, sql: "SELECT * FROM store_transaction WHERE user_id = ? ORDER BY purchase_date DESC LIMIT ?",
-                    arguments: [userId, recent]),
-                transactionCount: try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM store_transaction WHERE user_id = ?", arguments: [userId]) ?? 0,
-                openRestoreRequests: try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM restore_request WHERE user_id = ? AND status = 'open'",
-                    arguments: [userId]) ?? 0)
-        }
+        try reader.read { db in try PlayerProcedures.profile(procedures(db), userId: userId, recent: recent) }
     }
 
     /// Users matching `text` in id, name, friendly name or the last four digits of the phone, in list
