@@ -24,6 +24,7 @@ struct PostgresTransaction: StoreSQLTransaction {
     func execute(_ sql: StoreSQL) throws -> Int { try db.run(query(sql)) }
 
     func stamp(_ now: Instant) throws -> Instant { try owner.stamp(now, in: db) }
+    func now(wall: Instant) throws -> Instant { try owner.storeNow(db, wall: wall).instant }
     func write(_ change: PaymentChange) throws { try owner.write(change, db) }
     func insert(_ event: PaymentEvent) throws { try owner.insert(event, db) }
     func insert(_ entry: AuditEntry) throws { try owner.insert(entry, db) }
@@ -46,6 +47,7 @@ struct PostgresTransaction: StoreSQLTransaction {
         switch key {
         case .restorePurchases(let appleId): try db.run("SELECT pg_advisory_xact_lock(74152028, hashtext(\(appleId)))")
         case .eventLog: try owner.holdEventLog(db)
+        case .oneTap: try db.run("SELECT pg_advisory_xact_lock(74152027)")
         }
     }
 
@@ -55,6 +57,8 @@ struct PostgresTransaction: StoreSQLTransaction {
             try db.rows("SELECT pg_try_advisory_xact_lock(74152028, hashtext(\(appleId)))").first?.decode(Bool.self) == true
         case .eventLog:
             try db.rows("SELECT pg_try_advisory_xact_lock(\(PostgresStore.eventLogLock))").first?.decode(Bool.self) == true
+        case .oneTap:
+            try db.rows("SELECT pg_try_advisory_xact_lock(74152027)").first?.decode(Bool.self) == true
         }
     }
 }

@@ -38,6 +38,7 @@ struct SQLiteTransaction: StoreSQLTransaction {
     }
 
     func stamp(_ now: Instant) throws -> Instant { try StoreMeta.stamp(now, in: db) }
+    func now(wall: Instant) throws -> Instant { try StoreMeta.now(in: db, wall: wall).instant }
     func write(_ change: PaymentChange) throws { try PaymentRowWriter(db).write(change) }
     func insert(_ event: PaymentEvent) throws { try event.insert(db) }
 

@@ -89,6 +89,8 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
             /// After a `SELECT`: lock the rows read until the transaction ends (PostgreSQL's `FOR UPDATE`).
             /// SQLite needs none: its writes run `BEGIN IMMEDIATE`, the whole file locked for the writer.
             case lockingRows
+            /// After a `SELECT`: keep the rows read from changing until the transaction ends (`FOR SHARE`).
+            case sharingRows
             /// After a `SELECT` with a join: lock the rows of one table of it (`FOR UPDATE OF alias`).
             case lockingRowsOf(String)
             /// The same, passing over rows another transaction holds (`FOR UPDATE OF alias SKIP LOCKED`): each
@@ -102,6 +104,7 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         func spelling(_ fragment: Fragment) -> String {
             switch (fragment, self) {
             case (.lockingRows, .postgres): " FOR UPDATE"
+            case (.sharingRows, .postgres): " FOR SHARE"
             case (.lockingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias)"
             case (.claimingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias) SKIP LOCKED"
             case (.byteOrder, .postgres): #" COLLATE "C""#

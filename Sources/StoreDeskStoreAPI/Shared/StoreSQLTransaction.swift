@@ -18,6 +18,9 @@ public protocol StoreSQLTransaction {
     /// The instant a write asked for at `now` is stamped at: never before the store's clock or its latest
     /// stamp (the time line runs forward), and the time line reaches it.
     func stamp(_ now: Instant) throws -> Instant
+    /// The store's instant at wall clock `wall`: its clock when it keeps one, else `wall` (never before its
+    /// latest stamp). Moves nothing.
+    func now(wall: Instant) throws -> Instant
     /// A payment step's rows and events (the transaction, order, callback, grant and events it carries).
     func write(_ change: PaymentChange) throws
     func insert(_ event: PaymentEvent) throws
@@ -49,6 +52,8 @@ public enum SerialKey: Sendable, Hashable {
     /// The notification log: every writer holds it shared from before it takes an id, so its holder alone
     /// knows every id up to the log's end is final.
     case eventLog
+    /// The one-click login simulator: one a store, its steps one after the other.
+    case oneTap
 }
 
 extension StoreSQLTransaction {
