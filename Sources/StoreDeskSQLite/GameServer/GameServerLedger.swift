@@ -103,11 +103,6 @@ extension AppDatabase {
 
     /// Every app with its products, for a game server that looks apps up by `client_id`.
     public func appsWithProducts() throws -> [(app: App, products: [Product])] {
-        try reader.read { db in
-            let apps = try App.fetchAll(db, sql: "SELECT * FROM app ORDER BY id")
-            let products = try Product.fetchAll(db, sql: "SELECT * FROM product ORDER BY app_id, id")
-            let byApp = Dictionary(grouping: products, by: \.appId)
-            return apps.map { ($0, byApp[$0.id] ?? []) }
-        }
+        try reader.read { db in try AppProcedures.appsWithProducts(procedures(db)) }
     }
 }

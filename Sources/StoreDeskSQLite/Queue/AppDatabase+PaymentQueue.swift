@@ -52,7 +52,7 @@ extension AppDatabase {
                         SELECT g.* FROM game_account g JOIN (SELECT id FROM user ORDER BY rowid LIMIT ?) u ON u.id = g.user_id
                         ORDER BY g.user_id, g.app_id, g.sid, g.role_id
                         """, arguments: [userLimit]),
-                storeKitTesting: try CatalogueRows(db: db).purchaseTesting())
+                storeKitTesting: try CatalogueProcedures.purchaseTesting(procedures(db)))
         }
     }
 
