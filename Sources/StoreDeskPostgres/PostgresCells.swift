@@ -28,4 +28,5 @@ struct PostgresCells: StoreColumns {
 
     func optionalText(_ column: String) throws -> String? { try value(column, as: String?.self) }
     func optionalInt(_ column: String) throws -> Int64? { try value(column, as: Int64?.self) }
+    func optionalBytes(_ column: String) throws -> [UInt8]? { try value(column, as: ByteBuffer?.self).map { Array($0.readableBytesView) } }
 }

@@ -81,6 +81,13 @@ struct SQLiteColumns: StoreColumns {
         return text
     }
 
+    func optionalBytes(_ column: String) throws -> [UInt8]? {
+        let value = try value(column)
+        if value.isNull { return nil }
+        guard let data = Data.fromDatabaseValue(value) else { throw unreadable(column) }
+        return Array(data)
+    }
+
     func optionalInt(_ column: String) throws -> Int64? {
         let value = try value(column)
         if value.isNull { return nil }

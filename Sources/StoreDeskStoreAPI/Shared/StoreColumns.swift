@@ -11,6 +11,8 @@ public protocol StoreColumns {
     func optionalText(_ column: String) throws -> String?
     /// The column's integer; nil for NULL. Throws when the row has no such column or it holds no integer.
     func optionalInt(_ column: String) throws -> Int64?
+    /// The column's bytes (a blob, PostgreSQL's bytea); nil for NULL.
+    func optionalBytes(_ column: String) throws -> [UInt8]?
 }
 
 extension StoreColumns {
@@ -27,6 +29,11 @@ extension StoreColumns {
     public func int(_ column: String) throws -> Int64 {
         guard let int = try optionalInt(column) else { throw unreadable(column) }
         return int
+    }
+
+    public func bytes(_ column: String) throws -> [UInt8] {
+        guard let bytes = try optionalBytes(column) else { throw unreadable(column) }
+        return bytes
     }
 
     public func flag(_ column: String) throws -> Bool { try int(column) != 0 }

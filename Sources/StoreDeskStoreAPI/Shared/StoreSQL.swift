@@ -32,6 +32,7 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ value: Int64) { pieces.append(.value(.integer(value))) }
         public mutating func appendInterpolation(_ value: Int64?) { pieces.append(.value(value.map { .integer($0) } ?? .null)) }
         public mutating func appendInterpolation(_ value: Int) { pieces.append(.value(.integer(Int64(value)))) }
+        public mutating func appendInterpolation(_ value: [UInt8]) { pieces.append(.value(.blob(value))) }
         public mutating func appendInterpolation(_ value: Instant) { pieces.append(.value(.integer(value.millis))) }
         public mutating func appendInterpolation(_ value: Instant?) { pieces.append(.value(value.map { .integer($0.millis) } ?? .null)) }
         /// A text column's enumeration value, by its raw value.
