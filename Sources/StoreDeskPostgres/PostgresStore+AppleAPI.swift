@@ -3,104 +3,28 @@ import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-/// The store's signing chain and apps' App Store Server API keys on PostgreSQL (migration `pg2-apple`).
-/// `AppleAPIWrites` decides (who may, the audit lines); this persists. The chain's row is one (`id = 1`):
-/// of two machines making one on first use, the second finds the first's and keeps it.
+/// The store's signing chain and apps' App Store Server API keys on PostgreSQL (migration `pg2-apple`):
+/// `AppleAPIProcedures`, written once for both backends.
 extension PostgresStore: AppleAPIStore {
     public func signer() throws -> StoredSigner? {
-        try session.rows("SELECT * FROM signer WHERE id = 1").first.map { try cells($0).storedSigner() }
+        try session.transaction(readOnly: true) { db in try AppleAPIProcedures.signer(procedures(db)) }
     }
 
     public func saveSigner(_ signer: StoredSigner, replacing: Bool, by staff: StaffMember, at now: Instant) throws
         -> (signer: StoredSigner, created: Bool)
     {
         try AppleAPIWrites.check(staff, .editTrustRoots, readOnly: isReadOnly, what: "the signing chain was")
-        return try write { db in
-            let old = try db.rows("SELECT * FROM signer WHERE id = 1 FOR UPDATE").first.map { try cells($0).storedSigner() }
-            if let old, !replacing { return (old, false) }
-            let now = try stamp(now, in: db)
-            var stored = signer
-            stored.createdAt = now
-            stored.createdBy = staff.name
-            let inserted = try db.rows(
-                """
-                INSERT INTO signer (id, leaf_der, intermediate_der, root_der, leaf_key, intermediate_key, root_key, root_sha256,
-                  created_at, created_by)
-                VALUES (1, \(ByteBuffer(bytes: signer.chain.leafDER)), \(ByteBuffer(bytes: signer.chain.intermediateDER)),
-                  \(ByteBuffer(bytes: signer.chain.rootDER)), \(ByteBuffer(bytes: signer.chain.leafKeyDER)),
-                  \(ByteBuffer(bytes: signer.chain.intermediateKeyDER)), \(ByteBuffer(bytes: signer.chain.rootKeyDER)), \(signer.rootSHA256),
-                  \(now.millis), \(staff.name))
-                ON CONFLICT (id) DO UPDATE SET leaf_der = excluded.leaf_der, intermediate_der = excluded.intermediate_der,
-                  root_der = excluded.root_der, leaf_key = excluded.leaf_key, intermediate_key = excluded.intermediate_key,
-                  root_key = excluded.root_key, root_sha256 = excluded.root_sha256, created_at = excluded.created_at,
-                  created_by = excluded.created_by
-                WHERE \(replacing)
-                RETURNING id
-                """)
-            guard !inserted.isEmpty else {
-                // Another machine made one meanwhile: theirs is the store's.
-                let theirs = try db.rows("SELECT * FROM signer WHERE id = 1").first.map { try cells($0).storedSigner() }
-                return (theirs ?? stored, false)
-            }
-            try insert(AppleAPIWrites.signerAudit(stored, replaced: old != nil, by: staff, at: now), db)
-            return (stored, true)
-        }
+        return try write { db in try AppleAPIProcedures.saveSigner(procedures(db), signer, replacing: replacing, by: staff, at: now) }
     }
 
     public func appAPIKeys(appId: String?) throws -> [AppAPIKey] {
-        let rows =
-            if let appId {
-                try session.rows("SELECT * FROM app_api_key WHERE app_id = \(appId) ORDER BY key_id")
-            } else {
-                try session.rows("SELECT * FROM app_api_key ORDER BY app_id, key_id")
-            }
-        return try rows.map { try cells($0).appAPIKey() }
+        try session.transaction(readOnly: true) { db in try AppleAPIProcedures.apiKeys(procedures(db), appId: appId) }
     }
 
     @discardableResult
     public func setAppAPIKey(_ key: AppAPIKey, by staff: StaffMember, at now: Instant) throws -> AppAPIKey? {
         try AppleAPIWrites.check(staff, .editApps, readOnly: isReadOnly, what: "the API key was")
-        return try write { db in
-            guard try !db.rows("SELECT 1 FROM app WHERE id = \(key.appId) FOR SHARE").isEmpty else {
-                throw AppleAPIWrites.unknownApp(key.appId)
-            }
-            let old = try db.rows("SELECT * FROM app_api_key WHERE app_id = \(key.appId) AND key_id = \(key.keyId) FOR UPDATE")
-                .first.map { try cells($0).appAPIKey() }
-            let now = try stamp(now, in: db)
-            try db.run(
-                """
-                INSERT INTO app_api_key (app_id, key_id, issuer_id, public_key, added_at, added_by)
-                VALUES (\(key.appId), \(key.keyId), \(key.issuerId), \(ByteBuffer(bytes: key.publicKeyDER)), \(now.millis), \(staff.name))
-                ON CONFLICT (app_id, key_id) DO UPDATE SET issuer_id = excluded.issuer_id, public_key = excluded.public_key,
-                  added_at = excluded.added_at, added_by = excluded.added_by
-                """)
-            try insert(AppleAPIWrites.keyAudit(key, replaced: old != nil, by: staff, at: now), db)
-            return old
-        }
-    }
-}
-
-extension PostgresCells {
-    func massExtension() throws -> MassRenewalExtensionStatus {
-        MassRenewalExtensionStatus(
-            try text("request_identifier"), completed: try instant("complete_date"), succeeded: Int(try int("succeeded_count")),
-            failed: Int(try int("failed_count")))
-    }
-
-    func bytes(_ column: String) throws -> [UInt8] { Array(try value(column, as: ByteBuffer.self).readableBytesView) }
-
-    func storedSigner() throws -> StoredSigner {
-        StoredSigner(
-            chain: SigningChainDER(
-                leafDER: try bytes("leaf_der"), intermediateDER: try bytes("intermediate_der"), rootDER: try bytes("root_der"),
-                leafKeyDER: try bytes("leaf_key"), intermediateKeyDER: try bytes("intermediate_key"), rootKeyDER: try bytes("root_key")),
-            rootSHA256: try text("root_sha256"), createdAt: try instant("created_at"), createdBy: try text("created_by"))
-    }
-
-    func appAPIKey() throws -> AppAPIKey {
-        AppAPIKey(
-            appId: try text("app_id"), keyId: try text("key_id"), issuerId: try text("issuer_id"),
-            publicKeyDER: try bytes("public_key"), addedAt: try instant("added_at"), addedBy: try text("added_by"))
+        return try write { db in try AppleAPIProcedures.setAPIKey(procedures(db), key, by: staff, at: now) }
     }
 }
 
@@ -170,57 +94,22 @@ extension PostgresStore: AppStoreServerStore {
     }
 
     public func massExtension(appId: String, productId: String, requestIdentifier: String) throws -> MassRenewalExtensionStatus? {
-        try session.rows(
-            """
-            SELECT * FROM apple_mass_extension WHERE app_id = \(appId) AND product_id = \(productId)
-              AND request_identifier = \(requestIdentifier)
-            """
-        ).first.map { try cells($0).massExtension() }
+        try session.transaction(readOnly: true) { db in
+            try AppleAPIProcedures.massExtension(procedures(db), appId: appId, productId: productId, requestIdentifier: requestIdentifier)
+        }
     }
 
     public func keepMassExtension(_ status: MassRenewalExtensionStatus, appId: String, productId: String, actor: AuditActor) throws
         -> MassRenewalExtensionStatus
     {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
-        return try write { db in
-            func kept() throws -> MassRenewalExtensionStatus? {
-                try db.rows(
-                    """
-                    SELECT * FROM apple_mass_extension WHERE app_id = \(appId) AND product_id = \(productId)
-                      AND request_identifier = \(status.requestIdentifier)
-                    """
-                ).first.map { try cells($0).massExtension() }
-            }
-            if let kept = try kept() { return kept }
-            var mine = status
-            mine.completed = try stamp(status.completed, in: db)
-            // Of two serves keeping one request at once, the first insert wins; the other reads it back.
-            let inserted = try db.rows(
-                """
-                INSERT INTO apple_mass_extension (app_id, product_id, request_identifier, complete_date, succeeded_count, failed_count,
-                  requested_by)
-                VALUES (\(appId), \(productId), \(status.requestIdentifier), \(mine.completed.millis), \(Int64(status.succeededCount)),
-                  \(Int64(status.failedCount)), \(actor.name))
-                ON CONFLICT (app_id, product_id, request_identifier) DO NOTHING
-                RETURNING complete_date
-                """)
-            if inserted.isEmpty, let theirs = try kept() { return theirs }
-            return mine
-        }
+        return try write { db in try AppleAPIProcedures.keepMassExtension(procedures(db), status, appId: appId, productId: productId, actor: actor) }
     }
 
     public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         guard !isReadOnly else { throw StoreError.readOnlyFile(path: name) }
         try write { db in
-            let now = try stamp(now, in: db)
-            try db.run(
-                """
-                INSERT INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
-                VALUES (\(originalTransactionId), \(token), \(now.millis), \(actor.name))
-                ON CONFLICT (original_transaction_id) DO UPDATE SET app_account_token = excluded.app_account_token,
-                  set_at = excluded.set_at, set_by = excluded.set_by
-                """)
-            try insert(AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now), db)
+            try AppleAPIProcedures.setAppAccountToken(procedures(db), token, originalTransactionId: originalTransactionId, actor: actor, at: now)
         }
     }
 }

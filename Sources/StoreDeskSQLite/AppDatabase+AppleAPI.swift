@@ -3,94 +3,30 @@ import GRDB
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-extension StoredSigner {
-    init(row: Row) throws {
-        func bytes(_ column: String) throws -> [UInt8] { Array(try row.decode(forColumn: column) as Data) }
-        self.init(
-            chain: SigningChainDER(
-                leafDER: try bytes("leaf_der"), intermediateDER: try bytes("intermediate_der"), rootDER: try bytes("root_der"),
-                leafKeyDER: try bytes("leaf_key"), intermediateKeyDER: try bytes("intermediate_key"), rootKeyDER: try bytes("root_key")),
-            rootSHA256: try row.decode(forColumn: "root_sha256"), createdAt: try row.decode(forColumn: "created_at"),
-            createdBy: try row.decode(forColumn: "created_by"))
-    }
-}
-
-extension AppAPIKey {
-    init(row: Row) throws {
-        self.init(
-            appId: try row.decode(forColumn: "app_id"), keyId: try row.decode(forColumn: "key_id"),
-            issuerId: try row.decode(forColumn: "issuer_id"), publicKeyDER: Array(try row.decode(forColumn: "public_key") as Data),
-            addedAt: try row.decode(forColumn: "added_at"), addedBy: try row.decode(forColumn: "added_by"))
-    }
-}
-
 extension AppDatabase: AppleAPIStore {
     public func signer() throws -> StoredSigner? {
         try reader.read { db in try Self.signer(db) }
     }
 
     static func signer(_ db: Database) throws -> StoredSigner? {
-        try Row.fetchOne(db, sql: "SELECT * FROM signer WHERE id = 1").map(StoredSigner.init(row:))
+        try AppleAPIProcedures.signer(SQLiteTransaction(db: db, store: db.description))
     }
 
     public func saveSigner(_ signer: StoredSigner, replacing: Bool, by staff: StaffMember, at now: Instant) throws
         -> (signer: StoredSigner, created: Bool)
     {
         try AppleAPIWrites.check(staff, .editTrustRoots, readOnly: isReadOnly, what: "the signing chain was")
-        return try writeImmediate { db in
-            let old = try Self.signer(db)
-            if let old, !replacing { return (old, false) }
-            let now = try StoreMeta.stamp(now, in: db)
-            var stored = signer
-            stored.createdAt = now
-            stored.createdBy = staff.name
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO signer (id, leaf_der, intermediate_der, root_der, leaf_key, intermediate_key, root_key,
-                      root_sha256, created_at, created_by) VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [
-                    Data(signer.chain.leafDER), Data(signer.chain.intermediateDER), Data(signer.chain.rootDER),
-                    Data(signer.chain.leafKeyDER), Data(signer.chain.intermediateKeyDER), Data(signer.chain.rootKeyDER),
-                    signer.rootSHA256, now, staff.name,
-                ])
-            var audit = AppleAPIWrites.signerAudit(stored, replaced: old != nil, by: staff, at: now)
-            try audit.insert(db)
-            return (stored, true)
-        }
+        return try writeImmediate { db in try AppleAPIProcedures.saveSigner(procedures(db), signer, replacing: replacing, by: staff, at: now) }
     }
 
     public func appAPIKeys(appId: String?) throws -> [AppAPIKey] {
-        try reader.read { db in
-            if let appId {
-                return try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM app_api_key WHERE app_id = ? ORDER BY key_id"), arguments: [appId])
-                    .map(AppAPIKey.init(row:))
-            }
-            return try Row.fetchAll(db, sql: "SELECT * FROM app_api_key ORDER BY app_id, key_id").map(AppAPIKey.init(row:))
-        }
+        try reader.read { db in try AppleAPIProcedures.apiKeys(procedures(db), appId: appId) }
     }
 
     @discardableResult
     public func setAppAPIKey(_ key: AppAPIKey, by staff: StaffMember, at now: Instant) throws -> AppAPIKey? {
         try AppleAPIWrites.check(staff, .editApps, readOnly: isReadOnly, what: "the API key was")
-        return try writeImmediate { db in
-            guard try Row.fetchOne(db, sql: "SELECT 1 FROM app WHERE id = ?", arguments: [key.appId]) != nil else {
-                throw AppleAPIWrites.unknownApp(key.appId)
-            }
-            let old = try Row.fetchOne(
-                db, sql: "SELECT * FROM app_api_key WHERE app_id = ? AND key_id = ?", arguments: [key.appId, key.keyId]
-            ).map(AppAPIKey.init(row:))
-            let now = try StoreMeta.stamp(now, in: db)
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO app_api_key (app_id, key_id, issuer_id, public_key, added_at, added_by)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [key.appId, key.keyId, key.issuerId, Data(key.publicKeyDER), now, staff.name])
-            var audit = AppleAPIWrites.keyAudit(key, replaced: old != nil, by: staff, at: now)
-            try audit.insert(db)
-            return old
-        }
+        return try writeImmediate { db in try AppleAPIProcedures.setAPIKey(procedures(db), key, by: staff, at: now) }
     }
 }
 
@@ -160,51 +96,20 @@ extension AppDatabase: AppStoreServerStore {
 
     public func massExtension(appId: String, productId: String, requestIdentifier: String) throws -> MassRenewalExtensionStatus? {
         try reader.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT * FROM apple_mass_extension WHERE app_id = ? AND product_id = ? AND request_identifier = ?",
-                arguments: [appId, productId, requestIdentifier]
-            ).map(MassRenewalExtensionStatus.init(row:))
+            try AppleAPIProcedures.massExtension(procedures(db), appId: appId, productId: productId, requestIdentifier: requestIdentifier)
         }
     }
 
     public func keepMassExtension(_ status: MassRenewalExtensionStatus, appId: String, productId: String, actor: AuditActor) throws
         -> MassRenewalExtensionStatus
     {
-        try writeImmediate { db in
-            let select = "SELECT * FROM apple_mass_extension WHERE app_id = ? AND product_id = ? AND request_identifier = ?"
-            let key: StatementArguments = [appId, productId, status.requestIdentifier]
-            if let kept = try Row.fetchOne(db, sql: select, arguments: key).map(MassRenewalExtensionStatus.init(row:)) { return kept }
-            var kept = status
-            kept.completed = try StoreMeta.stamp(status.completed, in: db)
-            try db.execute(
-                sql: """
-                    INSERT INTO apple_mass_extension (app_id, product_id, request_identifier, complete_date, succeeded_count, failed_count,
-                      requested_by) VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [appId, productId, status.requestIdentifier, kept.completed, status.succeededCount, status.failedCount, actor.name])
-            return kept
-        }
+        try writeImmediate { db in try AppleAPIProcedures.keepMassExtension(procedures(db), status, appId: appId, productId: productId, actor: actor) }
     }
 
     public func setAppAccountToken(_ token: String, originalTransactionId: String, actor: AuditActor, at now: Instant) throws {
         try writeImmediate { db in
-            let now = try StoreMeta.stamp(now, in: db)
-            try db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO apple_app_account_token (original_transaction_id, app_account_token, set_at, set_by)
-                    VALUES (?, ?, ?, ?)
-                    """, arguments: [originalTransactionId, token, now, actor.name])
-            var audit = AppleAPIWrites.tokenAudit(originalTransactionId: originalTransactionId, token: token, actor: actor, at: now)
-            try audit.insert(db)
+            try AppleAPIProcedures.setAppAccountToken(procedures(db), token, originalTransactionId: originalTransactionId, actor: actor, at: now)
         }
-    }
-}
-
-extension MassRenewalExtensionStatus {
-    init(row: Row) throws {
-        self.init(
-            try row.decode(forColumn: "request_identifier"), completed: try row.decode(forColumn: "complete_date"),
-            succeeded: try row.decode(forColumn: "succeeded_count"), failed: try row.decode(forColumn: "failed_count"))
     }
 }
 
