@@ -15,93 +15,27 @@ extension PostgresStore: QueueStore {
     public func queue(_ query: QueueQuery) -> any ListPager<StoreTransaction> { PostgresQueuePager(store: self, query: query) }
 
     public func sandboxQueueCount() throws -> Int {
-        let sandbox = StoreEnvironment.sandbox.rawValue
-        return Int(try session.rows("SELECT count(*) FROM store_transaction WHERE finished = 0 AND environment = \(sandbox)").first?.decode(Int64.self) ?? 0)
+        try session.transaction(readOnly: true) { db in try QueueProcedures.sandboxCount(procedures(db)) }
     }
 
     public func queueCounts() throws -> [TransactionState: Int] {
-        var counts: [TransactionState: Int] = [:]
-        for row in try session.rows("SELECT state, count(*) FROM store_transaction WHERE finished = 0 GROUP BY state") {
-            let (state, count) = try row.decode((String, Int64).self)
-            if let state = TransactionState(rawValue: state) { counts[state] = Int(count) }
-        }
-        return counts
+        try session.transaction(readOnly: true) { db in try QueueProcedures.counts(procedures(db)) }
     }
 
     public func eventTally(after eventId: Int64?) throws -> EventTally {
-        try session.transaction(readOnly: true) { db in
-            let last = try db.rows("SELECT coalesce(max(id), 0) FROM transaction_event").first?.decode(Int64.self) ?? 0
-            guard let eventId else { return EventTally(lastEventId: last, kinds: [:]) }
-            var kinds: [PaymentEvent.Kind: Int] = [:]
-            for row in try db.rows("SELECT kind, count(*) FROM transaction_event WHERE id > \(eventId) AND id <= \(last) GROUP BY kind") {
-                let (kind, count) = try row.decode((String, Int64).self)
-                if let kind = PaymentEvent.Kind(rawValue: kind) { kinds[kind] = Int(count) }
-            }
-            return EventTally(lastEventId: last, kinds: kinds)
-        }
+        try session.transaction(readOnly: true) { db in try QueueProcedures.eventTally(procedures(db), after: eventId) }
     }
 
     public func queueActivity(_ window: QueueActivity.Window) throws -> QueueActivity {
-        guard window.count > 0 else { return QueueActivity(window: window) }
-        let kinds = QueueActivity.kinds.map(\.rawValue)
-        let replies = QueueActivity.replyKinds.map(\.rawValue)
-        return try session.transaction(readOnly: true) { db in
-            var activity = QueueActivity(window: window)
-            for row in try db.rows(
-                """
-                SELECT (at - \(window.start.millis)) / \(window.bucket.millis) AS bucket, kind, count(*) FROM transaction_event
-                WHERE kind = ANY(\(kinds)) AND at >= \(window.start.millis) AND at < \(window.end.millis) GROUP BY bucket, kind
-                """)
-            {
-                let (bucket, kind, count) = try row.decode((Int64, String, Int64).self)
-                guard let kind = PaymentEvent.Kind(rawValue: kind) else { continue }
-                activity.add(Int(count), of: kind, bucket: Int(bucket))
-            }
-            for row in try db.rows(
-                """
-                SELECT (e.at - \(window.start.millis)) / \(window.bucket.millis) AS bucket, max(e.at - o.created_at) FROM transaction_event e
-                JOIN payment_order o ON o.transaction_id = e.transaction_id
-                WHERE e.kind = ANY(\(replies)) AND e.at >= \(window.start.millis) AND e.at < \(window.end.millis) GROUP BY bucket
-                """)
-            {
-                let (bucket, slowest) = try row.decode((Int64, Int64).self)
-                activity.reply(after: Int(clamping: slowest), bucket: Int(bucket))
-            }
-            return activity
-        }
+        try session.transaction(readOnly: true) { db in try QueueProcedures.activity(procedures(db), window) }
     }
 
     public func queueDetail(transactionId: String) throws -> QueueDetail? {
-        try session.transaction(readOnly: true) { db in
-            guard let row = try db.rows("SELECT * FROM store_transaction WHERE id = \(transactionId)").first else { return nil }
-            let transaction = try cells(row).transaction()
-            let events = try db.rows("SELECT * FROM transaction_event WHERE transaction_id = \(transactionId) ORDER BY id")
-                .map { try cells($0).paymentEvent() }
-            let order = try db.rows("SELECT * FROM payment_order WHERE transaction_id = \(transactionId)").first.map { try cells($0).paymentOrder() }
-            var callbacks: [CallbackAttempt] = []
-            var grant: Grant?
-            if let order {
-                callbacks = try db.rows("SELECT * FROM server_callback WHERE order_id = \(order.id) ORDER BY id").map { try cells($0).callbackAttempt() }
-                grant = try db.rows("SELECT * FROM item_grant WHERE order_id = \(order.id)").first.map { try cells($0).grant() }
-            }
-            return QueueDetail(transaction: transaction, events: events, order: order, callbacks: callbacks, grant: grant)
-        }
+        try session.transaction(readOnly: true) { db in try QueueProcedures.detail(procedures(db), transactionId: transactionId) }
     }
 
     public func recentDeliveries(limit: Int) throws -> CallbackDeliveries {
-        var deliveries = CallbackDeliveries()
-        for row in try session.rows(
-            "SELECT verdict, url, http_status, reply, latency_us FROM server_callback ORDER BY id DESC LIMIT \(Int64(max(0, limit)))")
-        {
-            let cells = cells(row)
-            guard let url = try cells.optionalText("url") else { continue }
-            deliveries.record(
-                CallbackAttempt(
-                    orderId: "", attempt: 0, body: "", signExpected: "", signReceived: "", verdict: try cells.text("verdict"), reason: "",
-                    reply: try cells.text("reply"), receivedAt: Instant(millis: 0), url: url,
-                    httpStatus: try cells.optionalInt("http_status").map(Int.init), latencyMicros: try cells.optionalInt("latency_us").map(Int.init)))
-        }
-        return deliveries
+        try session.transaction(readOnly: true) { db in try QueueProcedures.recentDeliveries(procedures(db), limit: limit) }
     }
 
     public func paymentCatalogue(userLimit: Int) throws -> PaymentCatalogue {
@@ -179,21 +113,7 @@ extension PostgresStore: QueueStore {
 
     public func finishTransaction(id: String, at: Instant, by staff: StaffMember) throws -> Result<StoreTransaction, TransactionRefusal> {
         if let refusal = staff.refusal(.driveSimulation) { throw StoreError.invalidArgument(refusal) }
-        return try write { db in
-            let row = try db.rows("SELECT * FROM store_transaction WHERE id = \(id) FOR UPDATE").first
-            let transaction = try row.map { try cells($0).transaction() }
-            var liveOwner: Int64?
-            if transaction?.finished == false, let row, let owner = try cells(row).optionalInt("run_id"), !(try isGone(db, run: owner)) {
-                liveOwner = owner
-            }
-            let order = transaction?.state == .purchased
-                ? try db.rows("SELECT * FROM payment_order WHERE transaction_id = \(id)").first.map { try cells($0).paymentOrder() } : nil
-            let decided = FinishTransaction.decide(transaction, id: id, liveOwner: liveOwner, order: order)
-            if case .success(let finished) = decided {
-                try write(PaymentChange(transaction: finished, events: [FinishTransaction.event(finished, by: staff, at: try stamp(at, in: db))]), db)
-            }
-            return decided
-        }
+        return try write { db in try QueueProcedures.finish(procedures(db), id: id, at: at, by: staff) }
     }
 
     /// Renews the run's heartbeat in the caller's transaction; refuses once it ended or was taken over.

@@ -35,6 +35,8 @@ struct PostgresTransaction: StoreSQLTransaction {
 
     func recordBaseline(chain: String, at now: Instant) throws { try owner.recordBaseline(db, chain: chain, at: now) }
 
+    func runIsGone(_ run: Int64, now: Instant) throws -> Bool { try owner.isGone(db, run: run) }
+
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers {
         try owner.restoreDeskNumbers(db, needing: count, now: now)
     }

@@ -67,11 +67,11 @@ import Testing
     @Test func bothStatementsSeekTheActivityIndexByTime() throws {
         let store = try PaymentQueueStoreTests.demoStore()
         let statements = [
-            "SELECT (at - 0) / 5000 AS bucket, kind, COUNT(*) FROM transaction_event WHERE \(AppDatabase.activityKinds) AND at >= 0 AND at < 60000 GROUP BY bucket, kind",
+            "SELECT (at - 0) / 5000 AS bucket, kind, COUNT(*) FROM transaction_event WHERE \(QueueProcedures.activityKinds) AND at >= 0 AND at < 60000 GROUP BY bucket, kind",
             """
             SELECT (e.at - 0) / 5000 AS bucket, MAX(e.at - o.created_at) FROM transaction_event e
             JOIN payment_order o ON o.transaction_id = e.transaction_id
-            WHERE e.\(AppDatabase.activityKinds) AND e.kind IN ('callback_accepted') AND e.at >= 0 AND e.at < 60000 GROUP BY bucket
+            WHERE e.\(QueueProcedures.activityKinds) AND e.kind IN ('callback_accepted') AND e.at >= 0 AND e.at < 60000 GROUP BY bucket
             """,
         ]
         for sql in statements {
@@ -86,7 +86,7 @@ import Testing
     /// The partial index's condition is written out (a shipped migration is never edited): it must name
     /// exactly the kinds the activity reads.
     @Test func theIndexNamesExactlyTheKindsTheActivityReads() {
-        let named = AppDatabase.activityKinds.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        let named = QueueProcedures.activityKinds.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
         #expect(named == QueueActivity.kinds.map(\.rawValue))
     }
 }

@@ -79,7 +79,7 @@ public enum SQLiteMigrations {
         // minutes are a seek however long the store's history. Partial, so the queue's other events (most
         // of the eight rows a purchase writes) pay nothing for it.
         migrator.registerMigration("v17-event-activity") { db in
-            try db.execute(sql: "CREATE INDEX transaction_event_activity ON transaction_event(at, kind) WHERE \(AppDatabase.activityKinds)")
+            try db.execute(sql: "CREATE INDEX transaction_event_activity ON transaction_event(at, kind) WHERE \(QueueProcedures.activityKinds)")
         }
         // The Restores list sorted by player or by transaction (`:sort player|transaction`) while it shows one
         // status: a seek on (status, key, id) either way, as `restore_on_status` gives the prompted order.

@@ -53,6 +53,8 @@ struct SQLiteTransaction: StoreSQLTransaction {
 
     func recordBaseline(chain: String, at now: Instant) throws { try SubscriptionBaselineRows.record(db, chain: chain, at: now) }
 
+    func runIsGone(_ run: Int64, now: Instant) throws -> Bool { try PaymentRuns.isGone(db, run, store: store, now: now) }
+
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers {
         try PaymentRuns.restoreDesk(db, needing: count, now: now, path: store)
     }

@@ -32,6 +32,8 @@ public protocol StoreSQLTransaction {
     /// as baseline rows), once.
     func recordBaseline(chain: String, at now: Instant) throws
 
+    /// Whether the payment run `run` is gone (its process died, or it ended): its work may be taken over.
+    func runIsGone(_ run: Int64, now: Instant) throws -> Bool
     /// The restore desk's order numbers, with room for `count` more: its newest block, or a new one.
     func restoreDeskNumbers(needing count: Int, now: Instant) throws -> OrderNumbers
     /// Keeps how many of the block's numbers are issued.
