@@ -67,8 +67,8 @@ import Testing
         for (stored, shown) in [("'not json'", "'not json'"), ("'[\"APPLE_LOGIN\",\"BOGUS\"]'", "'[\"APPLE_LOGIN\",\"BOGUS\"]'"), ("'{}'", "'{}'")] {
             let path = try store(folder, edit: "UPDATE login_entry_configuration SET entries = \(stored) WHERE app_id = '1001';")
             let database = try AppDatabase.open(path: path, access: .readOnly)
-            // The read says damaged, through the store's own error, naming the column ...
-            #expect(throws: StoreError.damaged(path: path, detail: "its column entries holds a value StoreDesk cannot read")) {
+            // The read says damaged, through the store's own error, naming the table ...
+            #expect(throws: StoreError.damaged(path: path, detail: "a value in table login_entry_configuration (stored as JSON) cannot be read")) {
                 try database.loginEntrySetup(appId: "1001")
             }
             #expect(

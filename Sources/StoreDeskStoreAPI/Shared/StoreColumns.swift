@@ -166,18 +166,20 @@ extension StoreColumns {
     }
 
     /// A JSON array of login entries (NULL: never configured).
-    public func entries(_ column: String) throws -> [LoginEntry]? {
+    /// A JSON list of login entries (NULL: never configured); anything else is the store's damage, naming
+    /// the table (`check` names the row).
+    public func entries(_ column: String, of table: String) throws -> [LoginEntry]? {
         guard let text = try optionalText(column) else { return nil }
         do {
             return try JSONDecoder().decode([LoginEntry].self, from: Data(text.utf8))
         } catch {
-            throw StoreError.damaged(path: store, detail: "its column \(column) holds a value StoreDesk cannot read")
+            throw StoreError.damaged(path: store, detail: "a value in table \(table) (stored as JSON) cannot be read")
         }
     }
 
     public func loginEntryConfiguration() throws -> LoginEntryConfiguration {
         LoginEntryConfiguration(
-            appId: try text("app_id"), entries: try entries("entries"), updatedAt: try instant("updated_at"),
+            appId: try text("app_id"), entries: try entries("entries", of: "login_entry_configuration"), updatedAt: try instant("updated_at"),
             updatedBy: try text("updated_by"), weChatAppId: try optionalText("wechat_app_id"), qqAppId: try optionalText("qq_app_id"),
             tapTapClientId: try optionalText("taptap_client_id"), universalLinkDomain: try optionalText("universal_link_domain"))
     }
@@ -185,7 +187,8 @@ extension StoreColumns {
     public func loginEntryHistory() throws -> LoginEntryHistory {
         LoginEntryHistory(
             id: try int("id"), appId: try text("app_id"), at: try instant("at"), actor: try text("actor"), role: try text("role"),
-            surface: try text("surface"), oldEntries: try entries("old_entries"), newEntries: try entries("new_entries"))
+            surface: try text("surface"), oldEntries: try entries("old_entries", of: "login_entry_history"),
+            newEntries: try entries("new_entries", of: "login_entry_history"))
     }
 
     public func paymentEvent() throws -> PaymentEvent {
