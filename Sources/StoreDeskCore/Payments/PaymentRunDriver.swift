@@ -126,14 +126,6 @@ public struct PaymentRunDriver: Sendable {
         committing = nil
     }
 
-    /// The commit handed out last was refused (nothing of it written): the run cannot go on writing. Its
-    /// callbacks never leave; what it held stays in flight in the store for the next run.
-    public mutating func commitFailed() {
-        committing = nil
-        held.removeAll()
-        pending.removeAll()
-    }
-
     /// A game server's reply to a callback this driver posted.
     public mutating func replied(_ callback: OutboundCallback, with reply: CallbackReply, url: String) {
         inFlight = max(0, inFlight - 1)

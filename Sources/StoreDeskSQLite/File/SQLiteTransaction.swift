@@ -14,15 +14,20 @@ struct SQLiteTransaction: StoreSQLTransaction {
 
     func rows(_ sql: StoreSQL) throws -> [any StoreColumns] {
         let (text, values) = sql.rendered(.sqlite)
-        let statement = try db.cachedStatement(sql: text)
-        return try Row.fetchAll(statement, arguments: Self.arguments(values)).map { SQLiteColumns(row: $0, store: store) }
+        return try Row.fetchAll(try statement(text, cached: !sql.hasList), arguments: Self.arguments(values)).map { SQLiteColumns(row: $0, store: store) }
     }
 
     @discardableResult
     func execute(_ sql: StoreSQL) throws -> Int {
         let (text, values) = sql.rendered(.sqlite)
-        try db.cachedStatement(sql: text).execute(arguments: Self.arguments(values))
+        try statement(text, cached: !sql.hasList).execute(arguments: Self.arguments(values))
         return db.changesCount
+    }
+
+    /// A prepared statement: from the connection's cache (prepared once a connection), or, for a statement
+    /// whose text changes with its values, made for this call alone.
+    func statement(_ text: String, cached: Bool) throws -> Statement {
+        cached ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
     }
 
     static func arguments(_ values: [StoreValue]) -> StatementArguments {

@@ -50,6 +50,10 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ fragment: Dialect.Fragment?) { if let fragment { pieces.append(.fragment(fragment)) } }
     }
 
+    /// Whether the statement's text depends on its values (an `IN` list's length): a backend keeps such a
+    /// statement out of its cache of prepared statements, which would otherwise grow with every length met.
+    public var hasList: Bool { pieces.contains { if case .list = $0 { true } else { false } } }
+
     /// The SQL as `dialect` writes it and its values in order.
     public func rendered(_ dialect: Dialect) -> (sql: String, values: [StoreValue]) {
         var sql = ""
