@@ -260,7 +260,7 @@ let importStories: [ImportStory] = [
     /// after the import is indexed again by the trigger.
     @Test func everyPlayerAnImportMakesIsFoundBySearchSliceAfterSlice() throws {
         let (store, _) = try Self.demoStore()
-        let count = NotificationImporter.DeferredUserSearch.indexSlice + 104
+        let count = SQLiteImportRows.DeferredUserSearch.indexSlice + 104
         let text = (0..<count).map { i in
             Self.line("SUBSCRIBED", "INITIAL_BUY", uuid: "player-\(i)", signed: "11-20T09:00", original: String(81_000 + i),
                       purchased: "11-20T09:00", expires: "12-20T09:00")
@@ -511,11 +511,11 @@ let importStories: [ImportStory] = [
         try Data().write(to: URL(fileURLWithPath: empty))
         let before = Fixtures.checksum(path)
         for file in [blank, empty] {
-            #expect(throws: StoreError.dataFile(path: file, message: NotificationImporter.noLineMessage)) {
+            #expect(throws: StoreError.dataFile(path: file, message: NotificationImport.noLineMessage)) {
                 try store.importNotifications(from: NotificationFile(path: file), source: "blank.jsonl", wallClock: at("11-22"))
             }
         }
-        #expect(NotificationImporter.noLineMessage == "no line is an App Store notification (the file is empty or holds only blank lines)")
+        #expect(NotificationImport.noLineMessage == "no line is an App Store notification (the file is empty or holds only blank lines)")
         #expect(Fixtures.checksum(path) == before)
     }
 

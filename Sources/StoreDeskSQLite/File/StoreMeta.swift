@@ -97,7 +97,7 @@ public enum StoreMeta {
         // Subscription rows are kept as they stand at the store's clock: the ones whose period, grace
         // period or billing retry ended between the old clock and the new are written again there.
         if let old, instant > old, try subscriptionEnded(between: old, and: instant, in: db) {
-            try NotificationImporter(db: db, source: "the store's clock", wallClock: instant).settleRows(at: instant)
+            try SQLiteImportRows.settleRows(db, at: instant)
         }
     }
 

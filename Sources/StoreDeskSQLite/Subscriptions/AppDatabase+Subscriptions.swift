@@ -38,7 +38,7 @@ extension AppDatabase {
                 // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.
                 // (A data set's own empty notifications file, the demo's, is no mistake: it is not read here.)
                 if report.imported + report.skipped + report.rejected == 0 {
-                    throw StoreError.dataFile(path: file.path, message: NotificationImporter.noLineMessage)
+                    throw StoreError.dataFile(path: file.path, message: NotificationImport.noLineMessage)
                 }
                 return .commit
             }
