@@ -5,6 +5,12 @@ import StoreDeskCore
 import StoreDeskStoreAPI
 import StoreDeskTrust
 
+/// What Apple's App Store Server API takes of a store: its customers and transactions, the app's keys and
+/// settings, the products, refunds' and extensions' writes, the notification history and its sends, and
+/// the time line.
+public typealias AppStoreServerAPIStore = AppStoreServerStore & AppleAPIStore & AppleSupportStore & AppsStore & CatalogueStore
+    & NotificationHistoryStore & NotificationSendStore & StoreTimeLine
+
 /// `/inApps`: Apple's App Store Server API, served from the store, for a game server's own Apple client
 /// (Apple's libraries with their base URL changed). Every request carries an ES256 JWT that one of the
 /// app's registered API keys signed (`apps set APP --api-key-file …`), checked by
@@ -31,7 +37,7 @@ import StoreDeskTrust
 ///   holds, signed again by its chain, each with the attempts `serve`'s sender made to the app's notification
 ///   URL; `onlyFailures`: those sent that have not reached it).
 struct AppStoreServerAPIHandler: Sendable {
-    let store: any Store
+    let store: any AppStoreServerAPIStore
     let apps: AppDirectory
     let chain: SigningChain
     let tests: TestNotifications
@@ -172,7 +178,7 @@ struct AppStoreServerAPIHandler: Sendable {
     }
 
     /// The app whose registered key signed the bearer token, for the app its `bid` names.
-    static func authenticate(_ authorization: String?, store: any Store, apps: AppDirectory, wall: Instant) throws -> Caller {
+    static func authenticate(_ authorization: String?, store: any AppleAPIStore, apps: AppDirectory, wall: Instant) throws -> Caller {
         guard let authorization, authorization.hasPrefix("Bearer ") else { throw AppStoreAPITokenRefusal.missing }
         guard let bundleId = AppStoreAPITokenVerifier.claimedBundleId(authorization: authorization) else {
             throw AppStoreAPITokenRefusal.malformed("no bid claim can be read")

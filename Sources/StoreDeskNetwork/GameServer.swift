@@ -9,6 +9,10 @@ import ServiceLifecycle
 import StoreDeskCore
 import StoreDeskStoreAPI
 
+/// What `serve` takes of a store: the callback ledger, notifications taken in, the sender's areas and the
+/// App Store Server API's.
+public typealias GameServerStores = GameServerStore & NotificationImportStore & NotificationSenderStore & AppStoreServerAPIStore
+
 /// `storedesk serve`: StoreDesk as the game server, over HTTP (Hummingbird).
 ///
 /// - `POST /callback`: the platform's callback. The body is verified with its app's AppKey (found by
@@ -53,13 +57,13 @@ public struct GameServer: Sendable {
         }
     }
 
-    public var store: any Store
+    public var store: any GameServerStores
     public var settings: Settings
     public var log: RequestLog
     /// The notification sender's settings; nil: `serve` sends no notifications.
     public var sender: NotificationSender.Settings?
 
-    public init(store: any Store, settings: Settings, log: RequestLog, sender: NotificationSender.Settings? = .init()) {
+    public init(store: any GameServerStores, settings: Settings, log: RequestLog, sender: NotificationSender.Settings? = .init()) {
         self.store = store
         self.settings = settings
         self.log = log

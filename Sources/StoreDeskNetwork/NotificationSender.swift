@@ -8,6 +8,10 @@ import StoreDeskTrust
 /// signed by the store's chain, and retried on Apple's schedule (`NotificationSendSchedule`) at the app's
 /// StoreKit time rate.
 ///
+/// What the notification sender takes of a store: its sends, its time line (`ServeClock`) and the catalogue
+/// (each app's time rate).
+public typealias NotificationSenderStore = NotificationSendStore & CatalogueStore & StoreTimeLine
+
 /// Due attempts are claimed in store writes (`claimNotificationSends`: several serves on one store never
 /// claim one attempt twice) and POSTed concurrently, each on its own; each attempt and the delivery's new
 /// state are recorded in a write fenced by the claim, on the store's time line (`ServeClock`: the store's
@@ -28,7 +32,7 @@ public final class NotificationSender: Sendable {
         }
     }
 
-    let store: any Store
+    let store: any NotificationSenderStore
     let chain: SigningChain
     let poster: CallbackPoster
     let clock: ServeClock
@@ -37,7 +41,7 @@ public final class NotificationSender: Sendable {
     /// This process's name on its claims.
     public let claimer: String
 
-    public init(store: any Store, chain: SigningChain, clock: ServeClock, settings: Settings = Settings(), log: RequestLog? = nil) {
+    public init(store: any NotificationSenderStore, chain: SigningChain, clock: ServeClock, settings: Settings = Settings(), log: RequestLog? = nil) {
         self.store = store
         self.chain = chain
         self.clock = clock

@@ -82,7 +82,7 @@ struct StoreCommand: ParsableCommand {
                 let records = try source.subscriptionRecords(userId: id)
                 guard !records.rows.isEmpty, let owner = try source.user(id: id) else { continue }
                 subscribers += 1
-                func subs(_ store: any Store) throws -> Data {
+                func subs(_ store: any NotificationImportStore) throws -> Data {
                     let records = try store.subscriptionRecords(userId: id)
                     return try encoded(
                         SubsReport(
@@ -97,7 +97,7 @@ struct StoreCommand: ParsableCommand {
         }
 
         /// `count` player ids spread evenly over the list's creation order (its first among them).
-        static func spread(_ store: any Store, count: Int, total: Int) throws -> [String] {
+        static func spread(_ store: any UserStore, count: Int, total: Int) throws -> [String] {
             try spread(store.users(matching: UserSearch(text: "")), count: count, total: total)
         }
 
