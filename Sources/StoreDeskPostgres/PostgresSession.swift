@@ -79,6 +79,12 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
+    /// `body`'s statements on the open connection, each its own transaction (no `BEGIN`): for a read of one
+    /// statement, which needs no snapshot beyond its own.
+    func autocommit<T>(_ body: (Transaction) throws -> T) throws -> T {
+        try withConnection { connection in try body(Transaction(connection: connection, logger: logger)) }
+    }
+
     /// The statements of one transaction, on its connection.
     struct Transaction {
         let connection: PostgresConnection

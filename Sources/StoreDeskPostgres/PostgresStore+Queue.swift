@@ -211,34 +211,12 @@ struct PostgresQueuePager: ListPager {
     func cursor(of row: StoreTransaction) -> QueueCursor { QueueCursor(purchaseDate: row.purchaseDate, id: row.id) }
 
     func page(_ anchor: PageAnchor<QueueCursor>, limit: Int) throws -> [StoreTransaction] {
-        var sql = SQLBuilder("SELECT * FROM store_transaction WHERE finished = 0")
-        filter(&sql)
-        let (order, reversed) = PostgresKeyset(key: "purchase_date", tie: "id", descending: !query.oldestFirst)
-            .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.purchaseDate.millis), sql.bind(c.id)] }
-        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-        let rows = try store.session.rows(sql.query).map { try store.cells($0).transaction() }
-        return reversed ? rows.reversed() : rows
+        try store.readOne { try ListProcedures.queuePage($0, query, anchor: anchor, limit: limit) }
     }
 
-    func cursor(id: String) throws -> QueueCursor? {
-        try store.session.rows("SELECT * FROM store_transaction WHERE id = \(id)").first.map { cursor(of: try store.cells($0).transaction()) }
-    }
+    func cursor(id: String) throws -> QueueCursor? { try store.readOne { try ListProcedures.queueCursor($0, id: id) } }
 
     func count() throws -> ListCount? {
-        var sql = SQLBuilder("SELECT count(*) FROM (SELECT 1 FROM store_transaction WHERE finished = 0")
-        filter(&sql)
-        sql.append(" LIMIT \(PostgresAuditPager.countBound)) bounded")
-        return .bounded(Int(try store.session.rows(sql.query).first?.decode(Int64.self) ?? 0), bound: PostgresAuditPager.countBound)
-    }
-
-    private func filter(_ sql: inout SQLBuilder) {
-        if let state = query.state { sql.append(" AND state = \(sql.bind(state.rawValue))") }
-        if let userId = query.userId { sql.append(" AND user_id = \(sql.bind(userId))") }
-        if let environment = query.environment { sql.append(" AND environment = \(sql.bind(environment.rawValue))") }
-        if let product = query.product { sql.append(" AND product_id ILIKE \(sql.bind("%" + PostgresStore.likeEscaped(product) + "%"))") }
-        if let text = query.text {
-            let mark = sql.bind("%" + PostgresStore.likeEscaped(text) + "%")
-            sql.append(" AND (id ILIKE \(mark) OR user_id ILIKE \(mark) OR product_id ILIKE \(mark))")
-        }
+        try store.readOne { try PostgresAuditPager.bounded($0, from: "store_transaction", ListProcedures.queueConditions(query)) }
     }
 }

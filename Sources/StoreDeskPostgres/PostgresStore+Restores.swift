@@ -185,39 +185,11 @@ struct PostgresRestorePager: ListPager {
     func cursor(of row: RestoreRow) -> RestoreCursor { row.cursor }
 
     func page(_ anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
-        var sql = SQLBuilder(
-            "SELECT r.*, t.app_id AS sd_app_id, t.environment AS sd_environment FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id WHERE true")
-        if let status = query.status { sql.append(" AND r.status = \(sql.bind(status.rawValue))") }
-        if let environment = query.environment { sql.append(" AND t.environment = \(sql.bind(environment.rawValue))") }
-        if !query.text.isEmpty {
-            sql.append(" AND strpos(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, \(sql.bind(query.text))) > 0")
-        }
-        let (order, reversed): (String, Bool)
-        switch query.order {
-        case .prompted:
-            (order, reversed) = PostgresKeyset(key: "r.created_at", tie: "r.id", descending: query.descending)
-                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.createdAt.millis), sql.bind(c.id)] }
-        case .player:
-            (order, reversed) = PostgresKeyset(key: "r.user_id", tie: "r.id", descending: query.descending)
-                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.userId), sql.bind(c.id)] }
-        case .transaction:
-            (order, reversed) = PostgresKeyset(key: nil, tie: "r.transaction_id", descending: query.descending)
-                .clause(anchor, into: &sql, joiner: "AND") { c, sql in [sql.bind(c.transactionId)] }
-        }
-        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-        let rows = try store.session.rows(sql.query).map { row in
-            let cells = store.cells(row)
-            return RestoreRow(
-                request: try cells.restoreRequest(), appId: try cells.text("sd_app_id"),
-                environment: StoreEnvironment(rawValue: try cells.text("sd_environment")) ?? .production)
-        }
-        return reversed ? rows.reversed() : rows
+        try store.readOne { try ListProcedures.restorePage($0, query, anchor: anchor, limit: limit) }
     }
 
     func cursor(id: Int64?) throws -> RestoreCursor? {
         guard let id else { return nil }
-        return try store.session.rows("SELECT * FROM restore_request WHERE id = \(id)").first.map { row in
-            RestoreRow(request: try store.cells(row).restoreRequest(), appId: "").cursor
-        }
+        return try store.readOne { try ListProcedures.restoreCursor($0, id: id) }
     }
 }

@@ -68,4 +68,7 @@ struct PostgresTransaction: StoreSQLTransaction {
 extension PostgresStore {
     /// This store's side of the procedures written once, inside the caller's transaction.
     func procedures(_ db: PostgresSession.Transaction) -> PostgresTransaction { PostgresTransaction(owner: self, db: db) }
+
+    /// A read of one statement written once for both backends, without a transaction of its own.
+    func readOne<T>(_ body: (PostgresTransaction) throws -> T) throws -> T { try session.autocommit { try body(procedures($0)) } }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 import Testing
 
 @testable import StoreDeskSQLite
@@ -82,7 +83,7 @@ import Testing
                     let rows = try RestorePager(database: store, query: query).first(limit: 1)
                     #expect(rows.isEmpty)
                     let cursor = RestoreCursor(createdAt: Instant(millis: 0), userId: "u", transactionId: "t", id: 1)
-                    let (sql, arguments, _) = RestoreDesk.statement(query, anchor: .after(cursor), limit: 20)
+                    let (sql, arguments) = SQLiteTransaction.condition(ListProcedures.restoreStatement(query, anchor: .after(cursor), limit: 20).sql)
                     let plan = try store.reader.read { db in
                         try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
                     }

@@ -1,5 +1,6 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 /// `AppDatabase` is the console's store: the named reads and writes of `ConsoleStore` are its own
 /// methods; the lists are pagers over its keyset queries.
@@ -61,16 +62,11 @@ struct QueuePager: ListPager {
     func cursor(of row: StoreTransaction) -> QueueCursor { QueueCursor(purchaseDate: row.purchaseDate, id: row.id) }
 
     func page(_ anchor: PageAnchor<QueueCursor>, limit: Int) throws -> [StoreTransaction] {
-        let filter = query.whereClause
-        return try database.reader.read { db in
-            try Keyset(time: "purchase_date", id: "id", descending: !query.oldestFirst).page(
-                db, select: "SELECT * FROM store_transaction", conditions: [filter], anchor: anchor, limit: limit
-            ) { [$0.purchaseDate.millis, $0.id] }
-        }
+        try database.reader.read { db in try ListProcedures.queuePage(database.procedures(db), query, anchor: anchor, limit: limit) }
     }
 
     func cursor(id: String) throws -> QueueCursor? {
-        try database.reader.read { try StoreTransaction.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+        try database.reader.read { db in try ListProcedures.queueCursor(database.procedures(db), id: id) }
     }
 
     func count() throws -> ListCount? {
@@ -92,8 +88,7 @@ struct RestorePager: ListPager {
 
     func cursor(id: Int64?) throws -> RestoreCursor? {
         guard let id else { return nil }
-        return try database.reader.read { try RestoreRequest.fetchOne($0, matching: "id", id) }
-            .map { RestoreRow(request: $0, appId: "").cursor }
+        return try database.reader.read { db in try ListProcedures.restoreCursor(database.procedures(db), id: id) }
     }
 
     func count() throws -> ListCount? {
@@ -102,7 +97,7 @@ struct RestorePager: ListPager {
         if let environment = query.environment {
             indexed.append(("(SELECT environment FROM store_transaction WHERE id = r.transaction_id) = ?", [environment.rawValue]))
         }
-        let scanned: [(String, StatementArguments)] = query.text.isEmpty ? [] : [RestoreDesk.textCondition(query.text)]
+        let scanned = query.text.isEmpty ? [] : [SQLiteTransaction.condition(ListProcedures.restoreText(query.text))]
         return try database.reader.read {
             try ListCounting.count($0, from: "restore_request", alias: "r", indexed: indexed, scanned: scanned)
         }
@@ -123,7 +118,7 @@ struct AuditPager: ListPager {
 
     func cursor(id: Int64?) throws -> KeysetCursor? {
         guard let id else { return nil }
-        return try database.reader.read { try AuditEntry.fetchOne($0, matching: "id", id) }.map(cursor(of:))
+        return try database.reader.read { db in try ListProcedures.auditCursor(database.procedures(db), id: id) }
     }
 
     func count() throws -> ListCount? {

@@ -30,6 +30,12 @@ struct SQLiteTransaction: StoreSQLTransaction {
         cached ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
     }
 
+    /// A condition written once for both backends, as GRDB takes one (`ListCounting`).
+    static func condition(_ sql: StoreSQL) -> (String, StatementArguments) {
+        let (text, values) = sql.rendered(.sqlite)
+        return (text, arguments(values))
+    }
+
     static func arguments(_ values: [StoreValue]) -> StatementArguments {
         StatementArguments(values.map { value -> (any DatabaseValueConvertible)? in
             switch value {

@@ -1,34 +1,8 @@
 import GRDB
 import StoreDeskCore
+import StoreDeskStoreAPI
 
 extension QueueQuery {
-    var whereClause: (sql: String, arguments: StatementArguments) {
-        var terms = ["finished = 0"]
-        var arguments: StatementArguments = []
-        if let state {
-            terms.append("state = ?")
-            arguments += [state.rawValue]
-        }
-        if let userId {
-            terms.append("user_id = ?")
-            arguments += [userId]
-        }
-        if let environment {
-            terms.append("environment = ?")
-            arguments += [environment.rawValue]
-        }
-        if let product {
-            terms.append("product_id LIKE ? ESCAPE '\\'")
-            arguments += ["%" + Self.escapedForLike(product) + "%"]
-        }
-        if let text {
-            let pattern = "%" + Self.escapedForLike(text) + "%"
-            terms.append("(id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\' OR product_id LIKE ? ESCAPE '\\')")
-            arguments += [pattern, pattern, pattern]
-        }
-        return (terms.joined(separator: " AND "), arguments)
-    }
-
     /// The filter split for `ListCounting`: what the indexes answer (unfinished, state, player), and the
     /// LIKE tests they do not.
     var countConditions: (indexed: [(String, StatementArguments)], scanned: [(String, StatementArguments)]) {
@@ -37,17 +11,12 @@ extension QueueQuery {
         if let state { indexed.append(("state = ?", [state.rawValue])) }
         if let userId { indexed.append(("user_id = ?", [userId])) }
         if let environment { scanned.append(("environment = ?", [environment.rawValue])) }
-        if let product { scanned.append(("product_id LIKE ? ESCAPE '\\'", ["%" + Self.escapedForLike(product) + "%"])) }
+        if let product { scanned.append(("product_id LIKE ? ESCAPE '\\'", [StoreSQL.likePattern(containing: product)])) }
         if let text {
-            let pattern = "%" + Self.escapedForLike(text) + "%"
+            let pattern = StoreSQL.likePattern(containing: text)
             scanned.append(("id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\' OR product_id LIKE ? ESCAPE '\\'", [pattern, pattern, pattern]))
         }
         return (indexed, scanned)
-    }
-
-    static func escapedForLike(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 }
 

@@ -22,16 +22,17 @@ extension AppDatabase {
         -> [RestorePrompt]
     {
         try reader.read { db in
-            try RestoreDesk.rows(
-                db, RestoreQuery(status: status, environment: environment), anchor: cursor.map { .after($0) } ?? .first, limit: limit)
-                .map { try RestoreDeskProcedures.prompt(procedures(db), $0.request) }
+            let procedures = procedures(db)
+            return try ListProcedures.restorePage(
+                procedures, RestoreQuery(status: status, environment: environment), anchor: cursor.map { .after($0) } ?? .first, limit: limit
+            ).map { try RestoreDeskProcedures.prompt(procedures, $0.request) }
         }
     }
 
     /// One page of the desk's list in the query's order: its status (nil for all), its text found in the
     /// transaction id, the player's id or the product id.
     public func restoreRows(_ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
-        try reader.read { db in try RestoreDesk.rows(db, query, anchor: anchor, limit: limit) }
+        try reader.read { db in try ListProcedures.restorePage(procedures(db), query, anchor: anchor, limit: limit) }
     }
 
     /// The prompt for one transaction, whatever its status.
@@ -111,16 +112,8 @@ extension AppDatabase {
         limit: Int
     ) throws -> [AuditEntry] {
         try reader.read { db in
-            var conditions: [(String, StatementArguments)] = []
-            if let action { conditions.append(("action >= ? AND action < ?", [action, action + "/"])) }
-            if let actor { conditions.append(("actor = ?", [actor])) }
-            if let text, !text.isEmpty {
-                conditions.append(("instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0", [text]))
-            }
-            // By `id` alone: the store-wide sequence of audit lines, which cannot tie or go back, whatever
-            // instant each line was stamped at.
-            return try Keyset(time: nil, id: "id", descending: !oldestFirst).page(
-                db, select: "SELECT * FROM audit_log", conditions: conditions, anchor: anchor, limit: limit)
+            try ListProcedures.auditPage(
+                procedures(db), AuditQuery(action: action, actor: actor, text: text, oldestFirst: oldestFirst), anchor: anchor, limit: limit)
         }
     }
 
@@ -142,57 +135,5 @@ extension AppDatabase {
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }
-    }
-}
-
-extension RestoreRow: FetchableRecord {
-    public init(row: GRDB.Row) throws {
-        self.init(
-            request: try RestoreRequest(row: row), appId: try row.decode(forColumn: "sd_app_id"),
-            environment: StoreEnvironment(rawValue: try row.decode(forColumn: "sd_environment")) ?? .production)
-    }
-}
-
-/// The SQL of the desk's list pages (the rules' reads and writes are `RestoreDeskProcedures`).
-enum RestoreDesk {
-    /// One page of the list: each order a keyset over its index (`(created_at, id)`, `(user_id, id)`, the
-    /// transaction id, each led by the status when the query has one), either way; never OFFSET.
-    static func rows(_ db: Database, _ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int) throws -> [RestoreRow] {
-        let (sql, arguments, reversed) = statement(query, anchor: anchor, limit: limit)
-        let rows = try RestoreRow.fetchAll(db, sql: sql, arguments: arguments)
-        return reversed ? rows.reversed() : rows
-    }
-
-    /// The statement of one page (`rows`), and whether its rows come back reversed.
-    static func statement(_ query: RestoreQuery, anchor: PageAnchor<RestoreCursor>, limit: Int)
-        -> (sql: String, arguments: StatementArguments, reversed: Bool)
-    {
-        var conditions: [(String, StatementArguments)] = []
-        if let status = query.status { conditions.append(("r.status = ?", [status.rawValue])) }
-        if !query.text.isEmpty { conditions.append(textCondition(query.text)) }
-        if let environment = query.environment { conditions.append(environmentCondition(environment)) }
-        let keyset: Keyset
-        let values: (RestoreCursor) -> StatementArguments
-        switch query.order {
-        case .prompted: (keyset, values) = (Keyset(time: "r.created_at", id: "r.id", descending: query.descending), { [$0.createdAt.millis, $0.id] })
-        case .player: (keyset, values) = (Keyset(time: "r.user_id", id: "r.id", descending: query.descending), { [$0.userId, $0.id] })
-        case .transaction: (keyset, values) = (Keyset(time: nil, id: "r.transaction_id", descending: query.descending), { [$0.transactionId] })
-        }
-        return keyset.statement(
-            select: "SELECT r.*, t.app_id AS sd_app_id, t.environment AS sd_environment FROM \(joined)",
-            conditions: conditions, anchor: anchor, limit: limit, values: values)
-    }
-
-    /// The prompts and their transactions, as the list reads them (`r`, `t`).
-    static let joined = "restore_request r JOIN store_transaction t ON t.id = r.transaction_id"
-
-    /// The environment filter: prompts of purchases made in `environment`.
-    static func environmentCondition(_ environment: StoreEnvironment) -> (String, StatementArguments) {
-        ("t.environment = ?", [environment.rawValue])
-    }
-
-    /// The text filter: found (as typed) in the transaction id, the player's id or the product id.
-    static func textCondition(_ text: String) -> (String, StatementArguments) {
-        ("instr(r.transaction_id || ' ' || r.user_id || ' ' || r.product_id, ?) > 0", [text])
     }
 }

@@ -33,6 +33,7 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         public mutating func appendInterpolation(_ value: Int64?) { pieces.append(.value(value.map { .integer($0) } ?? .null)) }
         public mutating func appendInterpolation(_ value: Int) { pieces.append(.value(.integer(Int64(value)))) }
         public mutating func appendInterpolation(_ value: [UInt8]) { pieces.append(.value(.blob(value))) }
+        public mutating func appendInterpolation(_ value: StoreValue) { pieces.append(.value(value)) }
         public mutating func appendInterpolation(_ value: Instant) { pieces.append(.value(.integer(value.millis))) }
         public mutating func appendInterpolation(_ value: Instant?) { pieces.append(.value(value.map { .integer($0.millis) } ?? .null)) }
         /// A text column's enumeration value, by its raw value.
@@ -49,6 +50,27 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
         /// A fragment only one dialect has (nil: none).
         public mutating func appendInterpolation(_ fragment: Dialect.Fragment?) { if let fragment { pieces.append(.fragment(fragment)) } }
     }
+
+    /// `%text%` with LIKE's wildcards and its escape character taken literally (the pattern of
+    /// `.likeIgnoringCase … ESCAPE '\'`).
+    public static func likePattern(containing text: String) -> String {
+        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    /// The parts joined by `separator` (`" AND "`), each in parentheses; nil when there are none.
+    public static func joined(_ parts: [StoreSQL], separator: String) -> StoreSQL? {
+        guard !parts.isEmpty else { return nil }
+        var pieces: [Piece] = []
+        for (index, part) in parts.enumerated() {
+            pieces.append(.sql(index == 0 ? "(" : ")" + separator + "("))
+            pieces += part.pieces
+        }
+        pieces.append(.sql(")"))
+        return StoreSQL(pieces: pieces)
+    }
+
+    init(pieces: [Piece]) { self.pieces = pieces }
 
     /// Whether the statement's text depends on its values (an `IN` list's length): a backend keeps such a
     /// statement out of its cache of prepared statements, which would otherwise grow with every length met.
@@ -104,6 +126,11 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
             /// After a text column in `ORDER BY`: order by the bytes, as SQLite does, whatever collation the
             /// PostgreSQL database was made with (`COLLATE "C"`).
             case byteOrder
+            /// Between a text and a pattern: `LIKE` ignoring case (SQLite's `LIKE` ignores ASCII case, PostgreSQL's
+            /// `ILIKE`), with `\` as the escape (`likePattern`).
+            case likeIgnoringCase
+            /// The function that finds a text in another, `f(haystack, needle) > 0` (`instr`, `strpos`).
+            case findText
         }
 
         func spelling(_ fragment: Fragment) -> String {
@@ -113,6 +140,10 @@ public struct StoreSQL: Sendable, ExpressibleByStringInterpolation {
             case (.lockingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias)"
             case (.claimingRowsOf(let alias), .postgres): " FOR UPDATE OF \(alias) SKIP LOCKED"
             case (.byteOrder, .postgres): #" COLLATE "C""#
+            case (.likeIgnoringCase, .postgres): #" ILIKE "#
+            case (.likeIgnoringCase, .sqlite): #" LIKE "#
+            case (.findText, .postgres): "strpos"
+            case (.findText, .sqlite): "instr"
             case (_, .sqlite): ""
             }
         }
