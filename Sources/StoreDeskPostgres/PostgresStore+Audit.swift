@@ -2,6 +2,15 @@ import PostgresNIO
 import StoreDeskCore
 import StoreDeskStoreAPI
 
+extension PostgresStore: AuditLogStore {
+    public func auditEntries(
+        action: String?, actor: String?, text: String?, oldestFirst: Bool, anchor: KeysetAnchor, limit: Int
+    ) throws -> [AuditEntry] {
+        let query = AuditQuery(action: action, actor: actor, text: text, oldestFirst: oldestFirst)
+        return try readOne { try ListProcedures.auditPage($0, query, anchor: anchor, limit: limit) }
+    }
+}
+
 extension PostgresStore: AuditStore {
     public func audit(_ query: AuditQuery) -> any ListPager<AuditEntry> { PostgresAuditPager(store: self, query: query) }
 

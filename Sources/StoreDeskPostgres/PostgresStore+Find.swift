@@ -17,8 +17,8 @@ extension FindDialect {
         webOrderLineItem: "((e.payload::jsonb) #>> '{data,transactionInfo,webOrderLineItemId}')",
         contains: { search, limit in
             ("FROM \"user\" u WHERE lower(u.name) LIKE ? OR lower(u.friendly_name) LIKE ? ORDER BY u.seq LIMIT ?",
-             [.text("%" + PostgresStore.likeEscaped(search.text.lowercased()) + "%"),
-              .text("%" + PostgresStore.likeEscaped(search.text.lowercased()) + "%"), .integer(Int64(limit))])
+             [.text(StoreSQL.likePattern(containing: search.text.lowercased())),
+              .text(StoreSQL.likePattern(containing: search.text.lowercased())), .integer(Int64(limit))])
         })
 }
 

@@ -37,48 +37,6 @@ struct SQLBuilder {
     }
 }
 
-/// Keyset paging over `(key, tie)` columns, or over `tie` alone, in PostgreSQL: the same pages as the
-/// SQLite store's `Keyset`.
-struct PostgresKeyset {
-    var key: String?
-    var tie: String
-    var descending: Bool
-
-    /// Appends the anchor's condition (when it has one) after `WHERE …`/`AND`, and returns the ORDER BY
-    /// and whether the rows come back reversed.
-    func clause<Cursor>(_ anchor: PageAnchor<Cursor>, into sql: inout SQLBuilder, joiner: String, bind: (Cursor, inout SQLBuilder) -> [String])
-        -> (order: String, reversed: Bool)
-    {
-        let forward = descending ? "DESC" : "ASC", backward = descending ? "ASC" : "DESC"
-        let later = descending ? "<" : ">", earlier = descending ? ">" : "<"
-        func order(_ direction: String) -> String {
-            guard let key else { return "\(tie) \(direction)" }
-            return "\(key) \(direction), \(tie) \(direction)"
-        }
-        func beyond(_ op: String, _ cursor: Cursor) {
-            let marks = bind(cursor, &sql)
-            if let key {
-                sql.append(" \(joiner) (\(key), \(tie)) \(op) (\(marks[0]), \(marks[1]))")
-            } else {
-                sql.append(" \(joiner) \(tie) \(op) \(marks[0])")
-            }
-        }
-        switch anchor {
-        case .first: return (order(forward), false)
-        case .last: return (order(backward), true)
-        case .after(let cursor):
-            beyond(later, cursor)
-            return (order(forward), false)
-        case .from(let cursor):
-            beyond(later + "=", cursor)
-            return (order(forward), false)
-        case .before(let cursor):
-            beyond(earlier, cursor)
-            return (order(backward), true)
-        }
-    }
-}
-
 extension PostgresStore: UserStore {
     public func userCount() throws -> Int {
         let text = try session.rows("SELECT value FROM store_meta WHERE key = 'user_count'").first?.decode(String.self)
@@ -105,20 +63,19 @@ extension PostgresStore: UserStore {
 
     /// One page of a filter's matches in creation order; `below` bounds a scan's slice.
     func userPage(_ search: UserSearch, from anchor: PageAnchor<Int64>, limit: Int, below: Int64? = nil) throws -> [UserRow] {
-        var sql = SQLBuilder(#"SELECT * FROM "user" WHERE true"#)
+        var conditions: [StoreSQL] = []
         if !search.text.isEmpty {
-            let folded = "%" + Self.likeEscaped(search.text.lowercased()) + "%"
-            let mark = sql.bind(folded)
-            var fields = "lower(id) LIKE \(mark) OR lower(name) LIKE \(mark) OR lower(friendly_name) LIKE \(mark)"
-            if search.isPhoneSuffix { fields += " OR right(phone, 4) = \(sql.bind(search.text))" }
-            sql.append(" AND (\(fields))")
+            let folded = StoreSQL.likePattern(containing: search.text.lowercased())
+            let phone: StoreSQL = search.isPhoneSuffix ? " OR right(phone, 4) = \(search.text)" : ""
+            conditions.append("lower(id) LIKE \(folded) OR lower(name) LIKE \(folded) OR lower(friendly_name) LIKE \(folded)\(phone)")
         }
-        if let below { sql.append(" AND seq < \(sql.bind(below))") }
-        let keyset = PostgresKeyset(key: nil, tie: "seq", descending: false)
-        let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "AND") { cursor, sql in [sql.bind(cursor)] }
-        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-        let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
-        return reversed ? rows.reversed() : rows
+        if let below { conditions.append("seq < \(below)") }
+        return try readOne { db in
+            let (sql, reversed) = StoreKeyset(key: nil, tie: "seq", descending: false).page(
+                select: #"SELECT * FROM "user""#, conditions: conditions, anchor: anchor, limit: limit) { [.integer($0)] }
+            let rows = try db.rows(sql).map { UserRow(sequence: try $0.int("seq"), user: try $0.user()) }
+            return reversed ? rows.reversed() : rows
+        }
     }
 
     /// One page in the list's order: the order players came into the store (`seq`, either way; a
@@ -145,20 +102,13 @@ extension PostgresStore: UserStore {
             }
             return try userPage(search, from: rowid, limit: limit)
         }
-        var sql = SQLBuilder(#"SELECT * FROM "user""#)
-        let keyset = PostgresKeyset(key: key, tie: "seq", descending: search.effectiveDescending)
-        let (order, reversed) = keyset.clause(anchor, into: &sql, joiner: "WHERE") { cursor, sql in
-            [search.order == .created ? sql.bind(cursor.created) : sql.bind(cursor.key), sql.bind(cursor.sequence)]
+        return try readOne { db in
+            let (sql, reversed) = StoreKeyset(key: key, tie: "seq", descending: search.effectiveDescending).page(
+                select: #"SELECT * FROM "user""#, conditions: [], anchor: anchor, limit: limit
+            ) { [search.order == .created ? .integer($0.created) : .text($0.key), .integer($0.sequence)] }
+            let rows = try db.rows(sql).map { UserRow(sequence: try $0.int("seq"), user: try $0.user()) }
+            return reversed ? rows.reversed() : rows
         }
-        sql.append(" ORDER BY \(order) LIMIT \(sql.bind(Int64(max(0, limit))))")
-        let rows = try session.rows(sql.query).map { row in UserRow(sequence: try cells(row).int("seq"), user: try cells(row).user()) }
-        return reversed ? rows.reversed() : rows
-    }
-
-    /// `text` with LIKE's wildcards and escape character taken literally.
-    static func likeEscaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_")
     }
 }
 

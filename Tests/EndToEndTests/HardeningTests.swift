@@ -615,7 +615,8 @@ import Testing
             try? input.fileHandleForWriting.close()
             holder.waitUntilExit()
         }
-        input.fileHandleForWriting.write(Data("BEGIN EXCLUSIVE; UPDATE store_meta SET value = value;\n".utf8))
+        // It waits out the probe below, whose own brief lock would otherwise refuse its BEGIN ("database is locked").
+        input.fileHandleForWriting.write(Data("PRAGMA busy_timeout = 10000; BEGIN EXCLUSIVE; UPDATE store_meta SET value = value;\n".utf8))
         // The lock is held once another connection that will not wait cannot begin a write.
         let probe = "sqlite3 \(Self.quote(store)) 'PRAGMA busy_timeout = 0; BEGIN IMMEDIATE; ROLLBACK;' >/dev/null 2>&1"
         let deadline = Date().addingTimeInterval(10)

@@ -112,8 +112,7 @@ struct AuditPager: ListPager {
     func cursor(of row: AuditEntry) -> KeysetCursor { KeysetCursor(time: row.at, id: row.id ?? 0) }
 
     func page(_ anchor: KeysetAnchor, limit: Int) throws -> [AuditEntry] {
-        try database.auditEntries(
-            action: query.action, actor: query.actor, text: query.text, oldestFirst: query.oldestFirst, anchor: anchor, limit: limit)
+        try database.reader.read { db in try ListProcedures.auditPage(database.procedures(db), query, anchor: anchor, limit: limit) }
     }
 
     func cursor(id: Int64?) throws -> KeysetCursor? {

@@ -104,17 +104,13 @@ extension AppDatabase {
         }
     }
 
-    /// Audit lines newest first, one page. `action` matches exactly or as a family (`restore` matches
-    /// `restore.confirm`); `actor` matches exactly; `text` anywhere in the actor, action, subject or
-    /// detail, ignoring case.
+    /// Audit lines newest first, one page (`ListProcedures.auditPage`).
     public func auditEntries(
         action: String? = nil, actor: String? = nil, text: String? = nil, oldestFirst: Bool = false, anchor: KeysetAnchor = .first,
         limit: Int
     ) throws -> [AuditEntry] {
-        try reader.read { db in
-            try ListProcedures.auditPage(
-                procedures(db), AuditQuery(action: action, actor: actor, text: text, oldestFirst: oldestFirst), anchor: anchor, limit: limit)
-        }
+        let query = AuditQuery(action: action, actor: actor, text: text, oldestFirst: oldestFirst)
+        return try reader.read { db in try ListProcedures.auditPage(procedures(db), query, anchor: anchor, limit: limit) }
     }
 
     /// A write in one `BEGIN IMMEDIATE` transaction, refused up front on a read-only store.

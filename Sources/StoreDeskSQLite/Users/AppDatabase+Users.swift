@@ -133,14 +133,12 @@ extension UserSearch {
                 }
             return try page(db, from: reversed, limit: limit).reversed()
         }
-        let keyset = Keyset(time: key, id: "rowid", descending: effectiveDescending)
-        let (condition, arguments, sort, reversed) = keyset.clause(anchor) { [order == .created ? $0.created : $0.key, $0.sequence] }
-        var all = arguments
-        all += [max(0, limit)]
-        let rows = try Row.fetchAll(
-            db, sql: "SELECT rowid AS sd_rowid, * FROM user" + (condition.map { " WHERE " + $0 } ?? "") + " ORDER BY \(sort) LIMIT ?",
-            arguments: all
-        ).map { row in UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
+        let (sql, reversed) = StoreKeyset(key: key, tie: "rowid", descending: effectiveDescending).page(
+            select: "SELECT rowid AS sd_rowid, * FROM user", conditions: [], anchor: anchor, limit: limit
+        ) { [order == .created ? .integer($0.created) : .text($0.key), .integer($0.sequence)] }
+        let (text, values) = sql.rendered(.sqlite)
+        let rows = try Row.fetchAll(db, sql: text, arguments: SQLiteTransaction.arguments(values))
+            .map { row in UserRow(sequence: try row.decode(forColumn: "sd_rowid"), user: try User(row: row)) }
         return reversed ? rows.reversed() : rows
     }
 }
@@ -148,10 +146,7 @@ extension UserSearch {
 /// A filter's text in SQLite's own syntaxes, which stay on this side of the seam.
 extension UserSearch {
     /// A LIKE pattern holding the text anywhere, its `\`, `%` and `_` escaped (`ESCAPE '\'`).
-    var likePattern: String {
-        "%" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-            .replacingOccurrences(of: "_", with: "\\_") + "%"
-    }
+    var likePattern: String { StoreSQL.likePattern(containing: text) }
 
     /// An FTS5 string literal: the whole text as one phrase.
     var ftsPhrase: String { "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
