@@ -39,6 +39,12 @@ public final class CallbackPoster: Sendable {
         try await client.shutdown()
     }
 
+    /// Closes every connection, for a synchronous caller that is done with it (the console on its way
+    /// out, its loop over): the HTTP client's own blocking shutdown.
+    public func shutdownBlocking() throws {
+        try client.syncShutdown()
+    }
+
     /// POSTs one form-encoded body and says what came back, never throwing: a failure is a reply too.
     public func post(_ body: String, to url: String) async -> CallbackReply {
         await post(bytes: Array(body.utf8), to: url)

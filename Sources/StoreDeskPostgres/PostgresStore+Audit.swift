@@ -43,15 +43,6 @@ struct PostgresAuditPager: ListPager {
     }
 
     func count() throws -> ListCount? {
-        try store.readOne { try Self.bounded($0, from: "audit_log", ListProcedures.auditConditions(query)) }
-    }
-
-    static let countBound = 100_000
-
-    /// How many rows of `table` meet `conditions`, counted up to `countBound`.
-    static func bounded(_ db: PostgresTransaction, from table: String, _ conditions: [StoreSQL]) throws -> ListCount {
-        let filter: StoreSQL = StoreSQL.joined(conditions, separator: " AND ").map { " WHERE \($0)" } ?? ""
-        let count = try db.row("SELECT count(*) AS n FROM (SELECT 1 FROM \(sql: table)\(filter) LIMIT \(Int64(countBound))) bounded")?.int("n") ?? 0
-        return .bounded(Int(count), bound: countBound)
+        try store.readOne { try ListProcedures.auditCount($0, query) }
     }
 }

@@ -217,6 +217,6 @@ struct PostgresQueuePager: ListPager {
     func cursor(id: String) throws -> QueueCursor? { try store.readOne { try ListProcedures.queueCursor($0, id: id) } }
 
     func count() throws -> ListCount? {
-        try store.readOne { try PostgresAuditPager.bounded($0, from: "store_transaction", ListProcedures.queueConditions(query)) }
+        try store.readOne { try ListProcedures.queueCount($0, query) }
     }
 }

@@ -6,7 +6,7 @@ import StoreDeskStoreAPI
 
 /// `storedesk callback check URL --app APP`: grades a game server's callback handler against the
 /// platform's rules with a battery of real callbacks.
-struct CallbackCheckCommand: ParsableCommand {
+struct CallbackCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "check",
         abstract: "Send a battery of signed callbacks to a game server's URL and grade each reply against the platform's rules.",
@@ -27,7 +27,7 @@ struct CallbackCheckCommand: ParsableCommand {
         guard timeout > 0, timeout.isFinite, timeout <= 300 else { throw fail("--timeout must be above 0 and at most 300 seconds, got \(timeout)") }
     }
 
-    func run() throws {
+    func run() async throws {
         let (app, productId) = try reporting { () throws -> (App, String) in
             let database = try store.open(.readOnly)
             guard let entry = try database.appsWithProducts().first(where: { $0.app.id == self.app }) else {
@@ -47,12 +47,9 @@ struct CallbackCheckCommand: ParsableCommand {
         let firstOrderId = UInt64(OrderNumbers.outsideRuns(at: now.millis))
         let battery = CallbackConformance(app: app, productId: productId, firstOrderId: firstOrderId, at: now)
         let timeout = self.timeout
-        let outcomes = try waitFor {
-            let poster = CallbackPoster(timeout: timeout, connectionsPerHost: 1)
-            let outcomes = await ConformanceCheck(poster: poster).run(battery, url: url)
-            try await poster.shutdown()
-            return outcomes
-        }
+        let poster = CallbackPoster(timeout: timeout, connectionsPerHost: 1)
+        let outcomes = await ConformanceCheck(poster: poster).run(battery, url: url)
+        try await poster.shutdown()
         let report = CallbackCheckReport(url: url, app: app, outcomes: outcomes)
         try output.show(report)
         if !report.allHold { throw ExitCode(1) }

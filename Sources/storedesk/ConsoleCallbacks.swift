@@ -23,6 +23,6 @@ final class ConsoleCallbacks: CallbackSending, @unchecked Sendable {
     /// Closes the connections, if any were opened.
     func shutdown() {
         guard let poster = lock.withLock({ self.poster }) else { return }
-        _ = try? waitFor { try await poster.shutdown() }
+        try? poster.shutdownBlocking()
     }
 }

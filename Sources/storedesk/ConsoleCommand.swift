@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import StoreDeskCore
 import StoreDeskStoreAPI
 import StoreDeskOpener
 import StoreDeskTerminal
 import StoreDeskUI
 
-/// Set from a signal handler (async-signal-safe), read by the console loop.
-nonisolated(unsafe) var receivedSignal: sig_atomic_t = 0
+/// The signal that asks the console to close (0: none yet): stored by a signal handler (a lock-free atomic
+/// store is async-signal-safe), read by the console loop.
+let receivedSignal = Atomic<Int32>(0)
 
 struct ConsoleCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,16 +68,17 @@ struct ConsoleCommand: ParsableCommand {
         for sig in [SIGTERM, SIGHUP, SIGINT, SIGWINCH] { sigaddset(&unblock, sig) }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
         for sig in [SIGTERM, SIGHUP, SIGINT] {
-            signal(sig) { receivedSignal = $0 }
+            signal(sig) { receivedSignal.store($0, ordering: .relaxed) }
         }
         terminal.start()
         defer { terminal.stop() }
-        runtime.run(device: terminal, refreshInterval: refresh, clock: clock, shouldStop: { receivedSignal != 0 })
+        runtime.run(device: terminal, refreshInterval: refresh, clock: clock, shouldStop: { receivedSignal.load(ordering: .relaxed) != 0 })
         terminal.stop()
         // The store remembers where the console's clock stood, so the next console, or a command after
         // it, never starts earlier than this one showed (a store busy with another writer can refuse it:
         // the clock then stays where the last write left it, which no stamp is before).
         if !session.readOnly { try? database.remember(clock: runtime.state.clock) }
-        if receivedSignal != 0 { throw ExitCode(128 + receivedSignal) }
+        let stoppedBy = receivedSignal.load(ordering: .relaxed)
+        if stoppedBy != 0 { throw ExitCode(128 + stoppedBy) }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import StoreDeskCore
 import StoreDeskStoreAPI
 import StoreDeskOpener
@@ -15,42 +16,69 @@ func fail(_ message: String, code: Int32 = 1) -> ExitCode {
 /// One line on stderr, `storedesk: ` first, control characters escaped.
 func warn(_ message: String) {
     let line = "storedesk: " + ControlCharacters.escaped(message) + "\n"
-    if heldWarnings != nil {
-        heldWarnings?.append(line)
-        return
-    }
+    guard !HeldWarnings.lines.withLock({ held in
+        held?.append(line)
+        return held != nil
+    }) else { return }
     FileHandle.standardError.write(Data(line.utf8))
 }
 
 /// While the command line is parsed, `warn` keeps its lines here (see `StoreDeskCommand.main`): a
 /// `validate()` refusal is then said only when the line has no plainer problem (a mistyped subcommand,
 /// an unknown option) to say instead.
-nonisolated(unsafe) var heldWarnings: [String]?
+enum HeldWarnings {
+    /// The lines held; nil when `warn` writes at once.
+    static let lines = Mutex<[String]?>(nil)
+
+    /// `warn` holds its lines from now on.
+    static func hold() { lines.withLock { $0 = [] } }
+
+    /// Stops holding, dropping what was held (a plainer problem is said instead).
+    static func drop() { lines.withLock { $0 = nil } }
+}
 
 /// Writes the lines `warn` held, and stops holding.
 func releaseWarnings() {
-    let lines = heldWarnings ?? []
-    heldWarnings = nil
+    let lines = HeldWarnings.lines.withLock { held in
+        defer { held = nil }
+        return held ?? []
+    }
     for line in lines { FileHandle.standardError.write(Data(line.utf8)) }
 }
 
 /// The store file this process opened (set by `StoreLocation.open`), so an error raised deep inside a
 /// read or a write can still name it.
 enum OpenedStore {
-    nonisolated(unsafe) static var path: String?
+    private static let opened = Mutex<String?>(nil)
+
+    static var path: String? {
+        get { opened.withLock { $0 } }
+        set { opened.withLock { $0 = newValue } }
+    }
 }
 
 /// Runs a command's body, turning known errors into their one-line form.
 func reporting<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
-    } catch let error as ExitCode {
-        throw error
-    } catch let error as CleanExit {
-        throw error
     } catch {
-        throw fail(oneLineDescription(of: error))
+        throw reported(error)
     }
+}
+
+/// Runs an async command's body, turning known errors into their one-line form.
+func reporting<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch {
+        throw reported(error)
+    }
+}
+
+/// An error as a command reports it: an exit as it is, anything else said in one line.
+private func reported(_ error: any Error) -> any Error {
+    if error is ExitCode || error is CleanExit { return error }
+    return fail(oneLineDescription(of: error))
 }
 
 /// What went wrong, in one line that names the file when a store is involved: a SQLite error or a

@@ -5,7 +5,7 @@ import StoreDeskNetwork
 import StoreDeskStoreAPI
 
 /// `storedesk serve`: StoreDesk as the game server, answering the platform's callbacks over HTTP.
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve as the game server: POST /callback (verify, de-duplicate, grant, commit, reply), POST /notifications, GET /healthz.",
@@ -42,7 +42,7 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
         let (host, port) = try Self.address(listen)
         let handle = try log.map(Self.openLog) ?? FileHandle.standardError
         // SIGTERM and SIGINT stop the server gracefully, so they must reach it even when the parent
@@ -60,12 +60,10 @@ struct ServeCommand: ParsableCommand {
                 host: host, port: port, bodyLimit: maxBody, readTimeout: readTimeout, idleTimeout: idleTimeout, apiRateLimit: apiRateLimit),
             log: RequestLog(handle: handle))
         let path = database.path
-        try reporting {
-            try waitFor {
-                try await server.run { port in
-                    FileHandle.standardOutput.write(
-                        Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, /inApps, GET /healthz), store \(path)\n".utf8))
-                }
+        try await reporting {
+            try await server.run { port in
+                FileHandle.standardOutput.write(
+                    Data("storedesk serve: listening on http://\(host):\(port) (POST /callback, POST /notifications, /inApps, GET /healthz), store \(path)\n".utf8))
             }
         }
         print("storedesk serve: stopped")

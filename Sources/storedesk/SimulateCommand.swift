@@ -6,7 +6,7 @@ import StoreDeskStoreAPI
 import StoreDeskUI
 
 /// `storedesk simulate`: the payment queue, headless, written into the store as it runs.
-struct SimulateCommand: ParsableCommand {
+struct SimulateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "simulate",
         abstract: "Run the payment queue simulation headless against the store and print a summary.",
@@ -72,8 +72,8 @@ struct SimulateCommand: ParsableCommand {
         return parsed
     }
 
-    func run() throws {
-        try reporting {
+    func run() async throws {
+        try await reporting {
             let url = callbackURL
             let parsed = try parsedFaults()
             let database = try store.open(.readWrite)
@@ -106,17 +106,13 @@ struct SimulateCommand: ParsableCommand {
                 // Paced by the wall clock, or waiting on real game servers' replies.
                 let poster = urls.isEmpty ? nil : CallbackPoster(timeout: timeout, connectionsPerHost: concurrency)
                 let loop = PaymentRunLoop(store: database, run: run, poster: poster, urls: urls)
-                driver = try waitFor { [driver] in
-                    var running = driver
-                    do {
-                        try await loop.run(&running)
-                    } catch {
-                        try? await poster?.shutdown()
-                        throw error
-                    }
-                    try await poster?.shutdown()
-                    return running
+                do {
+                    try await loop.run(&driver)
+                } catch {
+                    try? await poster?.shutdown()
+                    throw error
                 }
+                try await poster?.shutdown()
             }
             simulation = driver.simulation
             // What is still due after the window stays in flight, free for the next run at once.

@@ -40,12 +40,12 @@ struct StoreDeskCommand: ParsableCommand {
             do { try find.run() } catch { exitReporting(error, command: FindCommand.self) }
         }
         var command: ParsableCommand
-        heldWarnings = []
+        HeldWarnings.hold()
         do {
             command = try parseAsRoot(arguments)
         } catch {
             if exitCode(for: error) != .success, let hint = CommandLineHints(root: self).problem(in: arguments) {
-                heldWarnings = nil
+                HeldWarnings.drop()
                 warn(hint)
                 Foundation.exit(ExitCode.validationFailure.rawValue)
             }
@@ -53,10 +53,23 @@ struct StoreDeskCommand: ParsableCommand {
             exitReporting(error, command: self)
         }
         releaseWarnings()
+        if let command = command as? any AsyncParsableCommand { runAsMainTask(command) }
         do {
             try command.run()
         } catch {
             exitReporting(error, command: self)
         }
+    }
+
+    /// A command that awaits the network (`serve`, `simulate`, `callback check`) runs as the process's main
+    /// task, as an async `main` would: the task on Swift's pool, the main thread serving the main queue until
+    /// the task ends the process. Every other command stays synchronous.
+    static func runAsMainTask(_ command: sending any AsyncParsableCommand) -> Never {
+        Task {
+            var command = command
+            do { try await command.run() } catch { exitReporting(error, command: self) }
+            Foundation.exit(EXIT_SUCCESS)
+        }
+        dispatchMain()
     }
 }

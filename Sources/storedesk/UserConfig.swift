@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StoreDeskCore
 import TOMLKit
 
@@ -12,7 +13,7 @@ import TOMLKit
 /// A flag beats the environment, which beats the file, which beats the built-in default. A file StoreDesk
 /// cannot use (not TOML, an unknown key, a value of the wrong type, a role that is none) is said in one
 /// line on stderr naming the file and the key, and ignored whole: everything starts on the defaults.
-struct UserConfig: Equatable {
+struct UserConfig: Equatable, Sendable {
     /// The keys a file may hold.
     enum Key: String, CaseIterable {
         case actor, role, theme, store
@@ -95,14 +96,17 @@ struct UserConfig: Equatable {
         return config
     }
 
-    nonisolated(unsafe) private static var loaded: UserConfig?
+    private static let loaded = Mutex<UserConfig?>(nil)
 
     /// This process's file, read once on first use; its problem, if any, is said then, once.
     static var current: UserConfig {
-        if let loaded { return loaded }
-        let config = load(path: path(environment: environmentValue))
-        if let problem = config.problem { warn(problem) }
-        loaded = config
+        let (config, firstUse) = loaded.withLock { loaded in
+            if let loaded { return (loaded, false) }
+            let config = load(path: path(environment: environmentValue))
+            loaded = config
+            return (config, true)
+        }
+        if firstUse, let problem = config.problem { warn(problem) }
         return config
     }
 }

@@ -326,8 +326,8 @@ import Testing
         #expect(console.state.status?.text == "exporting numbers to \(path)…")
         var seen: [String] = []
         let deadline = Date().addingTimeInterval(20)
-        while console.runtime.replies.inFlight > 0 || !seen.contains(where: { $0.hasPrefix("exported") }), Date() < deadline {
-            for reply in console.runtime.replies.take() {
+        while console.runtime.inbox.inFlight > 0 || !seen.contains(where: { $0.hasPrefix("exported") }), Date() < deadline {
+            for reply in console.runtime.inbox.take() {
                 console.runtime.apply(reply)
                 seen.append(console.state.status?.text ?? "")
             }

@@ -227,15 +227,16 @@ import Testing
 
     @Test func storeCountsAreBoundedAndSayAtLeastWhenTheyStop() throws {
         let console = try ConsoleHarness(size: size)
-        let like: [(String, StatementArguments)] = [("id LIKE ?", ["1000000%"])]
+        let like: [StoreSQL] = ["id LIKE \("1000000%")"]
         let found = try console.database.searchUsers("张", limit: 1000).count
         let counts = try console.database.reader.read { db -> [ListCount?] in
-            [
-                try ListCounting.count(db, from: "user", indexed: [], bound: 10),
-                try ListCounting.count(db, from: "user", indexed: [], bound: 100),
+            let db = console.database.procedures(db)
+            return [
+                try ListProcedures.count(db, from: "user", indexed: [], bound: 10),
+                try ListProcedures.count(db, from: "user", indexed: [], bound: 100),
                 // A test no index answers is made on at most `scanBound` rows: "at least" what those held.
-                try ListCounting.count(db, from: "user", indexed: [], scanned: like, scanBound: 20),
-                try ListCounting.count(db, from: "user", indexed: [], scanned: like, scanBound: 100),
+                try ListProcedures.count(db, from: "user", indexed: [], scanned: like, scanBound: 20),
+                try ListProcedures.count(db, from: "user", indexed: [], scanned: like, scanBound: 100),
                 try UserSearch(text: "").count(db),
                 try UserSearch(text: "张").count(db),
             ]

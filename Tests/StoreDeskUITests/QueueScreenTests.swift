@@ -35,7 +35,7 @@ import Testing
         let start = try #require(console.state.screenState(QueueScreen.self).simulation).now
         // 10 s of real time in ticks of 0.1 s, the console's clock catching up with the commits' stamps
         // (which run ahead of it at 10×) only when their change is seen, a few ticks later, as the store
-        // lane and the watcher deliver it: the run moves 100 s, not the fifth of it it moved when the
+        // calls and the watcher deliver it: the run moves 100 s, not the fifth of it it moved when the
         // ticks until then were not counted.
         var now = console.state.clock, wall = Instant(millis: 1_000_000)
         console.runtime.tick(now, wall: wall)

@@ -47,7 +47,7 @@ struct UserPager: ListPager {
         }
     }
 
-    func count() throws -> ListCount? { try database.reader.read { try search.count($0) } }
+    func count() throws -> ListCount? { try database.reader.read { try search.count(database.procedures($0)) } }
 
     func rowsBefore(_ row: UserRow) throws -> Int? {
         try database.reader.read { try search.rowsBefore($0, row: row) }
@@ -70,8 +70,7 @@ struct QueuePager: ListPager {
     }
 
     func count() throws -> ListCount? {
-        let (indexed, scanned) = query.countConditions
-        return try database.reader.read { try ListCounting.count($0, from: "store_transaction", indexed: indexed, scanned: scanned) }
+        try database.reader.read { db in try ListProcedures.queueCount(database.procedures(db), query) }
     }
 }
 
@@ -92,15 +91,7 @@ struct RestorePager: ListPager {
     }
 
     func count() throws -> ListCount? {
-        var indexed: [(String, StatementArguments)] = query.status.map { [("r.status = ?", [$0.rawValue])] } ?? []
-        // The prompt's transaction, by its primary key.
-        if let environment = query.environment {
-            indexed.append(("(SELECT environment FROM store_transaction WHERE id = r.transaction_id) = ?", [environment.rawValue]))
-        }
-        let scanned = query.text.isEmpty ? [] : [SQLiteTransaction.condition(ListProcedures.restoreText(query.text))]
-        return try database.reader.read {
-            try ListCounting.count($0, from: "restore_request", alias: "r", indexed: indexed, scanned: scanned)
-        }
+        try database.reader.read { db in try ListProcedures.restoreCount(database.procedures(db), query) }
     }
 }
 
@@ -121,12 +112,7 @@ struct AuditPager: ListPager {
     }
 
     func count() throws -> ListCount? {
-        var indexed: [(String, StatementArguments)] = []
-        if let action = query.action { indexed.append(("action >= ? AND action < ?", [action, action + "/"])) }
-        if let actor = query.actor { indexed.append(("actor = ?", [actor])) }
-        let scanned: [(String, StatementArguments)] =
-            query.text.map { $0.isEmpty ? [] : [("instr(lower(actor || ' ' || action || ' ' || subject || ' ' || detail), lower(?)) > 0", [$0])] } ?? []
-        return try database.reader.read { try ListCounting.count($0, from: "audit_log", indexed: indexed, scanned: scanned) }
+        try database.reader.read { db in try ListProcedures.auditCount(database.procedures(db), query) }
     }
 }
 

@@ -30,7 +30,7 @@ struct SQLiteTransaction: StoreSQLTransaction {
         cached ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
     }
 
-    /// A condition written once for both backends, as GRDB takes one (`ListCounting`).
+    /// A condition written once for both backends, as GRDB takes one.
     static func condition(_ sql: StoreSQL) -> (String, StatementArguments) {
         let (text, values) = sql.rendered(.sqlite)
         return (text, arguments(values))

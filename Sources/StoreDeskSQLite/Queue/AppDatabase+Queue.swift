@@ -2,24 +2,6 @@ import GRDB
 import StoreDeskCore
 import StoreDeskStoreAPI
 
-extension QueueQuery {
-    /// The filter split for `ListCounting`: what the indexes answer (unfinished, state, player), and the
-    /// LIKE tests they do not.
-    var countConditions: (indexed: [(String, StatementArguments)], scanned: [(String, StatementArguments)]) {
-        var indexed: [(String, StatementArguments)] = [("finished = 0", [])]
-        var scanned: [(String, StatementArguments)] = []
-        if let state { indexed.append(("state = ?", [state.rawValue])) }
-        if let userId { indexed.append(("user_id = ?", [userId])) }
-        if let environment { scanned.append(("environment = ?", [environment.rawValue])) }
-        if let product { scanned.append(("product_id LIKE ? ESCAPE '\\'", [StoreSQL.likePattern(containing: product)])) }
-        if let text {
-            let pattern = StoreSQL.likePattern(containing: text)
-            scanned.append(("id LIKE ? ESCAPE '\\' OR user_id LIKE ? ESCAPE '\\' OR product_id LIKE ? ESCAPE '\\'", [pattern, pattern, pattern]))
-        }
-        return (indexed, scanned)
-    }
-}
-
 extension AppDatabase {
     /// How many transactions in the queue are Sandbox purchases.
     public func sandboxQueueCount() throws -> Int {

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Work that writes a file checks `isCancelled` between pieces and, when it is, removes what it made and
 /// ends; the console waits for it before it exits (`ConsoleRuntime.stopBackground`), so nothing is left
-/// half-written. `report` hands a message to the console's loop through the replies' inbox, at most
+/// half-written. `report` hands a message to the console's loop through its inbox, at most
 /// once every `reportInterval`, so a fast loop costs no more frames than a slow one.
 ///
 ///     .background { store, work in
@@ -24,12 +24,12 @@ public final class BackgroundWork: @unchecked Sendable {
     private var cancelled = false
     private var finished = false
     private var lastReport: Date
-    private let inbox: ReplyInbox?
+    private let inbox: ConsoleInbox?
     private let interval: TimeInterval
 
     /// `inbox`: where reports go (nil: nowhere). The first report comes an interval after the start, so
     /// work done at once reports only its end.
-    init(inbox: ReplyInbox?, interval: TimeInterval = BackgroundWork.reportInterval, started: Date = Date()) {
+    init(inbox: ConsoleInbox?, interval: TimeInterval = BackgroundWork.reportInterval, started: Date = Date()) {
         self.inbox = inbox
         self.interval = interval
         lastReport = started

@@ -24,8 +24,8 @@ public enum DeviceEvent: Sendable, Equatable {
     case mouse(MouseEvent)
 }
 
-/// Runs the Elm loop: messages into the reducer, effects performed against the store, results fed
-/// back as messages, frames drawn at a capped rate.
+/// Runs the Elm loop: messages into the reducer, effects performed against the store as tasks, their
+/// results fed back as messages through one inbox, frames drawn at a capped rate.
 public final class ConsoleRuntime {
     public private(set) var state: AppState
     public private(set) var theme: Theme
@@ -39,16 +39,22 @@ public final class ConsoleRuntime {
     public private(set) var clipboard: [String] = []
     /// Posts callbacks for `Effect.post` (nil: this console cannot reach game servers over HTTP).
     let callbacks: (any CallbackSending)?
-    /// Replies of posts in flight, as they arrive from the network's threads.
-    let replies = ReplyInbox()
+    /// The messages of effects run as tasks (store calls, posts' replies, background work), as they arrive.
+    let inbox = ConsoleInbox()
+    /// The store calls, one at a time in the order asked, on a thread of their own.
+    private let calls = StoreCalls()
     /// Background work started and not known to have ended (`Effect.background`): stopped and waited
     /// for when the console closes (`stopBackground`).
     private(set) var backgroundWork: [BackgroundWork] = []
     /// How many store reads (`Effect.read`) this runtime performed: what a burst of keys cost.
     private(set) var reads = 0
-    /// Where the interactive loop's store calls run (`run` makes it), so a slow store never holds a frame;
-    /// nil without a terminal (`snapshot`, benchmarks, tests), where a call runs on the caller's thread.
-    private(set) var lane: StoreLane?
+    /// Whether the interactive loop runs (`run`): a store call's message comes through the inbox while the
+    /// loop goes on, and a slow store never holds a key or a frame. Without a terminal (`snapshot`,
+    /// benchmarks, tests) each call is waited for and its message applied where it was asked.
+    private(set) var live = false
+    /// How long a frame is held for the store calls a key just asked, so it shows their answers rather than
+    /// a pane still loading: under one frame at 30 frames a second. A call out longer is "loading…".
+    static let patience: TimeInterval = 0.025
     /// Whether the last store call reached the store's server.
     let reach = StoreReach()
 
@@ -81,11 +87,11 @@ public final class ConsoleRuntime {
         let deadline = Date().addingTimeInterval(Self.settleReplies)
         while true {
             while performDeferred() {}
-            let arrived = replies.take()
+            let arrived = inbox.take()
             for reply in arrived { apply(reply) }
             if arrived.isEmpty && deferred.isEmpty {
-                guard replies.inFlight > 0, Date() < deadline else { return }
-                replies.wait(until: deadline)
+                guard inbox.inFlight > 0, Date() < deadline else { return }
+                inbox.wait(until: deadline)
             }
         }
     }
@@ -124,10 +130,10 @@ public final class ConsoleRuntime {
             switch effect {
             case .read(let body):
                 reads += 1
-                return try onLane(body)
+                return storeCall(body)
             case .write(let body):
                 guard !state.session.readOnly else { return .failed("the store is open read-only") }
-                return try onLane(body)
+                return storeCall(body)
             case .loadTheme(let name):
                 let (loaded, warnings) = try catalog.load(name)
                 theme = loaded
@@ -141,29 +147,13 @@ public final class ConsoleRuntime {
                 deferred.append(effect)
                 return nil
             case .background(let body):
-                let inbox = replies
-                let store = self.store
-                let work = BackgroundWork(inbox: inbox)
-                backgroundWork.removeAll { $0.isFinished }
-                backgroundWork.append(work)
-                inbox.started()
-                Thread.detachNewThread {
-                    let message: Message
-                    do { message = try body(store, work) } catch { message = .failed(Self.describe(error, store: store)) }
-                    work.finish()
-                    inbox.deliver(message)
-                }
+                startBackground(body)
                 return nil
             case .post(let body, let url, let reply):
                 guard let callbacks else {
                     return reply(.failed(.other("this console has no HTTP client to reach game servers"), latencyMicros: 0))
                 }
-                let inbox = replies
-                inbox.started()
-                Task.detached {
-                    let answer = await callbacks.post(body, to: url)
-                    inbox.deliver(reply(answer))
-                }
+                post(body, to: url, with: callbacks, reply: reply)
                 return nil
             }
         } catch let error as ThemeError {
@@ -173,14 +163,47 @@ public final class ConsoleRuntime {
         }
     }
 
-    /// A store call: on the lane in the interactive loop (nil when its message will come later), else here.
-    /// Whether the store answered is noted on the way (`StoreReach`).
-    private func onLane(_ body: @escaping @Sendable (any ConsoleStore) throws -> Message) throws -> Message? {
-        let store = self.store, reach = reach
-        guard let lane else { return try reach.noting(store) { try body(store) } }
-        return lane.call {
-            do { return try reach.noting(store) { try body(store) } } catch { return .failed(Self.describe(error, store: store)) }
+    /// A background work: a task on a thread of its own, its message through the inbox when it ends.
+    private func startBackground(_ body: @escaping @Sendable (any ConsoleStore, BackgroundWork) async throws -> Message) {
+        let inbox = self.inbox, store = self.store
+        let work = BackgroundWork(inbox: inbox)
+        backgroundWork.removeAll { $0.isFinished }
+        backgroundWork.append(work)
+        inbox.started()
+        SerialThreadExecutor(label: "storedesk.background").start {
+            let message = await Self.message(of: store) { try await body(store, work) }
+            work.finish()
+            inbox.deliver(message)
         }
+    }
+
+    /// A callback POSTed as a task; its reply through the inbox whenever it comes.
+    private func post(
+        _ body: String, to url: String, with callbacks: any CallbackSending, reply: @escaping @Sendable (CallbackReply) -> Message
+    ) {
+        let inbox = self.inbox
+        inbox.started()
+        Task {
+            let answer = await callbacks.post(body, to: url)
+            inbox.deliver(reply(answer))
+        }
+    }
+
+    /// A store call, as a task after the calls asked before it: in the interactive loop its message comes
+    /// through the inbox (nil here), else it is waited for and returned. Whether the store answered is noted
+    /// on the way (`StoreReach`).
+    private func storeCall(_ body: @escaping @Sendable (any ConsoleStore) async throws -> Message) -> Message? {
+        let store = self.store, reach = reach, inbox = self.inbox
+        let call = inbox.ask()
+        calls.run {
+            inbox.answer(call, await Self.message(of: store) { try await reach.noting(store) { try await body(store) } })
+        }
+        return live ? nil : inbox.take(call: call)
+    }
+
+    /// What an effect's work said, or its error as a message (`describe`).
+    static func message(of store: any ConsoleStore, _ work: () async throws -> Message) async -> Message {
+        do { return try await work() } catch { return .failed(describe(error, store: store)) }
     }
 
     /// A failed effect's error in one line: a SQLite error or an unreadable value says what is wrong with
@@ -210,12 +233,17 @@ public final class ConsoleRuntime {
     public func run(
         device: ConsoleDevice, refreshInterval: TimeInterval, clock consoleClock: ConsoleClock, shouldStop: () -> Bool
     ) {
-        let lane = StoreLane()
-        self.lane = lane
+        // Events read and not applied yet: held while a call a key asked is young.
+        var held: [DeviceEvent] = []
+        live = true
         defer {
-            // A write handed to the lane finishes before the store closes; then background work stops.
-            lane.drain(before: Date().addingTimeInterval(Self.backgroundStopLimit))
-            self.lane = nil
+            // A write already asked finishes before the store closes, and what the calls answered is
+            // applied, then the keys already read (unless one quit): the state left is the one the frames
+            // would have shown. Then background work stops.
+            inbox.drain(before: Date().addingTimeInterval(Self.backgroundStopLimit))
+            live = false
+            for message in inbox.take() { apply(message) }
+            _ = applyWaiting(held)
             stopBackground()
         }
         var consoleClock = consoleClock
@@ -224,27 +252,36 @@ public final class ConsoleRuntime {
         let observation = store.observeCommits { ownCommits.raise() }
         defer { _ = observation }
 
-        if device.size != state.size { dispatch(.resize(device.size)) }
+        if device.size != state.size { dispatch(.resize(device.size), settle: false) }
         for effect in state.start() { apply(perform(effect)) }
         var lastTick = Date.distantPast, lastPoll = Date(), lastFrame = Date.distantPast
         let frameInterval = 1.0 / 30
 
         while !state.quitting && !shouldStop() {
             // Everything already waiting is applied before the next frame: a burst of keys costs one redraw.
-            let timeout = dirty || !deferred.isEmpty ? 0 : 30
-            var waiting: [DeviceEvent] = []
-            while let event = device.nextEvent(timeoutMilliseconds: waiting.isEmpty ? timeout : 0) { waiting.append(event) }
-            applyWaiting(waiting)
+            // While a store call just asked is out the input is looked at every millisecond, so its answer is
+            // taken as soon as it comes; a slow call's within a frame.
+            let timeout = !deferred.isEmpty ? 0 : callJustAsked() ? 1 : dirty || !held.isEmpty ? 0 : 30
+            var first = true
+            while let event = device.nextEvent(timeoutMilliseconds: first ? timeout : 0) {
+                held.append(event)
+                first = false
+            }
+            // Answers first, then keys: a key meets the state the answers to the calls before it make.
+            for message in inbox.take() { dispatch(message, settle: false) }
+            held = applyWaiting(held)
             if state.quitting { return }
             // One slice of deferred work a turn, so the next key is never far away.
             performDeferred()
-            for reply in replies.take() { dispatch(reply, settle: false) }
-            // Store calls that outlasted a frame's wait, in the order they were made; the header says
-            // "loading…" while any is still out.
-            for message in lane.take() { dispatch(message, settle: false) }
-            if lane.waiting != state.storeWaiting { dispatch(.storeWaiting(lane.waiting), settle: false) }
-            if reach.lost == !state.storeUnreachable { dispatch(.storeReachable(!reach.lost), settle: false) }
+            // Store calls' messages in the order the calls were made, and replies as they came.
+            for message in inbox.take() { dispatch(message, settle: false) }
             let clock = Date()
+            // The header says "loading…" while a call has been out longer than a frame's patience; a call
+            // younger than that holds the frame, which would show its pane before the answer.
+            let pending = inbox.oldestCall.map { clock.timeIntervalSince($0) }
+            let slow = (pending ?? 0) >= Self.patience
+            if slow != state.storeWaiting { dispatch(.storeWaiting(slow), settle: false) }
+            if reach.lost == !state.storeUnreachable { dispatch(.storeReachable(!reach.lost), settle: false) }
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
             if clock.timeIntervalSince(lastPoll) >= refreshInterval {
                 lastPoll = clock
@@ -257,7 +294,7 @@ public final class ConsoleRuntime {
                 consoleClock.catchUp(to: state.clock, wall: wall)
                 tick(consoleClock.now(wall: wall), wall: wall)
             }
-            if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval {
+            if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval && (pending == nil || slow) {
                 device.present(state.render(), theme: theme)
                 lastFrame = clock
                 dirty = false
@@ -267,12 +304,20 @@ public final class ConsoleRuntime {
         }
     }
 
-    /// Applies events that were waiting together in the input, in order. A run of keys that edit the open
-    /// `/` filter (a paste) is one `Message.filterEdits`: the list is read once for the run, not once a key.
-    /// Stops at a key that quits.
-    func applyWaiting(_ events: [DeviceEvent]) {
+    /// Whether a store call asked less than `patience` ago is still out: the loop holds keys and the frame
+    /// for it (a local file's calls all answer within that); past it the call is slow, and both go on.
+    func callJustAsked() -> Bool {
+        inbox.oldestCall.map { Date().timeIntervalSince($0) < Self.patience } ?? false
+    }
+
+    /// Applies events that were waiting together in the input, in order, and returns those it left. A run
+    /// of keys that edit the open `/` filter (a paste) is one `Message.filterEdits`: the list is read once
+    /// for the run, not once a key. Stops at a key that quits, and while a store call an event asked is
+    /// young (`callJustAsked`): the next key waits for its answer, as it would had the call answered at once
+    /// (`g` then `d` declines the first row, not the one selected before the page came).
+    func applyWaiting(_ events: [DeviceEvent]) -> [DeviceEvent] {
         var index = 0
-        while index < events.count, !state.quitting {
+        while index < events.count, !state.quitting, !callJustAsked() {
             switch events[index] {
             case .resize(let size):
                 dispatch(.resize(size), settle: false)
@@ -292,6 +337,7 @@ public final class ConsoleRuntime {
                 index += 1
             }
         }
+        return Array(events[index...])
     }
 
     /// Loads the first data without a terminal, as the console does before its first frame:
@@ -299,51 +345,6 @@ public final class ConsoleRuntime {
     public func settle() {
         for effect in state.start() { apply(perform(effect)) }
         while performDeferred() {}
-    }
-}
-
-/// Replies to `Effect.post`s and the messages of `Effect.background`s, delivered from their threads and
-/// taken by the console's loop.
-final class ReplyInbox: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var arrived: [Message] = []
-    /// Posts started and not yet delivered.
-    private var pending = 0
-
-    var inFlight: Int { condition.withLock { pending } }
-
-    func started() { condition.withLock { pending += 1 } }
-
-    func deliver(_ message: Message) {
-        condition.withLock {
-            arrived.append(message)
-            pending -= 1
-            condition.broadcast()
-        }
-    }
-
-    /// A message from work still in flight (a background work's progress): taken with the replies, the
-    /// work still counted as in flight.
-    func post(_ message: Message) {
-        condition.withLock {
-            arrived.append(message)
-            condition.broadcast()
-        }
-    }
-
-    /// What arrived since the last call, oldest first.
-    func take() -> [Message] {
-        condition.withLock {
-            defer { arrived.removeAll() }
-            return arrived
-        }
-    }
-
-    /// Waits until something arrives or `deadline` passes.
-    func wait(until deadline: Date) {
-        condition.lock()
-        defer { condition.unlock() }
-        while arrived.isEmpty && pending > 0 && Date() < deadline { _ = condition.wait(until: deadline) }
     }
 }
 

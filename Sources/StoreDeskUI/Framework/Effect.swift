@@ -4,10 +4,11 @@ import StoreDeskStoreAPI
 /// Work a reducer asks for; the runtime performs it and feeds the result back as a `Message`.
 /// Reducers stay pure: they describe reads and writes over the store's protocol, never perform them.
 public enum Effect: Sendable {
-    /// A read on the store; the closure's result is dispatched.
-    case read(@Sendable (any ConsoleStore) throws -> Message)
-    /// A write on the store (never performed when the session is read-only).
-    case write(@Sendable (any ConsoleStore) throws -> Message)
+    /// A read on the store, run as a task (`StoreCalls`: one at a time, in the order asked); its result is
+    /// dispatched.
+    case read(@Sendable (any ConsoleStore) async throws -> Message)
+    /// A write on the store, as a read is (never performed when the session is read-only).
+    case write(@Sendable (any ConsoleStore) async throws -> Message)
     /// Load a theme by name and apply it.
     case loadTheme(String)
     /// Leave the console.
@@ -16,11 +17,11 @@ public enum Effect: Sendable {
     case copy(String)
     /// Perform this effect once pending keys are handled: long work in slices, the console live between them.
     indirect case later(Effect)
-    /// Long reading work (an export of a whole list) on a thread of its own, its reads taking turns with
-    /// the console's, so keys and frames go on meanwhile; its message comes back as a reply does. It asks
+    /// Long reading work (an export of a whole list): a task on a thread of its own, its reads taking turns
+    /// with the console's, so keys and frames go on meanwhile; its message comes back as a reply does. It asks
     /// its `BackgroundWork` whether to stop (the console is closing: it is waited for) and tells it how
     /// far it got (`report`, a few times a second at most).
-    case background(@Sendable (any ConsoleStore, BackgroundWork) throws -> Message)
+    case background(@Sendable (any ConsoleStore, BackgroundWork) async throws -> Message)
     /// POST a payment callback to a game server (`CallbackSending`); the reply comes back as a message
     /// whenever it arrives, the console live meanwhile.
     case post(body: String, url: String, reply: @Sendable (CallbackReply) -> Message)
@@ -61,7 +62,7 @@ public enum Message: Sendable {
     /// Show this screen with the item of this id selected (a `:find` result opened where it lives).
     case open(ScreenID, id: String)
     /// The interactive console's store calls are waiting on a store slower than a frame (true), or have all
-    /// answered (false): the header says "loading…" meanwhile, and keys and frames go on (`StoreLane`).
+    /// answered (false): the header says "loading…" meanwhile, and keys and frames go on (`StoreCalls`).
     case storeWaiting(Bool)
     /// The store's server could not be reached by the last store call (false), or answered again (true):
     /// the header says "reconnecting…" meanwhile, and the console goes on (`StoreError.unreachable`).
