@@ -6,10 +6,10 @@ import StoreDeskStoreAPI
 import StoreDeskTrust
 
 /// What Apple's App Store Server API takes of a store: its customers and transactions, the app's keys and
-/// settings, the products, refunds' and extensions' writes, the notification history and its sends, and
-/// the time line.
+/// settings, the products, refunds' and extensions' writes, the notification history and its deliveries,
+/// and the time line.
 public typealias AppStoreServerAPIStore = AppStoreServerStore & AppleAPIStore & AppleSupportStore & AppsStore & CatalogueStore
-    & NotificationHistoryStore & NotificationSendStore & StoreTimeLine
+    & NotificationHistoryStore & NotificationDeliveryStore & StoreTimeLine
 
 /// `/inApps`: Apple's App Store Server API, served from the store, for a game server's own Apple client
 /// (Apple's libraries with their base URL changed). Every request carries an ES256 JWT that one of the

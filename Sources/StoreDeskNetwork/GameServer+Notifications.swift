@@ -38,7 +38,7 @@ struct NotificationHandler: Sendable {
         guard let jws = Self.signedPayload(bytes) else {
             return reply(.badRequest, "the body must be {\"signedPayload\": \"<JWS>\"}", context, "not a notification")
         }
-        // Verification (ES256, the chain) and the write are blocking work: off the event loops.
+        // Verification (ES256, the chain) and the write run off the event loops, on the store's side.
         let store = self.store, peer = context.peer
         let line: NotificationImport.Line?
         do {
@@ -52,24 +52,14 @@ struct NotificationHandler: Sendable {
         return answer(line, context)
     }
 
-    /// Verifies and imports one notification off the event loops (ES256 and the chain, then the write),
-    /// stamped at `stamp` on the store's time line (or later, when the store's clock has passed it).
+    /// Verifies and imports one notification (ES256 and the chain, then the write), awaited: the store
+    /// runs it off the caller's thread. Stamped at `stamp` on the store's time line (or later, when the
+    /// store's clock has passed it).
     static func importLine(
         _ jws: String, into store: any NotificationImportStore, at stamp: Instant, peer: String
     ) async throws -> NotificationImport.Line? {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NotificationImport.Line?, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result {
-                    var outcome: NotificationImport.Line?
-                    _ = try store.importNotifications(
-                        from: NotificationFile(data: Data(("{\"signedPayload\":\"" + jws + "\"}\n").utf8), name: "serve POST /notifications"),
-                        extraRoots: [], allowUnverified: false, source: "serve POST /notifications from \(peer)",
-                        wallClock: Instant(Date()), stampAt: stamp
-                    ) { outcome = $0 }
-                    return outcome
-                })
-            }
-        }
+        try await store.receiveNotification(
+            signedPayload: jws, source: "serve POST /notifications from \(peer)", wallClock: Instant(Date()), stampAt: stamp)
     }
 
     private func answer(_ line: NotificationImport.Line?, _ context: ServeContext) -> Response {

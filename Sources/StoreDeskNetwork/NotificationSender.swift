@@ -94,9 +94,7 @@ public final class NotificationSender: Sendable {
     /// The attempts due now, claimed (at most `limit`), each with its app's time rate.
     func claim(limit: Int) async throws -> [(NotificationSendClaim, TimeRate)] {
         let now = try clock.now()
-        let claims = try await blocking { [store, claimer] in
-            try store.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: limit)
-        }
+        let claims = try await store.claimNotificationSends(claimer: claimer, at: now, lease: Self.lease, limit: limit)
         var rates: [String: TimeRate] = [:]
         for appId in Set(claims.map(\.appId)) {
             rates[appId] = (try? store.storeKitTimeRate(appId: appId))??.timeRate ?? .realTime
@@ -106,13 +104,13 @@ public final class NotificationSender: Sendable {
 
     /// Attempts that ended, recorded in one write, and logged.
     func record(_ outcomes: [NotificationSendOutcome]) async {
-        let recorded = (try? await blocking { [store, claimer] in try store.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
+        let recorded = (try? await uncancelled { [store, claimer] in try await store.recordNotificationSends(outcomes, claimer: claimer) }) ?? 0
         for outcome in outcomes { logLine(outcome, lost: recorded < outcomes.count) }
     }
 
     /// Attempts a stop cut short, given back unspent.
     func release(_ claims: [NotificationSendClaim]) async {
-        let released = (try? await blocking { [store, claimer] in try store.releaseNotificationSends(claims, claimer: claimer) }) ?? 0
+        let released = (try? await uncancelled { [store, claimer] in try await store.releaseNotificationSends(claims, claimer: claimer) }) ?? 0
         for claim in claims {
             log?.write(
                 "notification \(claim.event.notificationUUID) \(claim.event.appleName) → \(claim.url) attempt \(claim.attempt): "
@@ -169,11 +167,11 @@ public final class NotificationSender: Sendable {
             attempt: number, at: at, result: result, httpStatus: status, detail: result == .success ? "" : "HTTP \(status)", url: url)
     }
 
-    /// A store call off the cooperative pool (the store's calls block their thread).
-    private func blocking<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
-        }
+    /// A write a stop must not cut short: an attempt that ended is recorded, one a stop cut short is given
+    /// back. The store's writes give up when their task is cancelled, and a stop cancels the sender's tasks;
+    /// this write runs in a task of its own, which that cancellation does not reach, and is awaited.
+    private func uncancelled<T: Sendable>(_ write: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await Task { try await write() }.value
     }
 }
 

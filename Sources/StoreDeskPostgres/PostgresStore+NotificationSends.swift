@@ -6,22 +6,28 @@ import StoreDeskStoreAPI
 /// several machines claim due deliveries with `FOR UPDATE SKIP LOCKED`, so each attempt goes to one of them;
 /// an attempt is recorded once (`UNIQUE (event_id, attempt)`), fenced by the claim.
 extension PostgresStore: NotificationSendStore {
-    public func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) throws -> [NotificationSendClaim] {
+    public func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) async throws
+        -> [NotificationSendClaim]
+    {
         guard !isReadOnly else { return [] }
-        guard try session.transaction(readOnly: true, { try NotificationSendProcedures.hasWork(procedures($0), now: now) }) else { return [] }
-        return try write { db in try NotificationSendProcedures.claim(procedures(db), claimer: claimer, at: now, lease: lease, limit: limit) }
+        return try await awaited { [self] in
+            guard try session.transaction(readOnly: true, { try NotificationSendProcedures.hasWork(procedures($0), now: now) }) else { return [] }
+            return try write { db in try NotificationSendProcedures.claim(procedures(db), claimer: claimer, at: now, lease: lease, limit: limit) }
+        }
     }
 
-    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int {
+    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) async throws -> Int {
         guard !sends.isEmpty else { return 0 }
-        return try write { db in try NotificationSendProcedures.record(procedures(db), sends, claimer: claimer) }
+        return try await awaited { [self] in try write { db in try NotificationSendProcedures.record(procedures(db), sends, claimer: claimer) } }
     }
 
-    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int {
+    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) async throws -> Int {
         guard !claims.isEmpty else { return 0 }
-        return try write { db in try NotificationSendProcedures.release(procedures(db), claims, claimer: claimer) }
+        return try await awaited { [self] in try write { db in try NotificationSendProcedures.release(procedures(db), claims, claimer: claimer) } }
     }
+}
 
+extension PostgresStore: NotificationDeliveryStore {
     public func notificationSendQueue() throws -> NotificationSendQueue {
         try session.transaction(readOnly: true) { db in try NotificationSendProcedures.queue(procedures(db)) }
     }
@@ -34,6 +40,9 @@ extension PostgresStore: NotificationSendStore {
         try session.transaction(readOnly: true) { db in try NotificationSendProcedures.deliveries(procedures(db), eventIds: eventIds) }
     }
 
+}
+
+extension PostgresStore {
     /// The advisory lock every writer of the log (`subscription_event`) holds shared while its transaction
     /// runs, and the sender's enqueue holds alone.
     static let eventLogLock: Int64 = 0x5344_4C4F_4730_0001

@@ -7,9 +7,9 @@ extension PostgresStore: RestoreDeskStore {
     public func restorePrompts(status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?) throws
         -> [RestorePrompt]
     {
-        let rows = try PostgresRestorePager(store: self, query: RestoreQuery(status: status, environment: environment))
-            .page(cursor.map { .after($0) } ?? .first, limit: limit)
-        return try session.transaction(readOnly: true) { db in try rows.map { try RestoreDeskProcedures.prompt(procedures(db), $0.request) } }
+        try session.transaction(readOnly: true) { db in
+            try RestoreDeskProcedures.prompts(procedures(db), status: status, environment: environment, limit: limit, after: cursor)
+        }
     }
 
     public func restorePurchases(for target: RestoreAccount, appId: String?, by staff: StaffMember, at now: Instant) throws

@@ -11,34 +11,14 @@ import StoreDeskStoreAPI
 extension PostgresStore: RestoreStore {
     public func restores(_ query: RestoreQuery) -> any ListPager<RestoreRow> { PostgresRestorePager(store: self, query: query) }
 
-    public func restoreCounts() throws -> [RestoreStatus: Int] {
-        var counts: [RestoreStatus: Int] = Dictionary(uniqueKeysWithValues: RestoreStatus.allCases.map { ($0, 0) })
-        for row in try session.rows("SELECT status, count(*) FROM restore_request GROUP BY status") {
-            let (status, count) = try row.decode((String, Int64).self)
-            if let status = RestoreStatus(rawValue: status) { counts[status] = Int(count) }
-        }
-        return counts
-    }
+    public func restoreCounts() throws -> [RestoreStatus: Int] { try readOne { try RestoreDeskProcedures.counts($0) } }
 
     public func sandboxRestoreCounts() throws -> [RestoreStatus: Int] {
-        var counts: [RestoreStatus: Int] = [:]
-        for row in try session.rows(
-            """
-            SELECT r.status, count(*) FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id
-            WHERE t.environment = \(StoreEnvironment.sandbox.rawValue) GROUP BY r.status
-            """)
-        {
-            let (status, count) = try row.decode((String, Int64).self)
-            if let status = RestoreStatus(rawValue: status) { counts[status] = Int(count) }
-        }
-        return counts
+        try readOne { try RestoreDeskProcedures.counts($0, environment: .sandbox) }
     }
 
     public func restorePrompt(transactionId: String) throws -> RestorePrompt? {
-        try session.transaction(readOnly: true) { db in
-            let procedures = procedures(db)
-            return try RestoreDeskProcedures.request(procedures, transactionId).map { try RestoreDeskProcedures.prompt(procedures, $0) }
-        }
+        try session.transaction(readOnly: true) { db in try RestoreDeskProcedures.prompt(procedures(db), transactionId: transactionId) }
     }
 
     @discardableResult
@@ -192,4 +172,6 @@ struct PostgresRestorePager: ListPager {
         guard let id else { return nil }
         return try store.readOne { try ListProcedures.restoreCursor($0, id: id) }
     }
+
+    func count() throws -> ListCount? { try store.readOne { try ListProcedures.restoreCount($0, query) } }
 }

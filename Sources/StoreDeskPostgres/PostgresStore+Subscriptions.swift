@@ -150,6 +150,19 @@ extension PostgresStore: NotificationImportStore {
         }
     }
 
+    public func receiveNotification(signedPayload jws: String, source: String, wallClock: Instant, stampAt: Instant) async throws
+        -> NotificationImport.Line?
+    {
+        return try await awaited { [self] in
+            var line: NotificationImport.Line?
+            let file = NotificationFile.received(signedPayload: jws)
+            _ = try importNotifications(
+                from: file, extraRoots: [], allowUnverified: false, source: source, wallClock: wallClock, stampAt: stampAt
+            ) { line = $0 }
+            return line
+        }
+    }
+
     public func subscriptionRecords(userId: String) throws -> SubscriptionRecords {
         try session.transaction(readOnly: true) { db in try PlayerProcedures.subscriptionRecords(procedures(db), userId: userId) }
     }

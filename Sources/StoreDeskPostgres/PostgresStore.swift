@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import NIOPosix
 import StoreDeskCore
 import StoreDeskStoreAPI
 
@@ -91,6 +92,13 @@ public final class PostgresStore: @unchecked Sendable {
     }
 
     func cells(_ row: PostgresRow) -> PostgresCells { PostgresCells(row, store: name) }
+
+    /// The session's work, awaited: run on NIO's pool for blocking work, where the session may wait on its
+    /// connection's replies, so the caller's thread (the cooperative pool's, in `serve`) goes on meanwhile.
+    /// A task cancelled before the work starts runs none of it.
+    func awaited<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await NIOThreadPool.singleton.runIfActive(work)
+    }
 }
 
 /// Callbacks run after each commit this process makes.

@@ -7,7 +7,7 @@ import StoreDeskCore
 ///
 /// An area that needs the store adds a protocol of its own and lists it here.
 public protocol ConsoleStore: StoreFile, UserStore, QueueStore, RestoreStore, AuditStore, SubscriptionStore, LoginEntryStore,
-    OneTapStore, FindStore, HistoryStore, AppleSupportStore, AppStoreServerStore, NotificationSendStore
+    OneTapStore, FindStore, HistoryStore, AppleSupportStore, AppStoreServerStore, NotificationDeliveryStore
 {}
 
 /// What every store tells about itself, and how the console learns that it changed.

@@ -37,8 +37,8 @@ extension NotificationSendStore {
     @discardableResult
     public func recordNotificationSend(
         _ claim: NotificationSendClaim, claimer: String, attempt: NotificationSendAttempt, state: NotificationSendState
-    ) throws -> Bool {
-        try recordNotificationSends([NotificationSendOutcome(claim: claim, attempt: attempt, state: state)], claimer: claimer) == 1
+    ) async throws -> Bool {
+        try await recordNotificationSends([NotificationSendOutcome(claim: claim, attempt: attempt, state: state)], claimer: claimer) == 1
     }
 }
 
@@ -78,23 +78,28 @@ public struct PlayerNotification: Sendable, Hashable {
     public var sendState: String { delivery?.state.name ?? "not sent" }
 }
 
-/// Notifications sent: the deliveries `serve` makes and claims, their attempts, and what the console and
-/// `user show` read of them.
+/// Notifications sent, as `serve`'s sender takes them: the deliveries it makes and claims and their
+/// attempts. Each is one write, awaited: the backend runs it off the caller's thread (GRDB's writer for a
+/// file, the session's thread for PostgreSQL), so a sender on the cooperative pool never blocks it.
 public protocol NotificationSendStore: Sendable {
     /// In one write: makes a pending delivery for every notification logged since its app's notification URL
     /// was set (the log read by id, whatever wrote it), then claims up to `limit` deliveries whose next
     /// attempt is due at `now` and that no live claim holds, for `claimer` until `now + lease`. Two serves
     /// claiming at once never get the same attempt. Writes nothing when nothing is new or due.
-    func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) throws -> [NotificationSendClaim]
+    func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) async throws -> [NotificationSendClaim]
     /// Records how claimed attempts ended and each delivery's new state, releasing the claims, in one write;
     /// an attempt whose claim `claimer` no longer holds is left out. Returns how many were recorded.
     @discardableResult
-    func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int
+    func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) async throws -> Int
     /// Gives claimed attempts back unsent (a serve stopped while they were out): each delivery `claimer` still
     /// holds for that attempt is as it was before the claim, its attempt not spent, due for the next serve at
     /// once instead of after the claim's lease. Returns how many were given back.
     @discardableResult
-    func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int
+    func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) async throws -> Int
+}
+
+/// The deliveries as the console, `user show` and Apple's notification history read them.
+public protocol NotificationDeliveryStore: Sendable {
     /// How many deliveries are pending, failed and delivered.
     func notificationSendQueue() throws -> NotificationSendQueue
     /// The player's notifications, newest first (at most `limit`), each with its delivery.

@@ -7,7 +7,7 @@ import StoreDeskCore
 /// whatever has piled up whenever it is free (a group commit): small commits while the engine is
 /// starting, large ones once it runs ahead; and the engine waits when `batch` steps are already waiting.
 ///
-///     try PaymentPipeline.run(into: database, run: run, batch: 4096) { emit in try simulation.run(emit) }
+///     try PaymentPipeline.run(into: store, run: run, batch: 4096) { emit in try simulation.run(emit) }
 ///
 /// Each commit is one of `run`'s (fenced: refused once another process took the run over).
 public enum PaymentPipeline {
@@ -17,14 +17,14 @@ public enum PaymentPipeline {
     /// Runs `produce`, committing what it emits. Returns once every step is committed; rethrows the
     /// first error from either side (the engine stops at the writer's first error).
     public static func run(
-        into database: any QueueStore, run: PaymentRun, batch: Int,
+        into store: any QueueStore, run: PaymentRun, batch: Int,
         produce: (_ emit: (PaymentChange) throws -> Void) throws -> Void
     ) throws {
         let channel = Channel(limit: max(batch, handOff))
         let writer = Thread {
             while let changes = channel.take(atMost: batch) {
                 do {
-                    try database.apply(changes, run: run)
+                    try store.apply(changes, run: run)
                 } catch {
                     channel.fail(error)
                 }

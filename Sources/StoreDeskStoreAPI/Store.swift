@@ -6,7 +6,7 @@ import StoreDeskCore
 /// (`StoreDeskOpener.StoreOpener`) names a backend. `AppDatabase` (SQLite through GRDB) implements it.
 public protocol Store: ConsoleStore, AppsStore, CatalogueStore, TrustRootStore, NotificationImportStore, GameServerStore,
     StoreChecking, StoreTimeLine, PlayerLookup, RestoreDeskStore, AuditLogStore, AppleAPIStore,
-    AppStoreServerStore, NotificationHistoryStore, AppleSupportStore
+    AppStoreServerStore, NotificationHistoryStore, AppleSupportStore, NotificationSendStore
 {}
 
 /// How a caller means to use a store.
@@ -77,6 +77,12 @@ public protocol NotificationImportStore: Sendable {
         from file: NotificationFile, extraRoots: [TrustedRoot], allowUnverified: Bool, source: String,
         wallClock: Instant, stampAt: Instant?, each: (NotificationImport.Line) -> Void
     ) throws -> NotificationImport.Report
+    /// One notification `serve` received (`POST /notifications`, its `signedPayload`), imported as
+    /// `importNotifications` would a one-line file of it (the store's roots only, unverified refused),
+    /// stamped at `stampAt` or later; the line's fate, nil when it was no line. Awaited: the backend runs
+    /// it off the caller's thread. Throws `StoreError.dataFile` when it is no notification.
+    func receiveNotification(signedPayload jws: String, source: String, wallClock: Instant, stampAt: Instant) async throws
+        -> NotificationImport.Line?
     /// A player's subscription rows and their notifications.
     func subscriptionRecords(userId: String) throws -> SubscriptionRecords
     /// The player a `subs` argument names: a user id, or the original transaction id of a subscription.

@@ -87,7 +87,7 @@ struct SnapshotRequest: Equatable {
     /// started threads of its own.
     func run() throws -> Never {
         let trace = PhaseTrace()
-        var database: (any Store)?
+        var kept: (any Store)?
         let canvas = try reporting { () throws -> Canvas in
             guard let screenID = ScreenID.named(screen) else {
                 throw StoreError.invalidArgument("unknown screen '\(screen.echoed)' (have: \(ScreenID.allCases.map(\.rawValue).joined(separator: ", ")))")
@@ -105,7 +105,7 @@ struct SnapshotRequest: Equatable {
             trace.mark("theme")
             // The clock is read first on a probe, so a store whose clock is no date is refused untouched.
             let opened = try store.open(.readOnly, verifying: { _ = try $0.clock() })
-            database = opened
+            kept = opened
             trace.mark("open store")
             let wall = Instant(Date())
             let clock = ConsoleClock(store: try opened.now(wall: wall), wall: wall)
@@ -122,7 +122,7 @@ struct SnapshotRequest: Equatable {
         // The canvas is drawn text already: it shows controls escaped, and its newlines end its rows.
         Swift.print(canvas.plainText, terminator: "")
         trace.mark("print")
-        withExtendedLifetime(database) { exit(0) }
+        withExtendedLifetime(kept) { exit(0) }
     }
 }
 

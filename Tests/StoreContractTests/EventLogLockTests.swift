@@ -43,7 +43,7 @@ import Testing
         }
     }
 
-    @Test func aNotificationCommittedAfterAHigherIdIsStillSent() throws {
+    @Test func aNotificationCommittedAfterAHigherIdIsStillSent() async throws {
         let store = try ContractStores.get().postgres()
         var settings = AppSettings()
         settings.notificationURL = .some("http://127.0.0.1:9/apple")
@@ -74,9 +74,9 @@ import Testing
             .map { try $0.decode((String, Int64).self) }
         #expect(ids.map(\.0) == ["lock-late"], "the early line is not committed yet")
         // While the early writer is under way the enqueue waits its turn: nothing is claimed, no cursor moves.
-        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
         try held.release()
-        let claimed = try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10)
+        let claimed = try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10)
         #expect(claimed.map(\.event.notificationUUID) == ["lock-early", "lock-late"])
     }
 

@@ -14,40 +14,40 @@ import Testing
 
     func store(_ backend: Backend) throws -> any Store { try ContractStores.get().wholeStore(backend) }
 
-    @Test(arguments: Backend.allCases) func deliveriesAreClaimedOnceRecordedOnceAndReadBack(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func deliveriesAreClaimedOnceRecordedOnceAndReadBack(_ backend: Backend) async throws {
         let store = try store(backend)
         // No URL: nothing to claim, nothing written.
-        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
         var settings = AppSettings()
         settings.notificationURL = .some("http://127.0.0.1:9/apple")
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
         #expect(try store.app(id: "1001")?.notificationURL == "http://127.0.0.1:9/apple")
         // What the log held before the URL was set is not sent.
-        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
 
         // A notification logged after it: one delivery, claimed by the first claimer only.
         try Self.logRenewals(["contract-send-1"], of: "10000005", in: store)
 
-        let first = try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10)
+        let first = try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10)
         #expect(first.map(\.event.notificationUUID) == ["contract-send-1"] && first.first?.attempt == 1)
         #expect(first.first?.url == "http://127.0.0.1:9/apple" && first.first?.appId == "1001")
-        #expect(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
         let claim = try #require(first.first)
 
         // Another claimer's result is not recorded; the holder's is, once.
         let failed = NotificationSendAttempt(attempt: 1, at: Self.at, result: .unsuccessfulHTTPResponseCode, httpStatus: 500, detail: "HTTP 500", url: claim.url)
         let next = Self.at.adding(.hours(1))
-        #expect(try store.recordNotificationSend(claim, claimer: "b", attempt: failed, state: .pending(next: next)) == false)
-        #expect(try store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: next)) == true)
-        #expect(try store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: next)) == false)
+        #expect(try await store.recordNotificationSend(claim, claimer: "b", attempt: failed, state: .pending(next: next)) == false)
+        #expect(try await store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: next)) == true)
+        #expect(try await store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: next)) == false)
         #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 1, retrying: 1, failed: 0, delivered: 0))
 
         // Not due before its retry; due after it, as attempt 2; then delivered.
-        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at.adding(.minutes(59)), lease: .seconds(60), limit: 10).isEmpty)
-        let second = try store.claimNotificationSends(claimer: "b", at: next, lease: .seconds(60), limit: 10)
+        #expect(try await store.claimNotificationSends(claimer: "a", at: Self.at.adding(.minutes(59)), lease: .seconds(60), limit: 10).isEmpty)
+        let second = try await store.claimNotificationSends(claimer: "b", at: next, lease: .seconds(60), limit: 10)
         #expect(second.map(\.attempt) == [2])
         let ok = NotificationSendAttempt(attempt: 2, at: next, result: .success, httpStatus: 200, detail: "", url: claim.url)
-        #expect(try store.recordNotificationSend(try #require(second.first), claimer: "b", attempt: ok, state: .delivered))
+        #expect(try await store.recordNotificationSend(try #require(second.first), claimer: "b", attempt: ok, state: .delivered))
         #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 0, retrying: 0, failed: 0, delivered: 1))
 
         // Read back: the player's notifications, the deliveries by id, and Get Notification History.
@@ -65,23 +65,23 @@ import Testing
 
     /// A serve stopped mid-send gives its claims back: the delivery as it was (no attempt spent), due for any
     /// claimer at once instead of after the lease; only the holder's claim of that attempt is given back.
-    @Test(arguments: Backend.allCases) func claimsGivenBackSpendNoAttempt(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func claimsGivenBackSpendNoAttempt(_ backend: Backend) async throws {
         let store = try store(backend)
         var settings = AppSettings()
         settings.notificationURL = .some("http://127.0.0.1:9/apple")
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
         try Self.logRenewals(["release-1"], of: "10000005", in: store)
-        let claim = try #require(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).first)
-        #expect(try store.releaseNotificationSends([claim], claimer: "b") == 0)
-        #expect(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
-        #expect(try store.releaseNotificationSends([claim], claimer: "a") == 1)
-        let again = try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10)
+        let claim = try #require(try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 10).first)
+        #expect(try await store.releaseNotificationSends([claim], claimer: "b") == 0)
+        #expect(try await store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.releaseNotificationSends([claim], claimer: "a") == 1)
+        let again = try await store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 10)
         #expect(again.map(\.attempt) == [1] && again.map(\.eventId) == [claim.eventId])
         // The first holder's late record is fenced out; the new holder's counts.
         let failed = NotificationSendAttempt(attempt: 1, at: Self.at, result: .timedOut, httpStatus: nil, detail: "timed out", url: claim.url)
-        #expect(try store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))) == false)
-        #expect(try store.recordNotificationSend(try #require(again.first), claimer: "b", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
-        #expect(try store.releaseNotificationSends(again, claimer: "b") == 0, "a recorded attempt is not given back")
+        #expect(try await store.recordNotificationSend(claim, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))) == false)
+        #expect(try await store.recordNotificationSend(try #require(again.first), claimer: "b", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
+        #expect(try await store.releaseNotificationSends(again, claimer: "b") == 0, "a recorded attempt is not given back")
         #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 1, retrying: 1, failed: 0, delivered: 0))
     }
 
@@ -108,21 +108,21 @@ import Testing
     /// `apps set APP --notification-url ""`: what waited for the URL stops. One never tried is not sent at all
     /// (so is one whose serve's claim ran out), one tried before is failed with its attempts kept, one out with
     /// a serve right then is failed when that serve records it, and setting a URL again sends none of them.
-    @Test(arguments: Backend.allCases) func clearingTheURLStopsWhatWaitedForIt(_ backend: Backend) throws {
+    @Test(arguments: Backend.allCases) func clearingTheURLStopsWhatWaitedForIt(_ backend: Backend) async throws {
         let store = try store(backend)
         var settings = AppSettings()
         settings.notificationURL = .some("http://127.0.0.1:9/apple")
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at)
         try Self.logRenewals(["stop-tried", "stop-out", "stop-abandoned", "stop-waiting"], of: "10000005", in: store)
 
-        let tried = try #require(try store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 1).first)
+        let tried = try #require(try await store.claimNotificationSends(claimer: "a", at: Self.at, lease: .seconds(60), limit: 1).first)
         #expect(tried.event.notificationUUID == "stop-tried")
         let failed = NotificationSendAttempt(attempt: 1, at: Self.at, result: .socketIssue, httpStatus: nil, detail: "refused", url: tried.url)
-        #expect(try store.recordNotificationSend(tried, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
-        let out = try #require(try store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 1).first)
+        #expect(try await store.recordNotificationSend(tried, claimer: "a", attempt: failed, state: .pending(next: Self.at.adding(.hours(1)))))
+        let out = try #require(try await store.claimNotificationSends(claimer: "b", at: Self.at, lease: .seconds(60), limit: 1).first)
         #expect(out.event.notificationUUID == "stop-out")
         // A serve that claimed one for a second and died: its lease has run out when the URL is cleared.
-        let abandoned = try store.claimNotificationSends(claimer: "c", at: Self.at, lease: .seconds(1), limit: 1)
+        let abandoned = try await store.claimNotificationSends(claimer: "c", at: Self.at, lease: .seconds(1), limit: 1)
         #expect(abandoned.map(\.event.notificationUUID) == ["stop-abandoned"])
         #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 4, retrying: 1, failed: 0, delivered: 0))
 
@@ -137,7 +137,7 @@ import Testing
         #expect(try delivery("stop-out")?.state == .pending(next: Self.at))
         // The serve that had it out records its attempt: a retry would wait for ever, so it is failed.
         let later = NotificationSendAttempt(attempt: 1, at: Self.at, result: .timedOut, httpStatus: nil, detail: "timed out", url: out.url)
-        #expect(try store.recordNotificationSend(out, claimer: "b", attempt: later, state: .pending(next: Self.at.adding(.hours(1)))))
+        #expect(try await store.recordNotificationSend(out, claimer: "b", attempt: later, state: .pending(next: Self.at.adding(.hours(1)))))
         #expect(try delivery("stop-out")?.state == .failed && delivery("stop-out")?.attempts.map(\.result) == [.timedOut])
         #expect(try store.notificationSendQueue() == NotificationSendQueue(pending: 0, retrying: 0, failed: 2, delivered: 0))
         let failures = try NotificationHistoryQuery(json: Array(#"{"startDate":0,"endDate":2000000000000,"onlyFailures":true}"#.utf8), paginationToken: nil)
@@ -146,6 +146,6 @@ import Testing
         // A URL set again starts from the log's end: nothing of before is sent.
         settings.notificationURL = .some("http://127.0.0.1:9/again")
         try store.updateApp(id: "1001", settings, by: Self.developer, at: Self.at.adding(.seconds(6)))
-        #expect(try store.claimNotificationSends(claimer: "a", at: Self.at.adding(.days(10)), lease: .seconds(60), limit: 10).isEmpty)
+        #expect(try await store.claimNotificationSends(claimer: "a", at: Self.at.adding(.days(10)), lease: .seconds(60), limit: 10).isEmpty)
     }
 }

@@ -32,11 +32,16 @@ import Testing
                     let (forward, backward) = try pager.walked(limit: 3)
                     #expect(forward == expected, "\(order) \(descending) \(String(describing: status))")
                     #expect(backward == expected, "\(order) \(descending) backwards")
+                    // The count the list's title shows: the rows' own number, as the SQLite store tells it.
+                    #expect(try pager.count() == .exact(expected.count), "\(order) \(descending) count")
+                    #expect(try pager.count() == reference.restores(query).count())
                 }
             }
         }
         let text = RestoreQuery(text: "1000000")
         #expect(try store.restores(text).first(limit: 200) == reference.restores(text).first(limit: 200))
+        #expect(try store.restores(text).count() == reference.restores(text).count())
+        #expect(try store.restores(text).count() != nil)
         for row in try reference.restores(RestoreQuery()).first(limit: 200) {
             #expect(try store.restorePrompt(transactionId: row.request.transactionId) == reference.restorePrompt(transactionId: row.request.transactionId))
         }

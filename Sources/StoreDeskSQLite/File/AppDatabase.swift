@@ -18,7 +18,7 @@ public struct AppDatabase: Sendable {
     /// The connection or pool. Private: every write of the store's areas goes through `write`,
     /// `writeWithoutTransaction` or `writeImmediate` below, each a transaction of the named method that
     /// called it; nothing else in the module (the ledger, the importer, the seeders) holds the writer.
-    private let writer: any DatabaseWriter
+    let writer: any DatabaseWriter
     public let path: String
     public let isReadOnly: Bool
 

@@ -30,7 +30,8 @@ struct SQLiteTransaction: StoreSQLTransaction {
         cached ? try db.cachedStatement(sql: text) : try db.makeStatement(sql: text)
     }
 
-    /// A condition written once for both backends, as GRDB takes one.
+    /// A statement written once for both backends in GRDB's terms, for reading its plan (`EXPLAIN QUERY
+    /// PLAN` in the list tests); the procedures themselves go through `statement` and `arguments`.
     static func condition(_ sql: StoreSQL) -> (String, StatementArguments) {
         let (text, values) = sql.rendered(.sqlite)
         return (text, arguments(values))

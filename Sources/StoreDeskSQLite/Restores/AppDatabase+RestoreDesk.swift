@@ -21,12 +21,7 @@ extension AppDatabase {
     public func restorePrompts(status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?) throws
         -> [RestorePrompt]
     {
-        try reader.read { db in
-            let procedures = procedures(db)
-            return try ListProcedures.restorePage(
-                procedures, RestoreQuery(status: status, environment: environment), anchor: cursor.map { .after($0) } ?? .first, limit: limit
-            ).map { try RestoreDeskProcedures.prompt(procedures, $0.request) }
-        }
+        try reader.read { db in try RestoreDeskProcedures.prompts(procedures(db), status: status, environment: environment, limit: limit, after: cursor) }
     }
 
     /// One page of the desk's list in the query's order: its status (nil for all), its text found in the
@@ -37,39 +32,15 @@ extension AppDatabase {
 
     /// The prompt for one transaction, whatever its status.
     public func restorePrompt(transactionId: String) throws -> RestorePrompt? {
-        try reader.read { db in
-            let procedures = procedures(db)
-            return try RestoreDeskProcedures.request(procedures, transactionId).map { try RestoreDeskProcedures.prompt(procedures, $0) }
-        }
+        try reader.read { db in try RestoreDeskProcedures.prompt(procedures(db), transactionId: transactionId) }
     }
 
     /// How many prompts have each status.
-    public func restoreCounts() throws -> [RestoreStatus: Int] {
-        try reader.read { db in
-            var counts: [RestoreStatus: Int] = [:]
-            for status in RestoreStatus.allCases {
-                counts[status] = try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM restore_request WHERE status = ?", arguments: [status.rawValue])
-            }
-            return counts
-        }
-    }
+    public func restoreCounts() throws -> [RestoreStatus: Int] { try reader.read { try RestoreDeskProcedures.counts(procedures($0)) } }
 
     /// How many prompts of each status are of Sandbox purchases.
     public func sandboxRestoreCounts() throws -> [RestoreStatus: Int] {
-        try reader.read { db in
-            var counts: [RestoreStatus: Int] = [:]
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT r.status, COUNT(*) AS n FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id
-                    WHERE t.environment = ? GROUP BY r.status
-                    """, arguments: [StoreEnvironment.sandbox.rawValue])
-            for row in rows {
-                if let status = RestoreStatus(rawValue: row["status"]) { counts[status] = row["n"] }
-            }
-            return counts
-        }
+        try reader.read { try RestoreDeskProcedures.counts(procedures($0), environment: .sandbox) }
     }
 
     /// Support confirms a prompt onto `target`: the order, the signed callback, the grant, the finished
@@ -117,19 +88,33 @@ extension AppDatabase {
     func writeImmediate<T>(_ body: (Database) throws -> T) throws -> T {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         do {
-            return try writeWithoutTransaction { db in
-                try db.execute(sql: "BEGIN IMMEDIATE")
-                do {
-                    let value = try body(db)
-                    try db.execute(sql: "COMMIT")
-                    return value
-                } catch {
-                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
-                    throw error
-                }
-            }
+            return try writeWithoutTransaction { db in try Self.immediate(db, body) }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
+        }
+    }
+
+    /// `writeImmediate`, awaited: GRDB's async access runs it on the writer's queue, and the caller's
+    /// thread (the cooperative pool's, in `serve`) goes on meanwhile. A task cancelled before the write
+    /// begins, or during it, writes nothing (GRDB interrupts it and the transaction rolls back).
+    func writeImmediate<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        guard !isReadOnly else { throw RestoreRefusal.readOnly }
+        do {
+            return try await writer.writeWithoutTransaction { db in try Self.immediate(db, body) }
+        } catch let error as DatabaseError {
+            throw StoreError(error, path: path)
+        }
+    }
+
+    private static func immediate<T>(_ db: Database, _ body: (Database) throws -> T) throws -> T {
+        try db.execute(sql: "BEGIN IMMEDIATE")
+        do {
+            let value = try body(db)
+            try db.execute(sql: "COMMIT")
+            return value
+        } catch {
+            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+            throw error
         }
     }
 }

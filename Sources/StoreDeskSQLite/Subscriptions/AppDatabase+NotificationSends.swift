@@ -6,25 +6,29 @@ import StoreDeskStoreAPI
 /// backends, each write in an IMMEDIATE transaction (one writer at a time, so two serves never claim one
 /// attempt).
 extension AppDatabase: NotificationSendStore {
-    public func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) throws -> [NotificationSendClaim] {
+    public func claimNotificationSends(claimer: String, at now: Instant, lease: Instant.Duration, limit: Int) async throws
+        -> [NotificationSendClaim]
+    {
         guard !isReadOnly else { return [] }
         // Most polls find nothing: a read decides whether to write at all.
-        guard try reader.read({ try NotificationSendProcedures.hasWork(procedures($0), now: now) }) else { return [] }
-        return try writeImmediate { db in
-            try NotificationSendProcedures.claim(procedures(db), claimer: claimer, at: now, lease: lease, limit: limit)
+        guard try await reader.read({ try NotificationSendProcedures.hasWork(self.procedures($0), now: now) }) else { return [] }
+        return try await writeImmediate { db in
+            try NotificationSendProcedures.claim(self.procedures(db), claimer: claimer, at: now, lease: lease, limit: limit)
         }
     }
 
-    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) throws -> Int {
+    public func recordNotificationSends(_ sends: [NotificationSendOutcome], claimer: String) async throws -> Int {
         guard !sends.isEmpty else { return 0 }
-        return try writeImmediate { db in try NotificationSendProcedures.record(procedures(db), sends, claimer: claimer) }
+        return try await writeImmediate { db in try NotificationSendProcedures.record(self.procedures(db), sends, claimer: claimer) }
     }
 
-    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) throws -> Int {
+    public func releaseNotificationSends(_ claims: [NotificationSendClaim], claimer: String) async throws -> Int {
         guard !claims.isEmpty else { return 0 }
-        return try writeImmediate { db in try NotificationSendProcedures.release(procedures(db), claims, claimer: claimer) }
+        return try await writeImmediate { db in try NotificationSendProcedures.release(self.procedures(db), claims, claimer: claimer) }
     }
+}
 
+extension AppDatabase: NotificationDeliveryStore {
     public func notificationSendQueue() throws -> NotificationSendQueue {
         try reader.read { db in try NotificationSendProcedures.queue(procedures(db)) }
     }

@@ -26,24 +26,49 @@ extension AppDatabase {
         wallClock: Instant, stampAt: Instant? = nil, each: (NotificationImport.Line) -> Void = { _ in }
     ) throws -> NotificationImport.Report {
         try writeWithoutTransaction { db in
-            // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
-            // emptied at every release) instead of a temporary file written line after line.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            var report = NotificationImport.Report()
-            try db.inTransaction {
-                let importer = try NotificationImporter(db: db, source: source, wallClock: wallClock, stampAt: stampAt)
-                let trust = try Self.notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: wallClock)
-                report = try importer.run(file, trust: trust, keepLines: false, each: each)
-                // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not
-                // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.
-                // (A data set's own empty notifications file, the demo's, is no mistake: it is not read here.)
-                if report.imported + report.skipped + report.rejected == 0 {
-                    throw StoreError.dataFile(path: file.path, message: NotificationImport.noLineMessage)
-                }
-                return .commit
-            }
-            return report
+            try Self.importNotifications(
+                db, from: file, extraRoots: extraRoots, allowUnverified: allowUnverified, source: source, wallClock: wallClock,
+                stampAt: stampAt, each: each)
         }
+    }
+
+    /// One notification `serve` received, imported as a one-line file of it, awaited: GRDB's async access
+    /// runs it on the writer's queue while the caller's thread (the cooperative pool's) goes on.
+    public func receiveNotification(signedPayload jws: String, source: String, wallClock: Instant, stampAt: Instant) async throws
+        -> NotificationImport.Line?
+    {
+        return try await writer.writeWithoutTransaction { db in
+            var line: NotificationImport.Line?
+            let file = NotificationFile.received(signedPayload: jws)
+            _ = try Self.importNotifications(
+                db, from: file, extraRoots: [], allowUnverified: false, source: source, wallClock: wallClock, stampAt: stampAt
+            ) { line = $0 }
+            return line
+        }
+    }
+
+    /// An import on the writer's connection, outside any transaction: one transaction of its own.
+    static func importNotifications(
+        _ db: Database, from file: NotificationFile, extraRoots: [TrustedRoot], allowUnverified: Bool, source: String,
+        wallClock: Instant, stampAt: Instant?, each: (NotificationImport.Line) -> Void
+    ) throws -> NotificationImport.Report {
+        // Each line is a savepoint: its journal of the pages it changes lives in memory (and is
+        // emptied at every release) instead of a temporary file written line after line.
+        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        var report = NotificationImport.Report()
+        try db.inTransaction {
+            let importer = try NotificationImporter(db: db, source: source, wallClock: wallClock, stampAt: stampAt)
+            let trust = try notificationTrust(db, extraRoots: extraRoots, allowUnverified: allowUnverified, now: wallClock)
+            report = try importer.run(file, trust: trust, keepLines: false, each: each)
+            // Nothing at all was read (an empty file, or blank lines only): a mistaken file, not
+            // "imported 0". Thrown inside the transaction, which rolls back: the store is untouched.
+            // (A data set's own empty notifications file, the demo's, is no mistake: it is not read here.)
+            if report.imported + report.skipped + report.rejected == 0 {
+                throw StoreError.dataFile(path: file.path, message: NotificationImport.noLineMessage)
+            }
+            return .commit
+        }
+        return report
     }
 
     /// The trust an import judges signed lines with: the store's roots and those given for the run.

@@ -365,13 +365,6 @@ struct SubscriptionRowStatement {
 enum SubscriptionEventRow {
     static let columns = "provenance, root_sha256, root_subject, signer_subject, signer_serial, payload, source"
 
-    /// Whether a chain has notifications: they, not its row, say how it goes on.
-    static func hasEvents(_ db: Database, originalTransactionId: String) throws -> Bool {
-        try Int.fetchOne(
-            db, sql: "SELECT 1 FROM subscription_event WHERE original_transaction_id = ? LIMIT 1",
-            arguments: [originalTransactionId]) != nil
-    }
-
     /// The notifications of these chains, decoded, with their provenance.
     static func events(_ db: Database, originalTransactionIds: [String]) throws -> [SubscriptionEvent] {
         guard !originalTransactionIds.isEmpty else { return [] }

@@ -129,6 +129,40 @@ public enum RestoreDeskProcedures {
         return (appleIds, players, opened)
     }
 
+    /// The desk's prompts of a status (nil: all) and environment, in the list's default order, from after
+    /// `cursor`, each with what `prompt` adds: one read.
+    public static func prompts(
+        _ db: some StoreSQLTransaction, status: RestoreStatus?, environment: StoreEnvironment?, limit: Int, after cursor: RestoreCursor?
+    ) throws -> [RestorePrompt] {
+        try ListProcedures.restorePage(
+            db, RestoreQuery(status: status, environment: environment), anchor: cursor.map { .after($0) } ?? .first, limit: limit
+        ).map { try prompt(db, $0.request) }
+    }
+
+    /// How many prompts have each status (every status named, 0 when none); with `environment`, of that
+    /// environment's purchases only.
+    public static func counts(_ db: some StoreSQLTransaction, environment: StoreEnvironment? = nil) throws -> [RestoreStatus: Int] {
+        var counts = Dictionary(uniqueKeysWithValues: RestoreStatus.allCases.map { ($0, 0) })
+        let sql: StoreSQL
+        if let environment {
+            sql = """
+                SELECT r.status AS status, count(*) AS n FROM restore_request r JOIN store_transaction t ON t.id = r.transaction_id
+                WHERE t.environment = \(environment) GROUP BY r.status
+                """
+        } else {
+            sql = "SELECT status, count(*) AS n FROM restore_request GROUP BY status"
+        }
+        for row in try db.rows(sql) {
+            if let status = RestoreStatus(rawValue: try row.text("status")) { counts[status] = Int(try row.int("n")) }
+        }
+        return counts
+    }
+
+    /// The prompt for one transaction, whatever its status; nil when it has none.
+    public static func prompt(_ db: some StoreSQLTransaction, transactionId: String) throws -> RestorePrompt? {
+        try request(db, transactionId).map { try prompt(db, $0) }
+    }
+
     /// A prompt with its transaction, product, app, candidate accounts and (once confirmed) delivery.
     public static func prompt(_ db: some StoreSQLTransaction, _ request: RestoreRequest) throws -> RestorePrompt {
         let missing = StoreError.invalidArgument(

@@ -278,8 +278,8 @@ public final class ConsoleRuntime {
             let clock = Date()
             // The header says "loading…" while a call has been out longer than a frame's patience; a call
             // younger than that holds the frame, which would show its pane before the answer.
-            let pending = inbox.oldestCall.map { clock.timeIntervalSince($0) }
-            let slow = (pending ?? 0) >= Self.patience
+            let calls = callsOut(at: clock)
+            let slow = calls == .slow
             if slow != state.storeWaiting { dispatch(.storeWaiting(slow), settle: false) }
             if reach.lost == !state.storeUnreachable { dispatch(.storeReachable(!reach.lost), settle: false) }
             if ownCommits.lower() { dispatch(.storeChanged, settle: false) }
@@ -294,7 +294,7 @@ public final class ConsoleRuntime {
                 consoleClock.catchUp(to: state.clock, wall: wall)
                 tick(consoleClock.now(wall: wall), wall: wall)
             }
-            if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval && (pending == nil || slow) {
+            if dirty && clock.timeIntervalSince(lastFrame) >= frameInterval && calls != .young {
                 device.present(state.render(), theme: theme)
                 lastFrame = clock
                 dirty = false
@@ -304,11 +304,18 @@ public final class ConsoleRuntime {
         }
     }
 
-    /// Whether a store call asked less than `patience` ago is still out: the loop holds keys and the frame
-    /// for it (a local file's calls all answer within that); past it the call is slow, and both go on.
-    func callJustAsked() -> Bool {
-        inbox.oldestCall.map { Date().timeIntervalSince($0) < Self.patience } ?? false
+    /// How long the oldest store call still out has been out, at `clock`: none out; young (asked less than
+    /// `patience` ago: the loop holds keys and the frame for it, and a local file's calls all answer within
+    /// that); slow (keys and frames go on, and the header says "loading…").
+    enum CallsOut: Equatable { case none, young, slow }
+
+    func callsOut(at clock: Date = Date()) -> CallsOut {
+        guard let asked = inbox.oldestCall else { return .none }
+        return clock.timeIntervalSince(asked) < Self.patience ? .young : .slow
     }
+
+    /// Whether a call asked less than `patience` ago is still out (`CallsOut.young`).
+    func callJustAsked() -> Bool { callsOut() == .young }
 
     /// Applies events that were waiting together in the input, in order, and returns those it left. A run
     /// of keys that edit the open `/` filter (a paste) is one `Message.filterEdits`: the list is read once

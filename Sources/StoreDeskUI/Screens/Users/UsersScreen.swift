@@ -18,7 +18,7 @@ public struct UsersScreen: ConsoleScreen {
     /// pane was resized: `updateBars`) for the profile and the history to draw.
     public internal(set) var subscriptionBars = SubscriptionBars()
     public var detailScroll = 0
-    /// The selected player's newest notifications with their sends (`NotificationSendStore`).
+    /// The selected player's newest notifications with their sends (`NotificationDeliveryStore`).
     public var notifications: (userId: String, items: [PlayerNotification])?
     /// Users whose phone number was revealed in this session (support only, audited).
     public var revealed: Set<String> = []
