@@ -70,9 +70,19 @@ import Testing
         }
         #expect(try store.userCount() == 40)
 
-        // The watcher listens again and hears a commit made on another connection.
-        Thread.sleep(forTimeInterval: 0.5)
-        _ = try watcher.changed()
+        // The watcher listens again (its return is a change of its own, taken here once the server shows the
+        // new LISTEN) and hears a commit made on another connection.
+        func listening() throws -> Bool {
+            let n = try stores.cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE datname = '\(database)' AND query ILIKE 'LISTEN%'")
+            return (Int(n.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0) > 0
+        }
+        var back = false
+        let deadline = Date().addingTimeInterval(10)
+        while !back && Date() < deadline {
+            back = try watcher.changed() && listening()
+            if !back { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(back, "the watcher did not listen again")
         _ = Self.oneLine { try other.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z")) }
         try other.recordAudit(AuditEntry(at: Instant(millis: 0), actor: "a", role: "support", action: "x", subject: "y", detail: "z"))
         var heard = false
