@@ -39,7 +39,6 @@ extension PostgresStore: NotificationDeliveryStore {
     public func notificationDeliveries(eventIds: [Int64]) throws -> [Int64: NotificationDelivery] {
         try session.transaction(readOnly: true) { db in try NotificationSendProcedures.deliveries(procedures(db), eventIds: eventIds) }
     }
-
 }
 
 extension PostgresStore {

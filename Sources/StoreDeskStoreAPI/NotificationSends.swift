@@ -80,7 +80,7 @@ public struct PlayerNotification: Sendable, Hashable {
 
 /// Notifications sent, as `serve`'s sender takes them: the deliveries it makes and claims and their
 /// attempts. Each is one write, awaited: the backend runs it off the caller's thread (GRDB's writer for a
-/// file, the session's thread for PostgreSQL), so a sender on the cooperative pool never blocks it.
+/// file, NIO's pool for blocking work for PostgreSQL), so a sender on the cooperative pool never blocks it.
 public protocol NotificationSendStore: Sendable {
     /// In one write: makes a pending delivery for every notification logged since its app's notification URL
     /// was set (the log read by id, whatever wrote it), then claims up to `limit` deliveries whose next

@@ -53,6 +53,7 @@ public struct NotificationFile {
         self.name = name
         path = name
     }
+
     /// The one-line file of a notification `serve` received: `{"signedPayload": JWS}`, as Apple POSTs it.
     public static func received(signedPayload jws: String) -> NotificationFile {
         var line = (try? JSONEncoder().encode(["signedPayload": jws])) ?? Data()

@@ -18,7 +18,7 @@ public struct AppDatabase: Sendable {
     /// The connection or pool. Private: every write of the store's areas goes through `write`,
     /// `writeWithoutTransaction` or `writeImmediate` below, each a transaction of the named method that
     /// called it; nothing else in the module (the ledger, the importer, the seeders) holds the writer.
-    let writer: any DatabaseWriter
+    private let writer: any DatabaseWriter
     public let path: String
     public let isReadOnly: Bool
 
@@ -30,6 +30,12 @@ public struct AppDatabase: Sendable {
 
     /// A write that opens its own transactions (`BEGIN IMMEDIATE`, or several in a row).
     func writeWithoutTransaction<T>(_ updates: (Database) throws -> T) throws -> T { try writer.writeWithoutTransaction(updates) }
+
+    /// `writeWithoutTransaction`, awaited (GRDB's async access): it runs on the writer's queue while the
+    /// caller's thread goes on; a task cancelled before or during it has GRDB interrupt it.
+    func writeWithoutTransaction<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await writer.writeWithoutTransaction(updates)
+    }
 
     /// Copies the WAL into the file off the writer's thread, for a store open as a pool; nil otherwise.
     func walCheckpointer() -> WALCheckpointer? { (writer as? DatabasePool).flatMap { WALCheckpointer(pool: $0) } }

@@ -100,7 +100,7 @@ extension AppDatabase {
     func writeImmediate<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         guard !isReadOnly else { throw RestoreRefusal.readOnly }
         do {
-            return try await writer.writeWithoutTransaction { db in try Self.immediate(db, body) }
+            return try await writeWithoutTransaction { db in try Self.immediate(db, body) }
         } catch let error as DatabaseError {
             throw StoreError(error, path: path)
         }

@@ -37,7 +37,7 @@ extension AppDatabase {
     public func receiveNotification(signedPayload jws: String, source: String, wallClock: Instant, stampAt: Instant) async throws
         -> NotificationImport.Line?
     {
-        return try await writer.writeWithoutTransaction { db in
+        return try await writeWithoutTransaction { db in
             var line: NotificationImport.Line?
             let file = NotificationFile.received(signedPayload: jws)
             _ = try Self.importNotifications(
