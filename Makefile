@@ -56,14 +56,18 @@ apple-venv:
 		echo "installing Apple's App Store Server Library into $(APPLE_VENV)"; \
 		python3 -m venv $(APPLE_VENV) && $(APPLE_VENV)/bin/pip install -q -r Tests/AppleLibrary/requirements.txt; }
 
-# The end-to-end tests on the release binary `make run` uses (its linker and metadata flags are not the
-# debug build's), then every other test on the debug build: each test runs once.
-test: deps release
+# The test build's own folder (the release binary stays in .build, where `make run` finds it).
+TEST_BUILD := .build-tests
+
+# The release binary `make run` uses and the test build (debug, no debug info), compiled side by side
+# (Build/test-builds.sh); then the end-to-end tests on that release binary (its linker and metadata flags are
+# not the debug build's), then every other test, which runs it too where it needs the binary: each test once.
+test: deps
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(TEST_PACKAGES)"
 	@$(MAKE) --no-print-directory apple-venv
-	$(SWIFT) build --product storedesk
-	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --no-parallel --filter EndToEndTests
-	$(SWIFT) test --no-parallel --skip EndToEndTests
+	bash Build/test-builds.sh "$(SWIFT)" $(TEST_BUILD) -- $(RELEASE_FLAGS)
+	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --scratch-path $(TEST_BUILD) --skip-build --no-parallel --filter EndToEndTests
+	STOREDESK_BIN=$(CURDIR)/.build/release/storedesk $(SWIFT) test --scratch-path $(TEST_BUILD) --skip-build --no-parallel --skip EndToEndTests
 
 bench: release
 	@$(MAKE) --no-print-directory deps EXTRA_PACKAGES="$(BENCH_PACKAGES) $(TEST_PACKAGES)"
@@ -75,4 +79,4 @@ bench: release
 	bash Benchmarks/apple-api.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build $(TEST_BUILD)

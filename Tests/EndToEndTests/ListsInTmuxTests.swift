@@ -75,7 +75,7 @@ extension ListsInTmuxTests {
     @Test func exportOfASeededStoreWritesEveryPlayer() throws {
         let home = TemporaryHome()
         let db = home.path("seeded.sqlite")
-        #expect(try Binary.run(["seed", "--users", "200000", "--seed", "7", "--db", db], home: home).status == 0)
+        try SeededStores.copy(users: 200_000, seed: 7, to: db, home: home)
         let env = "HOME=\(home.url.path) XDG_DATA_HOME=\(home.url.path)/data TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC USER=e2e"
         let tmux = try ConsoleInTmuxTests.Tmux(
             width: 120, height: 40, command: "env \(env) \(Binary.path) --db \(db) --readonly; sleep 30")

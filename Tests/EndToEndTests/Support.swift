@@ -119,3 +119,32 @@ func shell(_ command: String) throws -> (status: Int32, output: String) {
     let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
     return (exit, (try? String(contentsOfFile: file, encoding: .utf8)) ?? "")
 }
+
+/// Seeded stores this test process makes once through the binary and hands out as copies: seeding
+/// 200,000 players costs seconds, copying the file a fraction of one. The originals live in a folder of
+/// the process's own, removed when it exits.
+enum SeededStores {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var made: [String: String] = [:]
+    private static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("storedesk-seeded-" + UUID().uuidString)
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(at: SeededStores.folder) }
+        return url
+    }()
+
+    /// A copy at `path` of the store `seed --users USERS --seed SEED` makes (seeded the first time a test
+    /// asks for it, in this process).
+    static func copy(users: Int, seed: Int, to path: String, home: TemporaryHome) throws {
+        let original = try lock.withLock { () throws -> String in
+            let key = "users-\(users)-seed-\(seed)"
+            if let made = made[key] { return made }
+            let file = folder.appendingPathComponent(key + ".sqlite").path
+            let seeded = try Binary.run(["seed", "--users", "\(users)", "--seed", "\(seed)", "--db", file], home: home, timeout: 600)
+            try #require(seeded.status == 0, "\(seeded.stderr)")
+            made[key] = file
+            return file
+        }
+        try FileManager.default.copyItem(atPath: original, toPath: path)
+    }
+}
