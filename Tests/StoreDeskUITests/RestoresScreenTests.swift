@@ -373,3 +373,45 @@ import Testing
         #expect(try console.outside().read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'restore.decline' AND actor = 'tester'") } == 0)
     }
 }
+
+/// `g` then `d` typed together on a store slower than a frame: the `d` comes before `g`'s page, and the
+/// decline starts on the prompt the page selects, once that prompt is loaded, never on the row selected
+/// before (a prompt just confirmed there said "already restored"; an open one would have been declined).
+@Suite struct RestoresKeysBeforeThePageTests {
+    /// Performs `effects` on the console's store and reduces their messages into `state`, as the loop would
+    /// once the answers come.
+    func answer(_ effects: [Effect], _ state: inout AppState, _ runtime: ConsoleRuntime) {
+        var queue = effects
+        while !queue.isEmpty {
+            if let message = runtime.perform(queue.removeFirst()) { queue += state.reduce(message) }
+        }
+    }
+
+    @Test func aDeclineTypedBeforeThePageComesStartsOnTheRowThePageSelects() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .support)
+        console.press(.character("3"))
+        console.press(.character("j"))
+        var state = console.state
+        let before = try #require(state.screenState(RestoresScreen.self).selectedRow?.request.transactionId)
+        // `g` asks for the first page; `d` is read before the answer.
+        var effects = state.reduce(.key(.character("g")))
+        effects += state.reduce(.key(.character("d")))
+        #expect(state.render().plainText.contains("decline waits for the selected prompt to load"))
+        #expect(!state.render().plainText.contains("reason to decline"))
+        answer(effects, &state, console.runtime)
+        let first = try #require(state.screenState(RestoresScreen.self).selectedRow?.request.transactionId)
+        #expect(first != before)
+        #expect(state.render().plainText.contains("reason to decline \(first): "), "\(state.render().plainText)")
+    }
+
+    @Test func aMoveBeforeThePageDropsTheWaitingDecline() throws {
+        let console = try ConsoleHarness(size: Size(width: 120, height: 40), role: .support)
+        console.press(.character("3"))
+        var state = console.state
+        var effects = state.reduce(.key(.character("g")))
+        effects += state.reduce(.key(.character("d")))
+        effects += state.reduce(.key(.character("j")))
+        answer(effects, &state, console.runtime)
+        #expect(!state.render().plainText.contains("reason to decline"), "\(state.render().plainText)")
+    }
+}

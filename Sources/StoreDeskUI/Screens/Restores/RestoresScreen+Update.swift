@@ -130,6 +130,7 @@ extension RestoresScreen: ConsoleScreen {
         switch command {
         case .up, .down, .top, .bottom, .pageUp, .pageDown:
             if context.scrollsDetail(command, &detailScroll, page: pageSize) { return [] }
+            waiting = nil
             return move(command, pageSize: pageSize)
         case .open:
             context.focus = .detail
@@ -138,6 +139,7 @@ extension RestoresScreen: ConsoleScreen {
             picking = nil
             draft = nil
             underway = nil
+            waiting = nil
             return []
         default:
             return []
@@ -162,21 +164,13 @@ extension RestoresScreen: ConsoleScreen {
             pinned = nil
             context.status = StatusMessage(hidesSandbox ? "Sandbox restore prompts hidden (b shows them)" : "Sandbox restore prompts shown")
             return reload(pageSize: pageSize)
-        case .confirm:
-            guard let prompt = openPrompt(&context) else { return [] }
-            begin(prompt)
-            picking = 0
-            detailScroll = 0
-            context.focus = .detail
-            context.status = Self.pickingHint(prompt)
-            return []
-        case .decline:
-            guard let prompt = openPrompt(&context) else { return [] }
-            begin(prompt)
-            Self.prompt(
-                "reason to decline \(prompt.transaction.id)", history: "decline reason", &context, refuse: Self.reasonRefusal
-            ) { .declineReason($0) }
-            return []
+        case .confirm, .decline:
+            guard !loading else {
+                waiting = action
+                context.status = StatusMessage("\(action == .confirm ? "confirm" : "decline") waits for the selected prompt to load", .info)
+                return []
+            }
+            return action == .confirm ? startConfirm(&context) : startDecline(&context)
         case .logIn(let userId):
             return logIn(userId, &context)
         case .history:
@@ -189,5 +183,28 @@ extension RestoresScreen: ConsoleScreen {
         case .confirmSid, .confirmRole, .confirmGo, .declineReason, .declineGo:
             return answer(action, &context)
         }
+    }
+}
+
+extension RestoresScreen {
+    /// `c` on the selected prompt, loaded: choose the account, then its Sid and Role_Id.
+    mutating func startConfirm(_ context: inout ScreenContext) -> [Effect] {
+        guard let prompt = openPrompt(&context) else { return [] }
+        begin(prompt)
+        picking = 0
+        detailScroll = 0
+        context.focus = .detail
+        context.status = Self.pickingHint(prompt)
+        return []
+    }
+
+    /// `d` on the selected prompt, loaded: the reason, then y/n.
+    mutating func startDecline(_ context: inout ScreenContext) -> [Effect] {
+        guard let prompt = openPrompt(&context) else { return [] }
+        begin(prompt)
+        Self.prompt(
+            "reason to decline \(prompt.transaction.id)", history: "decline reason", &context, refuse: Self.reasonRefusal
+        ) { .declineReason($0) }
+        return []
     }
 }

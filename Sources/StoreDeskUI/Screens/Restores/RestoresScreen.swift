@@ -32,6 +32,23 @@ public struct RestoresScreen: Sendable {
     /// it is still the one shown, and the flow stops, saying what happened, when it is not: resolved by
     /// another desk meanwhile, or gone from the list. It never goes on with another prompt.
     var underway: String?
+    /// A confirm or a decline asked while the list's page or the selected prompt was still coming (`g`
+    /// then `d` typed together, on a slow store): it starts on the prompt the selection lands on once that
+    /// prompt is loaded, never on the row selected before the page came. A move or Esc meanwhile drops it.
+    var waiting: Action?
+
+    /// Whether the list's page or the selected prompt is still coming.
+    var loading: Bool {
+        list.generation != list.shownGeneration
+            || (selectedRow != nil && detail?.request.transactionId != selectedRow?.request.transactionId)
+    }
+
+    /// The confirm or decline that waited for the selected prompt, now that it is loaded.
+    mutating func startWaiting(_ context: inout ScreenContext) -> [Effect] {
+        guard let action = waiting, !loading else { return [] }
+        waiting = nil
+        return perform(action, &context)
+    }
 
     struct Draft: Sendable {
         var transactionId: String
@@ -151,7 +168,7 @@ public struct RestoresScreen: Sendable {
             if let underway, selectedRow?.request.transactionId != underway {
                 stopFlow("transaction \(underway)'s prompt is no longer in the list", &context)
             }
-            return detailEffect()
+            return detailEffect() + startWaiting(&context)
         case .counts(let counts):
             self.counts = counts
             return []
@@ -172,7 +189,7 @@ public struct RestoresScreen: Sendable {
                     list.replace(at: list.selected, with: row)
                 }
             }
-            return []
+            return startWaiting(&context)
         case .resolved(.success(let prompt)):
             if underway == prompt.transaction.id { underway = nil }
             detail = prompt
