@@ -140,6 +140,8 @@ enum SeededStores {
             let key = "users-\(users)-seed-\(seed)"
             if let made = made[key] { return made }
             let file = folder.appendingPathComponent(key + ".sqlite").path
+            // A seed that failed before leaves nothing this one would refuse to write over.
+            try? FileManager.default.removeItem(atPath: file)
             let seeded = try Binary.run(["seed", "--users", "\(users)", "--seed", "\(seed)", "--db", file], home: home, timeout: 600)
             try #require(seeded.status == 0, "\(seeded.stderr)")
             made[key] = file
